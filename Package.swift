@@ -1,0 +1,51 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// RealmHost: per-user object databases ("realms") on SQLite, scripted in Lua 5.4.
+// Dependencies point one way: CLI -> Host -> Lua -> Database -> SQLite.
+let package = Package(
+    name: "RealmHost",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "RealmDatabase", targets: ["RealmDatabase"]),
+        .library(name: "RealmLua", targets: ["RealmLua"]),
+        .library(name: "RealmHost", targets: ["RealmHost"]),
+        .executable(name: "realm-host", targets: ["RealmHostCLI"]),
+        .executable(name: "realm-bench", targets: ["RealmBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // System libraries (Debian: libsqlite3-dev, liblua5.4-dev, libedit-dev).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
+        .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+        // Lua's API macros as functions, the capped allocator, the hook and the error trampoline.
+        .target(name: "CLuaShim", dependencies: ["CLua"]),
+
+        // The object database: schema, configurations, transactions, objects, queries. No Lua.
+        .target(name: "RealmDatabase", dependencies: ["CSQLite"]),
+        // Sandboxed Lua states: allocator cap, budgets, safe globals, errors. Knows nothing of realms.
+        .target(name: "LuaSandbox", dependencies: ["CLuaShim"]),
+        // The bindings of LUA-API.md: realms, objects, results, migrations, subscriptions, plugins in Lua.
+        .target(name: "RealmLua", dependencies: ["RealmDatabase", "LuaSandbox", "CLuaShim"]),
+        // Tenants, per-user configurations, plugins, the realm cache.
+        .target(name: "RealmHost", dependencies: ["RealmDatabase", "RealmLua"]),
+        .executableTarget(
+            name: "RealmHostCLI",
+            dependencies: [
+                "RealmHost", "RealmLua", "RealmDatabase", "CEdit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "RealmBench", dependencies: ["RealmDatabase", "CSQLite"]),
+
+        .testTarget(name: "RealmDatabaseTests", dependencies: ["RealmDatabase", "CSQLite"]),
+        .testTarget(name: "LuaSandboxTests", dependencies: ["LuaSandbox"]),
+        .testTarget(name: "RealmLuaTests", dependencies: ["RealmLua", "RealmDatabase"]),
+        .testTarget(name: "RealmHostTests", dependencies: ["RealmHost", "RealmLua", "RealmDatabase"]),
+        .testTarget(name: "RealmHostCLITests", dependencies: ["RealmHost"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

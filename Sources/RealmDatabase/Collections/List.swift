@@ -1,0 +1,197 @@
+import Foundation
+
+/// Shared by the live collections of an object's property: the owner, and how writes are made.
+public class ManagedCollection {
+    public let realm: Realm
+    /// The object owning the collection.
+    public let owner: DynamicObject
+    public let property: Property
+
+    init(realm: Realm, owner: DynamicObject, property: Property) {
+        self.realm = realm
+        self.owner = owner
+        self.property = property
+    }
+
+    var storage: RealmCollectionStorage {
+        get throws {
+            _ = try owner.loadRow()  // throws when the owner was deleted
+            return try RealmCollectionStorage(realm: realm, owner: owner, property: property)
+        }
+    }
+
+    public var isFrozen: Bool { realm.isFrozen }
+    public var isInvalidated: Bool { owner.isInvalidated }
+
+    /// Runs a mutation: in the open write, or in an implicit one for the implicit-write verbs.
+    func mutate(_ mode: WriteMode, _ body: (RealmCollectionStorage) throws -> Void) throws {
+        if realm.isFrozen { throw RealmError.frozenCollectionWrite }
+        try withoutActuallyEscaping(body) { body in
+            let run = {
+                try self.realm.checkWritable()
+                try body(try self.storage)
+            }
+            if mode == .implicit { try realm.writeImplicitly(run) } else { try run() }
+        }
+    }
+
+    public var count: Int { (try? storage.count()) ?? 0 }
+    public var isEmpty: Bool { count == 0 }
+
+    /// The elements, in order (links as `.object`).
+    public func values() throws -> [RealmValue] { try storage.allValues() }
+
+    /// The owner at the frozen version of a frozen realm (or the live version when thawing).
+    func ownerIn(_ other: Realm) throws -> DynamicObject? {
+        guard let key = owner.objectKey else { return nil }
+        let o = DynamicObject(realm: other, info: try other.classInfo(owner.className), key: key)
+        return o.isInvalidated ? nil : o
+    }
+
+    /// Live Results over the objects of a collection of links.
+    func linkResults() throws -> Results {
+        guard property.type == .object, let target = property.objectClassName, let ownerKey = owner.objectKey else {
+            throw RealmError(.invalidValue, "Only collections of objects can be queried; '\(owner.className).\(property.name)' holds '\(property.type.rawValue)' values.")
+        }
+        let info = try realm.classInfo(target)
+        let table = try realm.classInfo(owner.className).quotedStorage(property)
+        return Results(realm: realm, info: info, source: .collection(table: table, ownerKey: ownerKey, ordered: property.collection == .list), owner: owner)
+    }
+}
+
+/// A live list property: ordered, duplicates allowed (RealmSwift's `List`).
+public final class List: ManagedCollection, Sequence {
+    public subscript(index: Int) -> RealmValue {
+        get throws { try storage.value(at: index) }
+    }
+
+    /// Appends a value (an object, unmanaged or of this realm, or a value to create one from).
+    /// An implicit write: outside a write transaction it commits its own.
+    public func append(_ value: RealmValue) throws {
+        try mutate(.implicit) { try $0.append(value) }
+    }
+
+    public func append(_ object: DynamicObject) throws { try append(.object(object)) }
+
+    public func append<S: Sequence>(contentsOf values: S) throws where S.Element == RealmValue {
+        try mutate(.implicit) { storage in for v in values { try storage.append(v) } }
+    }
+
+    /// Removes the element at an index (the object itself stays, unless embedded). An implicit write.
+    public func remove(at index: Int) throws {
+        try mutate(.implicit) { try $0.remove(at: index) }
+    }
+
+    /// Removes the first occurrence of an object. An implicit write.
+    public func remove(_ object: DynamicObject) throws {
+        guard let i = try index(of: .object(object)) else { return }
+        try remove(at: i)
+    }
+
+    public func insert(_ value: RealmValue, at index: Int) throws {
+        try mutate(.requireWrite) { try $0.insert(value, at: index) }
+    }
+
+    public func replace(index: Int, with value: RealmValue) throws {
+        try mutate(.requireWrite) { try $0.set(value, at: index) }
+    }
+
+    public func move(from: Int, to: Int) throws {
+        try mutate(.requireWrite) { try $0.move(from: from, to: to) }
+    }
+
+    public func removeAll() throws {
+        try mutate(.requireWrite) { try $0.removeAll() }
+    }
+
+    public func index(of value: RealmValue) throws -> Int? {
+        try values().firstIndex(of: value)
+    }
+
+    public func makeIterator() -> IndexingIterator<[RealmValue]> {
+        ((try? values()) ?? []).makeIterator()
+    }
+
+    /// The objects of a list of links matching a query, as live Results in list order.
+    public func filter(_ query: String, _ arguments: RealmValue...) throws -> Results {
+        try linkResults().filter(query, arguments: arguments)
+    }
+
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> Results {
+        try linkResults().sorted(byKeyPath: keyPath, ascending: ascending)
+    }
+
+    /// The list's objects as live Results (for aggregates, sorting, observing).
+    public func asResults() throws -> Results { try linkResults() }
+
+    public func freeze() throws -> List {
+        if realm.isFrozen { return self }
+        let frozen = try realm.freeze()
+        guard let o = try ownerIn(frozen) else { throw RealmError.invalidated }
+        return List(realm: frozen, owner: o, property: property)
+    }
+
+    /// The live list; nil when its owner has been deleted.
+    public func thaw() throws -> List? {
+        if !realm.isFrozen { return self }
+        let live = try realm.thaw()
+        return try ownerIn(live).map { List(realm: live, owner: $0, property: property) }
+    }
+}
+
+/// A live set property: unique elements (RealmSwift's `MutableSet`).
+public final class MutableSet: ManagedCollection, Sequence {
+    /// Inserts a value if absent. An implicit write.
+    public func insert(_ value: RealmValue) throws {
+        try mutate(.implicit) { try $0.append(value) }
+    }
+
+    /// Removes a value if present. An implicit write.
+    public func remove(_ value: RealmValue) throws {
+        try mutate(.implicit) { try $0.removeValue(value) }
+    }
+
+    public func contains(_ value: RealmValue) throws -> Bool { try storage.contains(value) }
+
+    public func removeAll() throws {
+        try mutate(.requireWrite) { try $0.removeAll() }
+    }
+
+    public subscript(index: Int) -> RealmValue {
+        get throws { try storage.value(at: index) }
+    }
+
+    public func makeIterator() -> IndexingIterator<[RealmValue]> {
+        ((try? values()) ?? []).makeIterator()
+    }
+
+    public func asResults() throws -> Results { try linkResults() }
+}
+
+/// A live map property: string keys to values (RealmSwift's `Map`).
+public final class Map: ManagedCollection, Sequence {
+    public func value(forKey key: String) throws -> RealmValue? { try storage.value(forKey: key) }
+
+    /// Sets (or with nil… `.null`, stores nil for) a key. An implicit write.
+    public func setValue(_ value: RealmValue, forKey key: String) throws {
+        try mutate(.implicit) { try $0.setValue(value, forKey: key) }
+    }
+
+    /// Removes a key. An implicit write.
+    public func removeValue(forKey key: String) throws {
+        try mutate(.implicit) { try $0.removeValue(forKey: key) }
+    }
+
+    public func removeAll() throws {
+        try mutate(.requireWrite) { try $0.removeAll() }
+    }
+
+    public var keys: [String] { ((try? storage.allEntries()) ?? [:]).keys.sorted() }
+
+    public func entries() throws -> [String: RealmValue] { try storage.allEntries() }
+
+    public func makeIterator() -> IndexingIterator<[(key: String, value: RealmValue)]> {
+        let entries = ((try? storage.allEntries()) ?? [:]).sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+        return entries.makeIterator()
+    }
+}

@@ -1,0 +1,386 @@
+import Foundation
+
+/// A live, lazily evaluated query over the objects of one class (RealmSwift's `Results`).
+///
+/// Every operation runs SQL: filtering, sorting, distinct and limits are translated, never done
+/// in Swift memory. The keys of the current answer are cached until the realm changes.
+public final class Results: Sequence {
+    public let realm: Realm
+    let info: ClassInfo
+    enum Source {
+        case table
+        /// The objects of a collection of links, in its order.
+        case collection(table: String, ownerKey: Int64, ordered: Bool)
+    }
+    let source: Source
+    /// The collection's owner (for validity), when the source is a collection.
+    let owner: DynamicObject?
+    private(set) var predicates: [(sql: String, bindings: [SQLiteValue])] = []
+    private(set) var descriptors: [QueryDescriptor] = []
+    private var cachedKeys: [Int64]?
+    private var cachedStamp = -1
+
+    init(realm: Realm, info: ClassInfo, source: Source, owner: DynamicObject? = nil) {
+        self.realm = realm
+        self.info = info
+        self.source = source
+        self.owner = owner
+    }
+
+    /// The class of the objects.
+    public var className: String { info.className }
+    public var objectSchema: ObjectSchema { info.objectSchema }
+    public var isFrozen: Bool { realm.isFrozen }
+
+    private func derived(predicate: (String, [SQLiteValue])? = nil, descriptors extra: [QueryDescriptor] = []) -> Results {
+        let r = Results(realm: realm, info: info, source: source, owner: owner)
+        r.predicates = predicates + (predicate.map { [$0] } ?? [])
+        r.descriptors = descriptors + extra
+        return r
+    }
+
+    /// Results with a raw SQL predicate over `t0` added (for backlinks and internal queries).
+    func adding(sql: String, bindings: [SQLiteValue]) -> Results { derived(predicate: (sql, bindings)) }
+
+    // MARK: Shaping
+
+    /// The objects matching a Realm Query Language predicate (`"age > $0 AND name BEGINSWITH[c] $1"`).
+    public func filter(_ query: String, _ arguments: RealmValue...) throws -> Results {
+        try filter(query, arguments: arguments)
+    }
+
+    public func filter(_ query: String, arguments: [RealmValue]) throws -> Results {
+        let compiled = try QueryLanguage.compile(query, arguments: arguments, objectSchema: info.objectSchema, schema: realm.schema) { [realm] object in
+            guard let key = object.objectKey, let objectRealm = object.realm, objectRealm.isSameFile(as: realm) else {
+                throw RealmError(.query, "Objects used as query arguments must be managed by this realm.")
+            }
+            return key
+        }
+        return derived(predicate: (compiled.predicateSQL, compiled.bindings), descriptors: compiled.descriptors)
+    }
+
+    /// An alias of `filter`, as in the Lua API.
+    public func `where`(_ query: String, _ arguments: RealmValue...) throws -> Results {
+        try filter(query, arguments: arguments)
+    }
+
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> Results {
+        try sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// Sorted by several keys; a later sort keeps the earlier order among ties (a stable re-sort).
+    public func sorted(by keys: [SortDescriptor]) throws -> Results {
+        for key in keys { _ = try KeyPathSQL.scalar(key.keyPath, in: info, realm: realm, clause: "sort") }
+        return derived(descriptors: [.sort(keys)])
+    }
+
+    /// The first object of each distinct combination of the key paths' values.
+    public func distinct(by keyPaths: [String]) throws -> Results {
+        for keyPath in keyPaths { _ = try KeyPathSQL.scalar(keyPath, in: info, realm: realm, clause: "distinct") }
+        return derived(descriptors: [.distinct(keyPaths)])
+    }
+
+    // MARK: SQL
+
+    /// FROM, WHERE and bindings of the unordered answer, and the expressions of its natural order.
+    private func base() throws -> (from: String, whereSQL: String, bindings: [SQLiteValue], order: [String]) {
+        var conditions = [String]()
+        var bindings = [SQLiteValue]()
+        let from: String
+        let order: [String]
+        switch source {
+        case .table:
+            from = "FROM \(info.quotedTable) AS t0"
+            order = ["t0.\"_key\""]
+        case let .collection(table, ownerKey, ordered):
+            if let owner, owner.isInvalidated { throw RealmError.invalidated }
+            from = "FROM \(table) AS c0 JOIN \(info.quotedTable) AS t0 ON t0.\"_key\" = c0.value"
+            conditions.append("c0.owner = ?")
+            bindings.append(.integer(ownerKey))
+            order = ordered ? ["c0.pos", "c0.\"_row\""] : ["c0.\"_row\""]
+        }
+        for p in predicates {
+            conditions.append("(\(p.sql))")
+            bindings += p.bindings
+        }
+        return (from, conditions.isEmpty ? "1" : conditions.joined(separator: " AND "), bindings, order)
+    }
+
+    /// Whether the descriptors need the general (nested) form: any DISTINCT or LIMIT.
+    private var needsPipeline: Bool {
+        descriptors.contains { if case .sort = $0 { return false } else { return true } }
+    }
+
+    /// The SQL selecting `columns` of the answer's objects in order, with its bindings.
+    /// `columns` refers to the row alias `t0`.
+    func selectSQL(columns: String) throws -> (String, [SQLiteValue]) {
+        let b = try base()
+        if !needsPipeline {
+            var ordering = b.order
+            for case .sort(let keys) in descriptors {
+                ordering = try keys.map { "\(try KeyPathSQL.scalar($0.keyPath, in: info, realm: realm, clause: "sort")) \($0.ascending ? "ASC" : "DESC")" } + ordering
+            }
+            return ("SELECT \(columns) \(b.from) WHERE \(b.whereSQL) ORDER BY \(ordering.joined(separator: ", "))", b.bindings)
+        }
+        // General form: project the natural order and every key once, then apply each clause in order.
+        var keyColumns = [String: String]()
+        var projections = ["t0.\"_key\" AS k"]
+        for (i, o) in b.order.enumerated() { projections.append("\(o) AS o\(i)") }
+        func column(_ keyPath: String, _ clause: String) throws -> String {
+            if let c = keyColumns[keyPath] { return c }
+            let c = "c\(keyColumns.count)"
+            projections.append("\(try KeyPathSQL.scalar(keyPath, in: info, realm: realm, clause: clause)) AS \(c)")
+            keyColumns[keyPath] = c
+            return c
+        }
+        var ordering = b.order.indices.map { "o\($0)" }
+        var stages = [(String) throws -> String]()
+        for (n, d) in descriptors.enumerated() {
+            switch d {
+            case .sort(let keys):
+                let cols = try keys.map { "\(try column($0.keyPath, "sort")) \($0.ascending ? "ASC" : "DESC")" }
+                ordering = cols + ordering
+            case .distinct(let keyPaths):
+                let cols = try keyPaths.map { try column($0, "distinct") }.joined(separator: ", ")
+                let orderNow = ordering.joined(separator: ", ")
+                stages.append { inner in
+                    "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY \(cols) ORDER BY \(orderNow)) AS rn\(n) FROM (\(inner))) WHERE rn\(n) = 1"
+                }
+            case .limit(let count):
+                let orderNow = ordering.joined(separator: ", ")
+                stages.append { inner in "SELECT * FROM (\(inner)) ORDER BY \(orderNow) LIMIT \(Swift.max(0, count))" }
+            }
+        }
+        var sql = "SELECT \(projections.joined(separator: ", ")) \(b.from) WHERE \(b.whereSQL)"
+        for stage in stages { sql = try stage(sql) }
+        let selected = columns == "t0.\"_key\"" ? "k" : columns
+        if selected == "k" {
+            return ("SELECT k FROM (\(sql)) ORDER BY \(ordering.joined(separator: ", "))", b.bindings)
+        }
+        return ("SELECT \(selected) FROM (\(sql)) AS p JOIN \(info.quotedTable) AS t0 ON t0.\"_key\" = p.k ORDER BY \(ordering.map { "p." + $0 }.joined(separator: ", "))", b.bindings)
+    }
+
+    /// The keys of the answer, in order (cached while the realm is unchanged).
+    func keys() throws -> [Int64] {
+        let stamp = realm.readStamp()
+        if let cachedKeys, cachedStamp == stamp { return cachedKeys }
+        let (sql, bindings) = try selectSQL(columns: "t0.\"_key\"")
+        var keys = [Int64]()
+        try realm.connection.forEachRow(sql, bindings, cache: false) { keys.append($0.int64(at: 0)) }
+        cachedKeys = keys
+        cachedStamp = stamp
+        return keys
+    }
+
+    // MARK: Reading
+
+    /// The number of objects; a COUNT in SQL unless DISTINCT or LIMIT need the keys.
+    public var count: Int { (try? countObjects()) ?? 0 }
+
+    public func countObjects() throws -> Int {
+        if needsPipeline { return try keys().count }
+        if let cachedKeys, cachedStamp == realm.readStamp() { return cachedKeys.count }
+        let b = try base()
+        return Int(try realm.connection.scalarInt("SELECT count(*) \(b.from) WHERE \(b.whereSQL)", b.bindings) ?? 0)
+    }
+
+    public var isEmpty: Bool { count == 0 }
+
+    public subscript(index: Int) -> DynamicObject {
+        get throws {
+            let keys = try keys()
+            guard index >= 0, index < keys.count else {
+                throw RealmError(.indexOutOfRange, "Index \(index) is out of bounds (must be less than \(keys.count)).")
+            }
+            return DynamicObject(realm: realm, info: info, key: keys[index])
+        }
+    }
+
+    public var first: DynamicObject? { (try? keys().first).flatMap { $0 }.map { DynamicObject(realm: realm, info: info, key: $0) } }
+    public var last: DynamicObject? { (try? keys().last).flatMap { $0 }.map { DynamicObject(realm: realm, info: info, key: $0) } }
+
+    /// The position of an object in the results, or nil.
+    public func index(of object: DynamicObject) -> Int? {
+        guard let key = object.objectKey, object.className == className else { return nil }
+        return (try? keys())?.firstIndex(of: key)
+    }
+
+    public func contains(_ object: DynamicObject) -> Bool { index(of: object) != nil }
+
+    /// Calls `body` with each object, streaming rows from SQLite (memory stays flat).
+    public func forEach(_ body: (DynamicObject) throws -> Void) throws {
+        if realm.isInWriteTransaction {
+            // Writes during the loop must not disturb it: walk a snapshot of the keys.
+            for key in try keys() { try body(DynamicObject(realm: realm, info: info, key: key)) }
+            return
+        }
+        let (sql, bindings) = try selectSQL(columns: info.selectRowSQL)
+        let statement = try realm.connection.prepare(sql)
+        try statement.bind(bindings)
+        let stamp = realm.readStamp()
+        let n = statement.columnCount
+        while try statement.step() {
+            var row = [SQLiteValue]()
+            row.reserveCapacity(Int(n) - 1)
+            for i in 1..<n { row.append(statement.value(at: i)) }
+            try body(DynamicObject(realm: realm, info: info, key: statement.int64(at: 0), row: row, stamp: stamp))
+        }
+    }
+
+    public func makeIterator() -> IndexingIterator<[DynamicObject]> {
+        var all = [DynamicObject]()
+        try? forEach { all.append($0) }
+        return all.makeIterator()
+    }
+
+    // MARK: Aggregates
+
+    private func aggregateProperty(_ name: String, _ what: String, allowDates: Bool) throws -> Property {
+        let p = try info.property(name)
+        let numeric: Set<PropertyType> = [.int, .float, .double, .decimal128, .mixed]
+        guard p.collection == .none, numeric.contains(p.type) || (allowDates && p.type == .date) else {
+            throw RealmError(.invalidProperty, "Cannot compute \(what) of '\(className).\(name)': only int, float, double, decimal128\(allowDates ? ", date" : "") and mixed properties can be aggregated.")
+        }
+        return p
+    }
+
+    private func aggregate(_ function: String, _ p: Property) throws -> SQLiteValue? {
+        let column = "t0.\(info.quotedStorage(p))"
+        let expression = p.type == .decimal128 ? "CAST(\(column) AS REAL)" : column
+        if needsPipeline {
+            let (sql, bindings) = try selectSQL(columns: "t0.\"_key\"")
+            return try realm.connection.scalar("SELECT \(function)(\(expression)) FROM \(info.quotedTable) AS t0 WHERE t0.\"_key\" IN (\(sql))", bindings)
+        }
+        let b = try base()
+        return try realm.connection.scalar("SELECT \(function)(\(expression)) \(b.from) WHERE \(b.whereSQL)", b.bindings)
+    }
+
+    private func decodeAggregate(_ v: SQLiteValue?, _ p: Property) -> RealmValue? {
+        guard let v, v != .null else { return nil }
+        switch p.type {
+        case .decimal128:
+            if case .real(let d) = v { return .decimal128(Decimal128(d)) }
+            if case .integer(let i) = v { return .decimal128(Decimal128(i)) }
+            return nil
+        case .mixed:
+            if case .integer(let i) = v { return .int(i) }
+            if case .real(let d) = v { return .double(d) }
+            return nil
+        default:
+            return ValueCoding.decode(v, as: p.type)
+        }
+    }
+
+    /// The smallest value of a property; nil when there are no objects (or only nils).
+    public func min(ofProperty name: String) throws -> RealmValue? {
+        let p = try aggregateProperty(name, "min", allowDates: true)
+        return decodeAggregate(try aggregate("min", p), p)
+    }
+
+    public func max(ofProperty name: String) throws -> RealmValue? {
+        let p = try aggregateProperty(name, "max", allowDates: true)
+        return decodeAggregate(try aggregate("max", p), p)
+    }
+
+    /// The sum of a property; zero of its type when there are no objects.
+    public func sum(ofProperty name: String) throws -> RealmValue {
+        let p = try aggregateProperty(name, "sum", allowDates: false)
+        if p.type == .decimal128 {
+            var total = Decimal(0)
+            try forEach { if case .decimal128(let d) = try $0.value(forKey: name) { total += d.value } }
+            return .decimal128(Decimal128(total))
+        }
+        let v = try aggregate("total", p)
+        switch (p.type, v) {
+        case (.int, .real(let d)?): return .int(Int64(d))
+        case (.float, .real(let d)?): return .float(Float(d))
+        case (_, .real(let d)?): return .double(d)
+        default: return p.type == .int ? .int(0) : .double(0)
+        }
+    }
+
+    /// The mean of a property (as a double); nil when there are no objects.
+    public func average(ofProperty name: String) throws -> RealmValue? {
+        let p = try aggregateProperty(name, "average", allowDates: false)
+        guard case .real(let d)? = try aggregate("avg", p) else { return nil }
+        return p.type == .decimal128 ? .decimal128(Decimal128(d)) : .double(d)
+    }
+
+    // MARK: Implicit writes (SwiftUI's `$results.append` / `.remove`)
+
+    /// Adds an object (or creates one from a value) to the realm; for results of a list, appends it
+    /// to the list too. An implicit write: outside a write transaction it commits its own.
+    @discardableResult
+    public func append(_ value: RealmValue) throws -> DynamicObject {
+        if realm.isFrozen { throw RealmError.frozenCollectionWrite }
+        return try realm.writeImplicitly {
+            let object: DynamicObject
+            if case .object(let o) = value {
+                try realm.add(o)
+                guard let key = o.objectKey else { throw RealmError.invalidated }
+                object = DynamicObject(realm: realm, info: info, key: key)
+            } else {
+                object = try realm.create(className, value: value)
+            }
+            if case .collection = source, let owner, let property = listProperty {
+                try RealmCollectionStorage(realm: realm, owner: owner, property: property).append(.object(object))
+            }
+            return object
+        }
+    }
+
+    public func append(_ object: DynamicObject) throws { _ = try append(.object(object)) }
+
+    private var listProperty: Property? {
+        guard case .collection(let table, _, _) = source, let owner, let info = owner.managed?.info else { return nil }
+        return info.objectSchema.properties.first { $0.isCollection && info.quotedStorage($0) == table }
+    }
+
+    /// Deletes an object if these results contain it. An implicit write.
+    public func remove(_ object: DynamicObject) throws {
+        if realm.isFrozen { throw RealmError.frozenCollectionWrite }
+        guard let live = object.isFrozen ? try object.thaw() : object, contains(live) else { return }
+        try realm.writeImplicitly { try realm.delete(live) }
+    }
+
+    /// Deletes the object at an index. An implicit write.
+    public func remove(at index: Int) throws {
+        try remove(atOffsets: [index])
+    }
+
+    /// Deletes the objects at several indexes (as SwiftUI's `onDelete`). An implicit write.
+    public func remove(atOffsets offsets: [Int]) throws {
+        if realm.isFrozen { throw RealmError.frozenCollectionWrite }
+        let keys = try keys()
+        for i in offsets where i < 0 || i >= keys.count {
+            throw RealmError(.indexOutOfRange, "Index \(i) is out of bounds (must be less than \(keys.count)).")
+        }
+        try realm.writeImplicitly {
+            for i in offsets { try realm.deleteObject(info, key: keys[i]) }
+        }
+    }
+
+    // MARK: Frozen
+
+    public func freeze() throws -> Results {
+        if realm.isFrozen { return self }
+        let frozen = try realm.freeze()
+        return try rebased(on: frozen)
+    }
+
+    public func thaw() throws -> Results {
+        if !realm.isFrozen { return self }
+        return try rebased(on: try realm.thaw())
+    }
+
+    private func rebased(on other: Realm) throws -> Results {
+        var newOwner: DynamicObject?
+        if let owner, let key = owner.objectKey {
+            newOwner = DynamicObject(realm: other, info: try other.classInfo(owner.className), key: key)
+        }
+        let r = Results(realm: other, info: try other.classInfo(className), source: source, owner: newOwner)
+        r.predicates = predicates
+        r.descriptors = descriptors
+        return r
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// What a migration block receives (RealmSwift's `Migration`): the old and new schemas, old
+/// objects (read-only, in the old schema) paired with new ones (writable, in the new schema), and
+/// operations to create, delete and rename.
+public final class Migration {
+    /// The schema stored in the file before the migration.
+    public let oldSchema: Schema
+    /// The schema the realm is being migrated to.
+    public let newSchema: Schema
+    /// The realm in the new schema, inside the migration's write transaction.
+    let realm: Realm
+    /// Per class, the old view: reads the columns of the old schema (renames followed).
+    var oldInfos: [String: ClassInfo]
+    /// Classes whose data `deleteData` removed and whose table must go with them.
+    var droppedClasses = Set<String>()
+    /// Properties renamed: class → old name → new name.
+    var renamed: [String: [String: String]] = [:]
+    private var deletedKeys: [String: Set<Int64>] = [:]
+
+    init(oldSchema: Schema, newSchema: Schema, realm: Realm) {
+        self.oldSchema = oldSchema
+        self.newSchema = newSchema
+        self.realm = realm
+        var infos = [String: ClassInfo]()
+        for objectSchema in oldSchema.objectSchemas { infos[objectSchema.className] = ClassInfo(objectSchema, readOnlyView: true) }
+        oldInfos = infos
+    }
+
+    /// Calls `block` for every object of a class: with the old and the new object when the class
+    /// is in both schemas, with nil for `newObject` when the class was removed, and with nil for
+    /// `oldObject` when it is new (then for the objects created so far).
+    public func enumerateObjects(ofType className: String, _ block: (_ oldObject: DynamicObject?, _ newObject: DynamicObject?) throws -> Void) throws {
+        let oldInfo = oldInfos[className]
+        let newInfo = newSchema[className] != nil ? try realm.classInfo(className) : nil
+        guard let info = oldInfo ?? newInfo else {
+            throw RealmError(.migration, "Cannot enumerate objects of type '\(className)': it is in neither the old nor the new schema.")
+        }
+        if droppedClasses.contains(className) { return }
+        // Walk the keys in batches, below the largest key at the start: objects created during the
+        // walk are not old objects, and memory stays flat however many objects there are.
+        let table = info.quotedTable
+        guard let maxKey = try realm.connection.scalarInt("SELECT max(\"_key\") FROM \(table)") else { return }
+        var after: Int64 = Int64.min
+        while true {
+            var batch = [Int64]()
+            try realm.connection.forEachRow("SELECT \"_key\" FROM \(table) WHERE \"_key\" > ? AND \"_key\" <= ? ORDER BY \"_key\" LIMIT 1000",
+                                            [.integer(after), .integer(maxKey)]) { batch.append($0.int64(at: 0)) }
+            guard let last = batch.last else { break }
+            after = last
+            for key in batch where deletedKeys[className]?.contains(key) != true {
+                let oldObject = oldInfo.map { DynamicObject(realm: realm, info: $0, key: key) }
+                let newObject = newInfo.map { DynamicObject(realm: realm, info: $0, key: key) }
+                try block(oldObject, newObject)
+            }
+        }
+    }
+
+    /// Creates an object in the new schema (primary keys are checked when the block has run).
+    @discardableResult
+    public func create(_ className: String, value: RealmValue = [:]) throws -> DynamicObject {
+        guard newSchema[className] != nil else {
+            throw RealmError(.migration, "Cannot create an object of type '\(className)': it is not in the new schema.")
+        }
+        return try realm.create(className, value: value)
+    }
+
+    /// Deletes an object of the new schema.
+    public func delete(_ object: DynamicObject) throws {
+        guard let (_, info, key) = object.managed else { throw RealmError(.migration, "Can only delete a managed object in a migration.") }
+        let target = try realm.classInfo(info.className)
+        try realm.deleteObject(target, key: key)
+        deletedKeys[info.className, default: []].insert(key)
+    }
+
+    /// Deletes every object of a class (and the class itself when the new schema lacks it).
+    /// Returns false when the file has no such class.
+    @discardableResult
+    public func deleteData(forType className: String) throws -> Bool {
+        guard oldSchema[className] != nil, !droppedClasses.contains(className) else { return false }
+        if newSchema[className] != nil {
+            let info = try realm.classInfo(className)
+            var keys = [Int64]()
+            try realm.connection.forEachRow("SELECT \"_key\" FROM \(info.quotedTable)", cache: false) { keys.append($0.int64(at: 0)) }
+            for key in keys { try realm.deleteObject(info, key: key) }
+            deletedKeys[className, default: []].formUnion(keys)
+        } else if let objectSchema = oldSchema[className] {
+            let info = ClassInfo(objectSchema)
+            for p in objectSchema.persistedProperties where p.isCollection {
+                try realm.connection.execute("DROP TABLE IF EXISTS \(info.quotedStorage(p))")
+            }
+            try realm.connection.execute("DROP TABLE IF EXISTS \(info.quotedTable)")
+            droppedClasses.insert(className)
+        }
+        return true
+    }
+
+    /// Renames a property, keeping its values: the old name exists only in the old schema, the new
+    /// name only in the new one, and the types match.
+    public func renameProperty(onType className: String, from oldName: String, to newName: String) throws {
+        guard let oldClass = oldSchema[className], let oldInfo = oldInfos[className] else {
+            throw RealmError(.migration, "Cannot rename properties for type '\(className)' because it does not exist.")
+        }
+        guard let newClass = newSchema[className] else {
+            throw RealmError(.migration, "Cannot rename properties for type '\(className)' because it has been removed from the Realm.")
+        }
+        if newClass[oldName] != nil {
+            throw RealmError(.migration, "Cannot rename property '\(className).\(oldName)' to '\(newName)' because the source property still exists.")
+        }
+        guard let oldProperty = oldClass[oldName], oldProperty.isPersisted, oldInfo.storage[oldName] != nil else {
+            throw RealmError(.migration, "Cannot rename property '\(className).\(oldName)' because it does not exist.")
+        }
+        guard let newProperty = newClass[newName] else {
+            throw RealmError(.migration, "Renamed property '\(className).\(newName)' does not exist.")
+        }
+        if oldProperty.type != newProperty.type || oldProperty.collection != newProperty.collection || oldProperty.objectClassName != newProperty.objectClassName {
+            throw RealmError(.migration, "Cannot rename property '\(className).\(oldName)' to '\(newName)' because it would change from type '\(oldProperty.realmTypeName)' to '\(newProperty.realmTypeName)'.")
+        }
+        if oldProperty.isOptional && !newProperty.isOptional {
+            throw RealmError(.migration, "Cannot rename property '\(className).\(oldName)' to '\(newName)' because it would change from optional to required.")
+        }
+        let newInfo = try realm.classInfo(className)
+        let from = oldInfo.storage[oldName] ?? oldName
+        let to = newInfo.storage[newName] ?? newName
+        let q = StorageLayout.quote
+        if oldProperty.isCollection {
+            try realm.connection.execute("DROP TABLE IF EXISTS \(q(to))")
+            try realm.connection.execute("ALTER TABLE \(q(from)) RENAME TO \(q(to))")
+        } else {
+            try realm.connection.execute("DROP INDEX IF EXISTS \(q(StorageLayout.indexName(className, newName)))")
+            try realm.connection.execute("DROP INDEX IF EXISTS \(q(StorageLayout.indexName(className, oldName)))")
+            try realm.connection.execute("ALTER TABLE \(newInfo.quotedTable) DROP COLUMN \(q(to))")
+            if newProperty.type == .mixed {
+                try realm.connection.execute("ALTER TABLE \(newInfo.quotedTable) DROP COLUMN \(q(StorageLayout.typeTagColumn(to)))")
+                try realm.connection.execute("ALTER TABLE \(newInfo.quotedTable) RENAME COLUMN \(q(StorageLayout.typeTagColumn(from))) TO \(q(StorageLayout.typeTagColumn(to)))")
+            }
+            try realm.connection.execute("ALTER TABLE \(newInfo.quotedTable) RENAME COLUMN \(q(from)) TO \(q(to))")
+        }
+        // The old view now reads the old values under their new storage name.
+        oldInfo.storage[oldName] = to
+        oldInfo.storageChanged()
+        renamed[className, default: [:]][oldName] = newName
+        realm.noteLocalChange()
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+
+/// Brings a file from its stored schema to a configured one at a higher version, in ONE write
+/// transaction: new storage is added, the migration block runs, old storage is dropped, indexes
+/// and primary keys are rebuilt and checked, and the new schema and version are stored. Any
+/// failure rolls all of it back, leaving the file at its old version with its old data.
+struct MigrationRunner {
+    let connection: SQLiteConnection
+    let configuration: Realm.Configuration
+    let oldSchema: Schema
+    let oldVersion: UInt64
+    let newSchema: Schema
+    let fileSchema: Schema
+    let location: String
+
+    func run() throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            try migrate()
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func migrate() throws {
+        // A realm in the new schema sharing this connection and its open transaction.
+        let realm = Realm(configuration: configuration, connection: connection, schema: newSchema, fileSchema: fileSchema,
+                          coordinator: FileCoordinator(location: location + "#migration"), frozenVersion: nil, ownsConnection: false)
+        realm.transaction = ChangeSet()
+        realm.isMigrating = true
+        defer { realm.transaction = nil }
+
+        for newClass in newSchema.objectSchemas {
+            guard let oldClass = oldSchema[newClass.className] else {
+                for sql in StorageLayout.createClassSQL(newClass) { try connection.execute(sql) }
+                continue
+            }
+            let info = try realm.classInfo(newClass.className)
+            try dropIndexes(of: info.table)
+            for p in newClass.persistedProperties {
+                if let old = oldClass[p.name], old.isPersisted {
+                    if old.type != p.type || old.collection != p.collection || old.objectClassName != p.objectClassName {
+                        // Changed type: the new values go to a temporary place until the block has run.
+                        let temporary = (p.isCollection ? StorageLayout.collectionTable(newClass.className, p) : p.name) + "__new"
+                        info.storage[p.name] = temporary
+                        try addStorage(p, realm: realm, info: info)
+                    }
+                } else {
+                    try addStorage(p, realm: realm, info: info)
+                }
+            }
+            info.storageChanged()
+        }
+
+        let migration = Migration(oldSchema: oldSchema, newSchema: newSchema, realm: realm)
+        if let block = configuration.migrationBlock {
+            do {
+                try block(migration, oldVersion)
+            } catch {
+                throw error
+            }
+        }
+
+        let q = StorageLayout.quote
+        for newClass in newSchema.objectSchemas {
+            guard let oldClass = oldSchema[newClass.className], !migration.droppedClasses.contains(newClass.className) else { continue }
+            let info = try realm.classInfo(newClass.className)
+            let renamedAway = Set(migration.renamed[newClass.className]?.keys.map { $0 } ?? [])
+            for old in oldClass.persistedProperties where !renamedAway.contains(old.name) {
+                let new = newClass[old.name]
+                let oldInfo = ClassInfo(oldClass)
+                if new == nil || new?.isPersisted == false {
+                    try dropStorage(old, info: oldInfo)
+                } else if let new, info.storage[new.name] != new.name && info.storage[new.name] != StorageLayout.collectionTable(newClass.className, new) {
+                    try dropStorage(old, info: oldInfo)
+                    let temporary = info.storage[new.name] ?? new.name
+                    let final = new.isCollection ? StorageLayout.collectionTable(newClass.className, new) : new.name
+                    if new.isCollection {
+                        try connection.execute("ALTER TABLE \(q(temporary)) RENAME TO \(q(final))")
+                    } else {
+                        try connection.execute("ALTER TABLE \(info.quotedTable) RENAME COLUMN \(q(temporary)) TO \(q(final))")
+                        if new.type == .mixed {
+                            try connection.execute("ALTER TABLE \(info.quotedTable) RENAME COLUMN \(q(StorageLayout.typeTagColumn(temporary))) TO \(q(StorageLayout.typeTagColumn(final)))")
+                        }
+                    }
+                    info.storage[new.name] = final
+                }
+            }
+            info.storageChanged()
+            // Required now: nils take the type's default.
+            for p in newClass.persistedProperties where !p.isCollection && !p.isOptional && p.type != .mixed {
+                if let old = oldClass[p.name], old.isOptional, old.type == p.type {
+                    try fillNulls(p, info: info, realm: realm)
+                }
+            }
+        }
+        // Indexes and primary keys, checked for duplicates now that the block has run.
+        for newClass in newSchema.objectSchemas where !migration.droppedClasses.contains(newClass.className) {
+            guard oldSchema[newClass.className] != nil else { continue }
+            let info = try realm.classInfo(newClass.className)
+            for p in newClass.persistedProperties where !p.isCollection {
+                if p.isPrimaryKey {
+                    let duplicates = try connection.scalarInt("SELECT count(*) FROM (SELECT 1 FROM \(info.quotedTable) GROUP BY \(q(p.name)) HAVING count(*) > 1)") ?? 0
+                    if duplicates > 0 {
+                        throw RealmError(.migration, "Primary key property '\(newClass.className).\(p.name)' has duplicate values after migration.")
+                    }
+                }
+                if let sql = StorageLayout.indexSQL(newClass.className, p) { try connection.execute(sql) }
+            }
+        }
+        var stored = fileSchema
+        stored.objectSchemas.removeAll { migration.droppedClasses.contains($0.className) }
+        try storeSchema(connection, stored, version: configuration.schemaVersion)
+        try connection.run("UPDATE _realm_meta SET value = value + 1 WHERE key = 'version'")
+    }
+
+    private func dropIndexes(of table: String) throws {
+        var names = [String]()
+        try connection.forEachRow("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", [.text(table)], cache: false) {
+            names.append($0.string(at: 0))
+        }
+        for name in names { try connection.execute("DROP INDEX \(StorageLayout.quote(name))") }
+    }
+
+    /// Adds a property's storage under `info.storage[p.name]`, filled with its default.
+    private func addStorage(_ p: Property, realm: Realm, info: ClassInfo) throws {
+        let name = info.storage[p.name] ?? p.name
+        if p.isCollection {
+            let renamed = Property(name: p.name, type: p.type, objectClassName: p.objectClassName, isOptional: p.isOptional, collection: p.collection)
+            for sql in StorageLayout.createCollectionSQL(info.className, renamed) {
+                try connection.execute(sql.replacingOccurrences(of: StorageLayout.quote(StorageLayout.collectionTable(info.className, p)), with: StorageLayout.quote(name))
+                    .replacingOccurrences(of: StorageLayout.quote("idx_" + StorageLayout.collectionTable(info.className, p)), with: StorageLayout.quote("idx_" + name)))
+            }
+            return
+        }
+        let q = StorageLayout.quote
+        let fresh = p.defaultValue == nil && !p.isOptional && (p.type == .objectId || p.type == .uuid)
+        let defaultValue = fresh ? .null : realm.defaultValue(p)
+        var (stored, tag) = (SQLiteValue.null, SQLiteValue.null)
+        if p.type != .object {
+            (stored, tag) = try realm.encodeForStorage(defaultValue, property: p, info: info, policy: .error, mode: .copy)
+        }
+        try connection.execute("ALTER TABLE \(info.quotedTable) ADD COLUMN \(q(name)) \(StorageLayout.declaredType(p.type)) DEFAULT \(sqlLiteral(stored))")
+        if p.type == .mixed {
+            try connection.execute("ALTER TABLE \(info.quotedTable) ADD COLUMN \(q(StorageLayout.typeTagColumn(name))) INTEGER DEFAULT \(sqlLiteral(tag))")
+        }
+        if fresh {
+            // Each object gets a value of its own, as a new object would.
+            var keys = [Int64]()
+            try connection.forEachRow("SELECT \"_key\" FROM \(info.quotedTable)", cache: false) { keys.append($0.int64(at: 0)) }
+            for key in keys {
+                let (v, _) = try realm.encodeForStorage(realm.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
+                try connection.run("UPDATE \(info.quotedTable) SET \(q(name)) = ? WHERE \"_key\" = ?", [v, .integer(key)])
+            }
+        }
+    }
+
+    private func dropStorage(_ p: Property, info: ClassInfo) throws {
+        let q = StorageLayout.quote
+        let name = info.storage[p.name] ?? p.name
+        if p.isCollection {
+            try connection.execute("DROP TABLE IF EXISTS \(q(name))")
+        } else {
+            try connection.execute("ALTER TABLE \(info.quotedTable) DROP COLUMN \(q(name))")
+            if p.type == .mixed { try connection.execute("ALTER TABLE \(info.quotedTable) DROP COLUMN \(q(StorageLayout.typeTagColumn(name)))") }
+        }
+    }
+
+    private func fillNulls(_ p: Property, info: ClassInfo, realm: Realm) throws {
+        let (stored, _) = try realm.encodeForStorage(realm.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
+        try connection.run("UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \(info.quotedStorage(p)) IS NULL", [stored])
+    }
+}
+
+/// A stored value as an SQL literal, for DDL defaults (which cannot be bound parameters).
+func sqlLiteral(_ value: SQLiteValue) -> String {
+    switch value {
+    case .null: return "NULL"
+    case .integer(let i): return String(i)
+    case .real(let d):
+        if d.isNaN { return "NULL" }
+        if d.isInfinite { return d > 0 ? "9e999" : "-9e999" }
+        return String(d)
+    case .text(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+    case .blob(let b): return "X'" + b.map { String(format: "%02x", $0) }.joined() + "'"
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+
+/// A realm-level notification: something was committed.
+public enum RealmNotification: Sendable {
+    case didChange
+    case refreshRequired
+}
+
+/// A change to a collection: first `.initial`, then `.update` after each commit that changed it.
+/// Deletions are indexes in the old collection; insertions and modifications in the new one.
+public enum RealmCollectionChange {
+    case initial(Results)
+    case update(Results, deletions: [Int], insertions: [Int], modifications: [Int])
+    case error(Error)
+}
+
+/// One changed property of an observed object (the old value is known for changes made by this instance).
+public struct PropertyChange {
+    public let name: String
+    public let oldValue: RealmValue?
+    public let newValue: RealmValue?
+}
+
+/// A change to an observed object.
+public enum ObjectChange {
+    case change(DynamicObject, [PropertyChange])
+    case deleted
+    case error(Error)
+}
+
+/// Keeps delivery going until `invalidate()` (or until the token is released).
+public final class NotificationToken {
+    weak var realm: Realm?
+    let id: Int
+
+    init(realm: Realm, id: Int) {
+        self.realm = realm
+        self.id = id
+    }
+
+    /// Stops delivery.
+    public func invalidate() {
+        realm?.notifiers.remove(id)
+        realm = nil
+    }
+}
+
+final class ResultsObserver {
+    let results: Results
+    var lastKeys: [Int64]
+    let keyPaths: Set<String>?
+    let block: (RealmCollectionChange) -> Void
+    init(results: Results, lastKeys: [Int64], keyPaths: Set<String>?, block: @escaping (RealmCollectionChange) -> Void) {
+        self.results = results
+        self.lastKeys = lastKeys
+        self.keyPaths = keyPaths
+        self.block = block
+    }
+}
+
+final class ObjectObserver {
+    let object: DynamicObject
+    let className: String
+    let key: Int64
+    let keyPaths: Set<String>?
+    let block: (ObjectChange) -> Void
+    init(object: DynamicObject, className: String, key: Int64, keyPaths: Set<String>?, block: @escaping (ObjectChange) -> Void) {
+        self.object = object
+        self.className = className
+        self.key = key
+        self.keyPaths = keyPaths
+        self.block = block
+    }
+}
+
+/// The observers registered on one realm instance, and the old values a write remembers for them.
+struct NotifierRegistry {
+    private var nextID = 1
+    var realmObservers: [Int: (RealmNotification, Realm) -> Void] = [:]
+    var resultsObservers: [Int: ResultsObserver] = [:]
+    var objectObservers: [Int: ObjectObserver] = [:]
+    /// Class → key → property → value before the current write changed it.
+    var oldValues: [String: [Int64: [String: RealmValue]]] = [:]
+
+    mutating func makeID() -> Int { defer { nextID += 1 }; return nextID }
+
+    mutating func remove(_ id: Int) {
+        realmObservers[id] = nil
+        resultsObservers[id] = nil
+        objectObservers[id] = nil
+    }
+
+    func wantsOldValues(_ className: String) -> Bool {
+        objectObservers.values.contains { $0.className == className }
+    }
+
+    mutating func rememberOldValue(_ className: String, _ key: Int64, _ property: String, _ value: RealmValue) {
+        if oldValues[className]?[key]?[property] == nil { oldValues[className, default: [:]][key, default: [:]][property] = value }
+    }
+
+    var isEmpty: Bool { realmObservers.isEmpty && resultsObservers.isEmpty && objectObservers.isEmpty }
+}
+
+extension Realm {
+    /// Calls `block` after every commit to the realm (by this instance, or seen by `refresh()`).
+    public func observe(_ block: @escaping (RealmNotification, Realm) -> Void) throws -> NotificationToken {
+        if isFrozen { throw RealmError.frozenNotifications }
+        let id = notifiers.makeID()
+        notifiers.realmObservers[id] = block
+        return NotificationToken(realm: self, id: id)
+    }
+
+    /// Merges the commits' changes and calls the observers they concern.
+    func deliverNotifications(for changeSets: [ChangeSet]) {
+        guard !notifiers.isEmpty else { notifiers.oldValues = [:]; return }
+        var merged = ChangeSet()
+        for set in changeSets {
+            merged.isOpaque = merged.isOpaque || set.isOpaque
+            merged.version = Swift.max(merged.version, set.version)
+            for (c, changes) in set.classes {
+                var m = merged.classes[c, default: .init()]
+                m.insertions.formUnion(changes.insertions)
+                m.deletions.formUnion(changes.deletions)
+                for (k, props) in changes.modifications { m.modifications[k, default: []].formUnion(props) }
+                merged.classes[c] = m
+            }
+        }
+        let oldValues = notifiers.oldValues
+        notifiers.oldValues = [:]
+
+        for (id, block) in notifiers.realmObservers.sorted(by: { $0.key < $1.key }) where notifiers.realmObservers[id] != nil {
+            block(.didChange, self)
+        }
+        for id in notifiers.resultsObservers.keys.sorted() {
+            guard let observer = notifiers.resultsObservers[id] else { continue }
+            deliver(merged, to: observer)
+        }
+        for id in notifiers.objectObservers.keys.sorted() {
+            guard let observer = notifiers.objectObservers[id] else { continue }
+            let changes = merged.classes[observer.className]
+            if changes?.deletions.contains(observer.key) == true || observer.object.isInvalidated {
+                notifiers.objectObservers[id] = nil
+                observer.block(.deleted)
+                continue
+            }
+            guard var props = changes?.modifications[observer.key] else { continue }
+            if let keyPaths = observer.keyPaths { props = props.filter { keyPaths.contains($0) } }
+            guard !props.isEmpty else { continue }
+            let old = oldValues[observer.className]?[observer.key] ?? [:]
+            let list = props.sorted().map { name in
+                PropertyChange(name: name, oldValue: old[name], newValue: try? observer.object.value(forKey: name))
+            }
+            observer.block(.change(observer.object, list))
+        }
+    }
+
+    private func deliver(_ changes: ChangeSet, to observer: ResultsObserver) {
+        guard let newKeys = try? observer.results.keys() else { return }
+        let oldKeys = observer.lastKeys
+        observer.lastKeys = newKeys
+        let oldSet = Set(oldKeys)
+        let newSet = Set(newKeys)
+        let deletions = oldKeys.indices.filter { !newSet.contains(oldKeys[$0]) }
+        let insertions = newKeys.indices.filter { !oldSet.contains(newKeys[$0]) }
+        var modifications = [Int]()
+        if let classChanges = changes.classes[observer.results.className], !classChanges.modifications.isEmpty {
+            modifications = newKeys.indices.filter { i in
+                guard oldSet.contains(newKeys[i]), let props = classChanges.modifications[newKeys[i]] else { return false }
+                guard let keyPaths = observer.keyPaths else { return true }
+                return !props.isDisjoint(with: keyPaths)
+            }
+        }
+        // A reordering without membership change shows as deletions and insertions of the moved objects.
+        var moved = [Int]()
+        if deletions.isEmpty && insertions.isEmpty && oldKeys != newKeys {
+            moved = newKeys.indices.filter { $0 >= oldKeys.count || oldKeys[$0] != newKeys[$0] }
+        }
+        guard !deletions.isEmpty || !insertions.isEmpty || !modifications.isEmpty || !moved.isEmpty else { return }
+        if moved.isEmpty {
+            observer.block(.update(observer.results, deletions: deletions, insertions: insertions, modifications: modifications))
+        } else {
+            observer.block(.update(observer.results, deletions: moved, insertions: moved, modifications: modifications.filter { !moved.contains($0) }))
+        }
+    }
+}
+
+extension Results {
+    /// Calls `block` with `.initial` now, then with `.update` after each commit that changes these
+    /// results. `keyPaths` limits which property changes count as modifications.
+    public func observe(keyPaths: [String]? = nil, _ block: @escaping (RealmCollectionChange) -> Void) throws -> NotificationToken {
+        if realm.isFrozen { throw RealmError(.notifications, "Notifications are not available on frozen collections since they do not change.") }
+        if realm.isInWriteTransaction { throw RealmError.observeInWrite }
+        let keys = try self.keys()
+        let id = realm.notifiers.makeID()
+        realm.notifiers.resultsObservers[id] = ResultsObserver(results: self, lastKeys: keys, keyPaths: keyPaths.map { Set($0.map { String($0.split(separator: ".").first ?? "") }) }, block: block)
+        block(.initial(self))
+        return NotificationToken(realm: realm, id: id)
+    }
+}
+
+extension DynamicObject {
+    /// Calls `block` after each commit that changes (or deletes) this object.
+    public func observe(keyPaths: [String]? = nil, _ block: @escaping (ObjectChange) -> Void) throws -> NotificationToken {
+        guard let (realm, info, key) = managed else {
+            throw RealmError(.notifications, "Only objects which are managed by a Realm support change notifications")
+        }
+        if realm.isFrozen { throw RealmError.frozenNotifications }
+        if realm.isInWriteTransaction { throw RealmError.observeInWrite }
+        _ = try loadRow()
+        let id = realm.notifiers.makeID()
+        realm.notifiers.objectObservers[id] = ObjectObserver(object: self, className: info.className, key: key,
+                                                             keyPaths: keyPaths.map(Set.init), block: block)
+        return NotificationToken(realm: realm, id: id)
+    }
+}
+
+extension ManagedCollection {
+    /// Observes the objects of a collection of links, as Results.
+    public func observe(keyPaths: [String]? = nil, _ block: @escaping (RealmCollectionChange) -> Void) throws -> NotificationToken {
+        try linkResults().observe(keyPaths: keyPaths, block)
+    }
+}

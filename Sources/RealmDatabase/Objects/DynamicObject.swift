@@ -1,0 +1,234 @@
+import Foundation
+
+/// How a managed object's property is written: only inside a write transaction (the default, as
+/// RealmSwift's `object.name = …`), or in an implicit one when none is open (as `$object.name = …`).
+public enum WriteMode: Sendable {
+    case requireWrite
+    case implicit
+}
+
+/// An object, read and written by property name: `try dog["name"]`.
+///
+/// Unmanaged, it holds its values itself; `Realm.add` makes it managed in place. Managed, it is a
+/// handle to a row (class and key): reads go to the realm, so a live object always shows the
+/// latest values, and a frozen one the values of its version.
+public final class DynamicObject: CustomStringConvertible {
+    enum State {
+        case unmanaged(className: String, values: [String: RealmValue])
+        case managed(realm: Realm, info: ClassInfo, key: Int64)
+    }
+    var state: State
+    /// The managed row's values in `info.rowColumns` order, valid while the realm's stamp is unchanged.
+    private var rowCache: [SQLiteValue]?
+    private var rowCacheStamp = -1
+
+    /// A new unmanaged object of a class, with some of its values.
+    public init(className: String, value: [String: RealmValue] = [:]) {
+        state = .unmanaged(className: className, values: value)
+    }
+
+    init(realm: Realm, info: ClassInfo, key: Int64) {
+        state = .managed(realm: realm, info: info, key: key)
+    }
+
+    init(realm: Realm, info: ClassInfo, key: Int64, row: [SQLiteValue], stamp: Int) {
+        state = .managed(realm: realm, info: info, key: key)
+        rowCache = row
+        rowCacheStamp = stamp
+    }
+
+    public var className: String {
+        switch state {
+        case .unmanaged(let c, _): return c
+        case .managed(_, let info, _): return info.className
+        }
+    }
+
+    /// The realm managing this object; nil when unmanaged.
+    public var realm: Realm? {
+        if case .managed(let realm, _, _) = state { return realm }
+        return nil
+    }
+
+    public var isManaged: Bool { realm != nil }
+    public var isFrozen: Bool { realm?.isFrozen ?? false }
+
+    /// The schema of the object's class; nil for an unmanaged object.
+    public var objectSchema: ObjectSchema? {
+        if case .managed(_, let info, _) = state { return info.objectSchema }
+        return nil
+    }
+
+    /// The stored key of a managed object (stable for its lifetime, never reused).
+    public var objectKey: Int64? {
+        if case .managed(_, _, let key) = state { return key }
+        return nil
+    }
+
+    var managed: (realm: Realm, info: ClassInfo, key: Int64)? {
+        if case let .managed(realm, info, key) = state { return (realm, info, key) }
+        return nil
+    }
+
+    /// True once the object has been deleted (or its realm's transaction that created it was cancelled).
+    public var isInvalidated: Bool {
+        guard managed != nil else { return false }
+        return (try? loadRow()) == nil
+    }
+
+    /// Whether two handles denote the same stored object (same file, class and key).
+    public func isSameObject(as other: DynamicObject) -> Bool {
+        if self === other { return true }
+        guard let a = managed, let b = other.managed else { return false }
+        return a.key == b.key && a.info.className == b.info.className && a.realm.isSameFile(as: b.realm)
+    }
+
+    /// The row, loaded if the cache is stale; throws when the object no longer exists.
+    func loadRow() throws -> [SQLiteValue] {
+        guard let (realm, info, key) = managed else { throw RealmError(.internalError, "loadRow on an unmanaged object") }
+        let stamp = realm.readStamp()
+        if let rowCache, rowCacheStamp == stamp { return rowCache }
+        guard let row = try realm.fetchRow(info, key: key) else {
+            rowCache = nil
+            throw RealmError.invalidated
+        }
+        rowCache = row
+        rowCacheStamp = stamp
+        return row
+    }
+
+    func dropRowCache() { rowCache = nil }
+
+    /// The value of a property. Links come back as `.object`; lists and sets as a `.list`
+    /// snapshot and maps as a `.dictionary` snapshot (use `dynamicList(_:)` and friends for the live
+    /// collection); linking objects as a `.list` of objects.
+    public subscript(name: String) -> RealmValue {
+        get throws { try value(forKey: name) }
+    }
+
+    public func value(forKey name: String) throws -> RealmValue {
+        switch state {
+        case .unmanaged(_, let values):
+            return values[name] ?? .null
+        case let .managed(realm, info, _):
+            let property = try info.property(name)
+            switch (property.type, property.collection) {
+            case (.linkingObjects, _):
+                return .list(try linkingObjects(name).map { .object($0) })
+            case (_, .list), (_, .set):
+                return .list(try RealmCollectionStorage(realm: realm, owner: self, property: property).allValues())
+            case (_, .map):
+                return .dictionary(try RealmCollectionStorage(realm: realm, owner: self, property: property).allEntries())
+            default:
+                let row = try loadRow()
+                return try realm.readValue(info, property: property, row: row)
+            }
+        }
+    }
+
+    /// Sets a property. Managed objects need a write transaction unless `mode` is `.implicit`.
+    public func setValue(_ value: RealmValue, forKey name: String, mode: WriteMode = .requireWrite) throws {
+        switch state {
+        case .unmanaged(let className, var values):
+            values[name] = value
+            state = .unmanaged(className: className, values: values)
+        case let .managed(realm, info, key):
+            if realm.isFrozen { throw RealmError.frozenObjectWrite }
+            let body = {
+                try realm.checkWritable()
+                if info.isReadOnlyView {
+                    throw RealmError(.migration, "Cannot modify '\(info.className).\(name)' of the old object in a migration: the old object is read-only.")
+                }
+                _ = try self.loadRow()
+                let property = try info.property(name)
+                try realm.setProperty(info, key: key, property: property, value: value, policy: .all, compare: false)
+                self.dropRowCache()
+            }
+            if mode == .implicit { try realm.writeImplicitly(body) } else { try body() }
+        }
+    }
+
+    /// The live list of a list property.
+    public func dynamicList(_ name: String) throws -> List {
+        let (realm, property) = try collectionProperty(name, .list)
+        return List(realm: realm, owner: self, property: property)
+    }
+
+    /// The live set of a set property.
+    public func dynamicMutableSet(_ name: String) throws -> MutableSet {
+        let (realm, property) = try collectionProperty(name, .set)
+        return MutableSet(realm: realm, owner: self, property: property)
+    }
+
+    /// The live map of a map property.
+    public func dynamicMap(_ name: String) throws -> Map {
+        let (realm, property) = try collectionProperty(name, .map)
+        return Map(realm: realm, owner: self, property: property)
+    }
+
+    /// The objects linking to this one through a `linkingObjects` property.
+    public func linkingObjects(_ name: String) throws -> Results {
+        guard let (realm, info, key) = managed else {
+            throw RealmError(.invalidValue, "Linking objects are only available on managed objects.")
+        }
+        let property = try info.property(name)
+        guard property.type == .linkingObjects, let origin = property.objectClassName, let via = property.linkOriginPropertyName else {
+            throw RealmError(.invalidProperty, "Property '\(info.className).\(name)' is not a linkingObjects property.")
+        }
+        return try realm.linkingObjects(toKey: key, fromClass: origin, property: via)
+    }
+
+    private func collectionProperty(_ name: String, _ kind: CollectionKind) throws -> (Realm, Property) {
+        guard let (realm, info, _) = managed else {
+            throw RealmError(.invalidValue, "Live collections are only available on managed objects; read the value with value(forKey:).")
+        }
+        let property = try info.property(name)
+        guard property.collection == kind else {
+            throw RealmError(.invalidProperty, "Property '\(info.className).\(name)' is not a \(kind.rawValue).")
+        }
+        _ = try loadRow()
+        return (realm, property)
+    }
+
+    /// Every property's value by name (collections as snapshots).
+    public func dictionaryValue() throws -> [String: RealmValue] {
+        switch state {
+        case .unmanaged(_, let values): return values
+        case .managed(_, let info, _):
+            var out = [String: RealmValue]()
+            for p in info.objectSchema.properties where p.type != .linkingObjects { out[p.name] = try value(forKey: p.name) }
+            return out
+        }
+    }
+
+    public var description: String {
+        switch state {
+        case .unmanaged(let c, let values):
+            return "\(c) (unmanaged) {" + values.keys.sorted().map { "\($0) = \(values[$0]!.description)" }.joined(separator: "; ") + "}"
+        case let .managed(_, info, key):
+            guard (try? loadRow()) != nil else { return "\(info.className) (invalidated)" }
+            if let pk = info.objectSchema.primaryKey, let v = try? value(forKey: pk) { return "\(info.className)(\(pk) = \(v))" }
+            return "\(info.className)(key \(key))"
+        }
+    }
+
+    /// A frozen handle to this object at the realm's current version.
+    public func freeze() throws -> DynamicObject {
+        guard let (realm, info, key) = managed else { throw RealmError.unmanagedFreeze }
+        if realm.isFrozen { return self }
+        _ = try loadRow()
+        let frozen = try realm.freeze()
+        let object = DynamicObject(realm: frozen, info: try frozen.classInfo(info.className), key: key)
+        guard !object.isInvalidated else { throw RealmError.invalidated }
+        return object
+    }
+
+    /// The live counterpart of a frozen object; nil if it has been deleted since.
+    public func thaw() throws -> DynamicObject? {
+        guard let (realm, info, key) = managed else { throw RealmError(.invalidValue, "Unmanaged objects cannot be thawed.") }
+        if !realm.isFrozen { return self }
+        let live = try realm.thaw()
+        let object = DynamicObject(realm: live, info: try live.classInfo(info.className), key: key)
+        return object.isInvalidated ? nil : object
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Synchronization
+
+/// What one commit changed: per class, the keys inserted, deleted and modified (with the names of
+/// the modified properties). This is what notifications are computed from, and what sync will read.
+public struct ChangeSet: Sendable, Equatable {
+    public struct ClassChanges: Sendable, Equatable {
+        public var insertions = Set<Int64>()
+        public var deletions = Set<Int64>()
+        public var modifications = [Int64: Set<String>]()
+        public var isEmpty: Bool { insertions.isEmpty && deletions.isEmpty && modifications.isEmpty }
+    }
+    /// The version the commit produced.
+    public var version: Int64 = 0
+    public var classes = [String: ClassChanges]()
+    /// True when the changes are not known in detail (a commit by another process).
+    public var isOpaque = false
+
+    public var isEmpty: Bool { classes.values.allSatisfy(\.isEmpty) }
+
+    mutating func inserted(_ className: String, _ key: Int64) {
+        classes[className, default: ClassChanges()].insertions.insert(key)
+    }
+
+    mutating func deleted(_ className: String, _ key: Int64) {
+        var c = classes[className, default: ClassChanges()]
+        if c.insertions.remove(key) == nil { c.deletions.insert(key) }
+        c.modifications[key] = nil
+        classes[className] = c
+    }
+
+    mutating func modified(_ className: String, _ key: Int64, _ property: String) {
+        var c = classes[className, default: ClassChanges()]
+        if !c.insertions.contains(key) { c.modifications[key, default: []].insert(property) }
+        classes[className] = c
+    }
+}
+
+/// Where commits on a file are announced to the other instances of the same file in this process.
+final class ChangeMailbox: Sendable {
+    private let pending = Mutex<[ChangeSet]>([])
+    func post(_ changes: ChangeSet) { pending.withLock { $0.append(changes) } }
+    func take() -> [ChangeSet] { pending.withLock { let all = $0; $0.removeAll(); return all } }
+}
+
+/// One per file (or in-memory identifier) in the process: the mailboxes of its live instances and
+/// the count of pinned frozen versions.
+final class FileCoordinator: Sendable {
+    private struct State {
+        var mailboxes: [ObjectIdentifier: ChangeMailbox] = [:]
+        var pinnedVersions: [Int64: Int] = [:]
+    }
+    private let state = Mutex(State())
+    let location: String
+
+    init(location: String) { self.location = location }
+
+    private static let registry = Mutex<[String: FileCoordinator]>([:])
+
+    static func forLocation(_ location: String) -> FileCoordinator {
+        registry.withLock { map in
+            if let c = map[location] { return c }
+            let c = FileCoordinator(location: location)
+            map[location] = c
+            return c
+        }
+    }
+
+    func register(_ id: ObjectIdentifier, _ mailbox: ChangeMailbox) {
+        state.withLock { $0.mailboxes[id] = mailbox }
+    }
+
+    func unregister(_ id: ObjectIdentifier) {
+        state.withLock { $0.mailboxes[id] = nil }
+    }
+
+    /// Announces a commit to every other live instance.
+    func announce(_ changes: ChangeSet, from id: ObjectIdentifier) {
+        let targets = state.withLock { s in s.mailboxes.filter { $0.key != id }.map(\.value) }
+        for mailbox in targets { mailbox.post(changes) }
+    }
+
+    /// Pins `version` for a frozen realm; fails past `limit` active versions (the live one counts).
+    func pin(_ version: Int64, limit: UInt?) throws {
+        try state.withLock { s in
+            if s.pinnedVersions[version] == nil, let limit, limit > 0 {
+                let active = s.pinnedVersions.count + 1 + 1
+                if active > Int(limit) {
+                    throw RealmError(.maximumActiveVersions,
+                                     "Number of active versions (\(active)) in the Realm exceeded the limit of \(limit)")
+                }
+            }
+            s.pinnedVersions[version, default: 0] += 1
+        }
+    }
+
+    func unpin(_ version: Int64) {
+        state.withLock { s in
+            if let n = s.pinnedVersions[version] {
+                s.pinnedVersions[version] = n > 1 ? n - 1 : nil
+            }
+        }
+    }
+
+    var activeFrozenVersions: Int { state.withLock { $0.pinnedVersions.count } }
+}

@@ -1,0 +1,141 @@
+import CSQLite
+import Foundation
+
+/// A realm: an object database in one file (or in memory), opened from a `Configuration`.
+///
+/// An instance is confined to one thread; open another instance for another thread. A live
+/// instance always reads the latest committed state; a frozen one (`freeze()`) stays at its version.
+public final class Realm {
+    public let configuration: Configuration
+    /// The classes visible through this instance.
+    public private(set) var schema: Schema
+    /// Every class stored in the file, including those `objectTypes` hides.
+    var fileSchema: Schema
+    let connection: SQLiteConnection
+    var classInfos: [String: ClassInfo] = [:]
+    public let isFrozen: Bool
+    /// The version a frozen realm is pinned at.
+    let frozenVersion: Int64?
+    let coordinator: FileCoordinator
+    let mailbox = ChangeMailbox()
+
+    /// The open write transaction's change log; nil outside a write.
+    var transaction: ChangeSet?
+    /// Bumped by every change made through this instance and by every refresh that found news, so
+    /// caches (results keys, object rows) know when to reload.
+    var localStamp = 0
+    private var lastDataVersion: Int64 = -1
+    /// For a frozen realm, the live instance it came from (used by `thaw`).
+    weak var liveOrigin: Realm?
+    var frozenRealms: [Int64: WeakBox<Realm>] = [:]
+    var notifiers = NotifierRegistry()
+    /// Per class, the places that can link to its objects (see `incomingLinks(to:)`).
+    var incomingLinksCache: [String: [IncomingLink]] = [:]
+    /// True while a migration block runs on this (temporary) instance: primary keys are not enforced.
+    var isMigrating = false
+
+    /// Opens the realm of `Configuration.defaultConfiguration`.
+    public convenience init() throws {
+        try self.init(configuration: Configuration.defaultConfiguration)
+    }
+
+    /// Opens (creating or migrating as needed) the realm a configuration describes.
+    public convenience init(configuration: Configuration) throws {
+        let opened = try RealmOpener(configuration: configuration).open()
+        self.init(configuration: configuration, connection: opened.connection, schema: opened.schema,
+                  fileSchema: opened.fileSchema, coordinator: FileCoordinator.forLocation(opened.location),
+                  frozenVersion: nil)
+        if opened.isNew {
+            // The creating transaction is still open: initial data joins it, so a new file is
+            // created whole or not at all.
+            transaction = ChangeSet()
+            do {
+                try configuration.initialDataBlock?(self)
+                try commitWrite()
+            } catch {
+                cancelWrite()
+                throw error
+            }
+        }
+        if let onOpen = configuration.onOpenBlock { try onOpen(self) }
+    }
+
+    /// False for the temporary instance a migration runs on: the opener keeps the connection.
+    private let ownsConnection: Bool
+
+    init(configuration: Configuration, connection: SQLiteConnection, schema: Schema, fileSchema: Schema,
+         coordinator: FileCoordinator, frozenVersion: Int64?, ownsConnection: Bool = true) {
+        self.ownsConnection = ownsConnection
+        self.configuration = configuration
+        self.connection = connection
+        self.schema = schema
+        self.fileSchema = fileSchema
+        self.coordinator = coordinator
+        self.isFrozen = frozenVersion != nil
+        self.frozenVersion = frozenVersion
+        rebuildClassInfos()
+        if frozenVersion == nil { coordinator.register(ObjectIdentifier(self), mailbox) }
+    }
+
+    deinit {
+        if let frozenVersion { coordinator.unpin(frozenVersion) } else { coordinator.unregister(ObjectIdentifier(self)) }
+        guard ownsConnection else { return }
+        if transaction != nil { try? connection.execute("ROLLBACK") }
+        connection.close()
+    }
+
+    func rebuildClassInfos() {
+        classInfos = [:]
+        for objectSchema in schema.objectSchemas { classInfos[objectSchema.className] = ClassInfo(objectSchema) }
+    }
+
+    func classInfo(_ className: String) throws -> ClassInfo {
+        guard let info = classInfos[className] else {
+            throw RealmError(.invalidClass, "Object type '\(className)' is not managed by the Realm.")
+        }
+        return info
+    }
+
+    /// Whether a write transaction is open on this instance.
+    public var isInWriteTransaction: Bool { transaction != nil }
+
+    /// Whether `self` and `other` use the same file (or in-memory identifier).
+    func isSameFile(as other: Realm) -> Bool { coordinator === other.coordinator }
+
+    /// The commit counter stored in the file: bumped by every write transaction.
+    public var version: Int64 {
+        if let frozenVersion { return frozenVersion }
+        return (try? connection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'version'")) ?? 0
+    }
+
+    /// The schema version stored in the file.
+    public var schemaVersion: UInt64 {
+        guard let v = try? connection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'schemaVersion'") else { return 0 }
+        return UInt64(v)
+    }
+
+    /// A token that changes whenever what this instance reads may have changed: a change made
+    /// here, or a commit by another connection. Caches compare it before reusing what they hold.
+    func readStamp() -> Int {
+        if isFrozen { return 0 }
+        if transaction == nil, let v = try? connection.scalarInt("PRAGMA data_version"), v != lastDataVersion {
+            lastDataVersion = v
+            localStamp += 1
+        }
+        return localStamp
+    }
+
+    func noteLocalChange() { localStamp += 1 }
+
+    /// Releases the connection early; the instance can't be used afterwards.
+    public func invalidate() {
+        if transaction != nil { cancelWrite() }
+        frozenRealms.removeAll()
+    }
+}
+
+/// A weak reference, for caches that must not keep their values alive.
+struct WeakBox<T: AnyObject> {
+    weak var value: T?
+    init(_ value: T) { self.value = value }
+}

@@ -1,0 +1,245 @@
+import CSQLite
+import Foundation
+
+/// Opens a realm's storage: checks the file, creates it, or brings its schema to the configured one
+/// (applying additive changes, running a migration, or refusing with every difference named).
+///
+/// Invariant: a failed open leaves the file exactly as it was. Checks that read happen before
+/// anything writes, and every change happens in one SQLite transaction that a failure rolls back.
+struct RealmOpener {
+    let configuration: Realm.Configuration
+
+    struct Opened {
+        let connection: SQLiteConnection
+        let schema: Schema
+        let fileSchema: Schema
+        let location: String
+        /// A new file: its creating transaction is still open, for `initialDataBlock`.
+        let isNew: Bool
+    }
+
+    func open() throws -> Opened {
+        let target = try configuration.visibleSchema()
+        if let identifier = configuration.inMemoryIdentifier {
+            guard !identifier.isEmpty else { throw RealmError(.fileAccess, "An in-memory identifier must not be empty.") }
+            let name = identifier.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "x"
+            let connection = try SQLiteConnection(path: "file:/realmhost-memory-\(name)?vfs=memdb",
+                                                  flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            try configure(connection, wal: false)
+            return try openStorage(connection, target: target, location: "memory:\(identifier)", path: nil)
+        }
+        guard let url = configuration.fileURL else {
+            throw RealmError(.fileAccess, "A configuration needs a fileURL or an inMemoryIdentifier.")
+        }
+        let path = url.standardizedFileURL.path
+        let folder = (path as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw RealmError(.fileAccess, "Unable to open a realm at path '\(path)': the folder '\(folder)' does not exist.")
+        }
+        let exists = FileManager.default.fileExists(atPath: path)
+        if exists { try checkFileHeader(path) }
+        if configuration.readOnly && !exists {
+            throw RealmError(.fileNotFound, "Unable to open a realm at path '\(path)': the file does not exist, and a read-only realm cannot create it.")
+        }
+        let flags = configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(path: path, flags: flags)
+        } catch let e as SQLiteError {
+            throw RealmError(.fileAccess, "Unable to open a realm at path '\(path)': \(e.message).")
+        }
+        let location = "file:" + ((try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? path)
+        do {
+            return try openStorage(connection, target: target, location: location, path: path)
+        } catch {
+            connection.close()
+            if !exists { removeFiles(path) }
+            throw error
+        }
+    }
+
+    /// Refuses a file that is not an SQLite database, or one cut short, before SQLite touches it.
+    private func checkFileHeader(_ path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw RealmError(.fileAccess, "Unable to open a realm at path '\(path)': permission denied.")
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 100)) ?? Data()
+        if header.isEmpty { return }  // an empty file: treated as a new realm, as SQLite does
+        guard header.count == 100, header.prefix(16) == Data("SQLite format 3\0".utf8) else {
+            throw RealmError(.notARealm, "Unable to open a realm at path '\(path)': the file is not a realm file.")
+        }
+        var pageSize = Int(header[16]) << 8 | Int(header[17])
+        if pageSize == 1 { pageSize = 65536 }
+        let pageCount = Int(header[28]) << 24 | Int(header[29]) << 16 | Int(header[30]) << 8 | Int(header[31])
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        if pageCount > 0 && size < pageCount * pageSize {
+            throw RealmError(.corruptFile, "Unable to open a realm at path '\(path)': the file is truncated (\(size) bytes, expected \(pageCount * pageSize)).")
+        }
+    }
+
+    private func configure(_ connection: SQLiteConnection, wal: Bool) throws {
+        connection.setBusyTimeout(milliseconds: 600_000)
+        QueryFunctions.register(on: connection)
+        if wal && !configuration.readOnly {
+            try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL")
+        }
+        try connection.execute("PRAGMA temp_store=MEMORY")
+    }
+
+    private func removeFiles(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    private func openStorage(_ connection: SQLiteConnection, target: Schema?, location: String, path: String?) throws -> Opened {
+        let describe = path.map { "at path '\($0)'" } ?? configuration.displayPath
+        // Read what is stored, before any write.
+        let stored: (schema: Schema, version: UInt64)?
+        do {
+            stored = try readStoredSchema(connection)
+        } catch let e as SQLiteError {
+            let code = e.code & 0xff
+            if code == SQLITE_CORRUPT || code == SQLITE_NOTADB {
+                throw RealmError(.corruptFile, "Unable to open a realm \(describe): the file is corrupted (\(e.message)).")
+            }
+            throw RealmError(.fileAccess, "Unable to open a realm \(describe): \(e.message).")
+        }
+        if path != nil { try configure(connection, wal: true) }
+        guard let stored else {
+            if configuration.readOnly {
+                throw RealmError(.notARealm, "Unable to open a realm \(describe): the file is not a realm file.")
+            }
+            let schema = target ?? Schema([])
+            try create(connection, schema: schema)
+            return Opened(connection: connection, schema: schema, fileSchema: schema, location: location, isNew: true)
+        }
+        let configured = target ?? stored.schema
+        let changes = stored.schema.changes(to: configured).filter {
+            if case .removedClass = $0 { return false }
+            return true
+        }
+        let needsMigration = changes.contains { $0.requiresMigration }
+        let fileSchema = merged(configured, with: stored.schema)
+
+        if configuration.readOnly {
+            if target != nil && configuration.schemaVersion != stored.version {
+                throw RealmError(.invalidSchemaVersion, "Provided schema version \(configuration.schemaVersion) does not equal last set version \(stored.version).")
+            }
+            if needsMigration { throw mismatch(changes) }
+            return Opened(connection: connection, schema: configured, fileSchema: stored.schema, location: location, isNew: false)
+        }
+        if target != nil && configuration.schemaVersion < stored.version {
+            throw RealmError(.invalidSchemaVersion, "Provided schema version \(configuration.schemaVersion) is less than last set version \(stored.version).")
+        }
+        let versionRaised = target != nil && configuration.schemaVersion > stored.version
+        if (versionRaised || needsMigration) && configuration.deleteRealmIfMigrationNeeded {
+            try recreate(connection, schema: configured)
+            return Opened(connection: connection, schema: configured, fileSchema: configured, location: location, isNew: false)
+        }
+        if versionRaised {
+            try MigrationRunner(connection: connection, configuration: configuration, oldSchema: stored.schema,
+                                oldVersion: stored.version, newSchema: configured, fileSchema: fileSchema,
+                                location: location).run()
+            let after = try readStoredSchema(connection)?.schema ?? fileSchema
+            return Opened(connection: connection, schema: configured, fileSchema: after, location: location, isNew: false)
+        }
+        if needsMigration { throw mismatch(changes) }
+        if !changes.isEmpty {
+            try applyAdditiveChanges(connection, changes: changes, configured: configured, fileSchema: fileSchema)
+        }
+        return Opened(connection: connection, schema: configured, fileSchema: fileSchema, location: location, isNew: false)
+    }
+
+    private func mismatch(_ changes: [SchemaChange]) -> RealmError {
+        let lines = changes.filter(\.requiresMigration).map { "\n- \($0)" }.joined()
+        return RealmError(.schemaMismatch, "Migration is required due to the following errors:" + lines)
+    }
+
+    /// The stored schema and version, or nil for a new (empty) database. Throws for a database
+    /// that has tables but is not a realm.
+    private func readStoredSchema(_ connection: SQLiteConnection) throws -> (schema: Schema, version: UInt64)? {
+        let tables = try connection.scalarInt("SELECT count(*) FROM sqlite_master") ?? 0
+        if tables == 0 { return nil }
+        let hasMeta = try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_realm_meta'") ?? 0
+        let format = hasMeta > 0 ? try connection.scalar("SELECT value FROM _realm_meta WHERE key = 'format'") : nil
+        guard case .text(StorageLayout.formatMagic)? = format else {
+            throw RealmError(.notARealm, "Unable to open a realm at '\(configuration.displayPath)': the file is not a realm file (it is an SQLite database of another kind).")
+        }
+        guard case .text(let json)? = try connection.scalar("SELECT value FROM _realm_meta WHERE key = 'schema'"),
+              let schema = try? Schema.fromJSON(Data(json.utf8)) else {
+            throw RealmError(.corruptFile, "Unable to open a realm at '\(configuration.displayPath)': its stored schema is unreadable.")
+        }
+        let version = try connection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'schemaVersion'") ?? 0
+        return (schema, UInt64(max(0, version)))
+    }
+
+    /// Creates a new realm's tables in a write transaction that stays open (see `Opened.isNew`).
+    private func create(_ connection: SQLiteConnection, schema: Schema) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            try connection.execute("CREATE TABLE _realm_meta (key TEXT PRIMARY KEY, value)")
+            try connection.run("INSERT INTO _realm_meta VALUES ('format', ?), ('schemaVersion', ?), ('version', 0), ('schema', ?)",
+                               [.text(StorageLayout.formatMagic), .integer(Int64(bitPattern: configuration.schemaVersion)),
+                                .text(String(decoding: try schema.jsonData(), as: UTF8.self))])
+            for objectSchema in schema.objectSchemas {
+                for sql in StorageLayout.createClassSQL(objectSchema) { try connection.execute(sql) }
+            }
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Deletes every table and starts again with `schema` (`deleteRealmIfMigrationNeeded`).
+    private func recreate(_ connection: SQLiteConnection, schema: Schema) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            var names = [String]()
+            try connection.forEachRow("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") { names.append($0.string(at: 0)) }
+            for name in names { try connection.execute("DROP TABLE \(StorageLayout.quote(name))") }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        try create(connection, schema: schema)
+        try connection.execute("COMMIT")
+    }
+
+    /// Adds new classes and index changes: what needs no version bump.
+    private func applyAdditiveChanges(_ connection: SQLiteConnection, changes: [SchemaChange], configured: Schema, fileSchema: Schema) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            for change in changes {
+                switch change {
+                case .addedClass(let c):
+                    if let objectSchema = configured[c] {
+                        for sql in StorageLayout.createClassSQL(objectSchema) { try connection.execute(sql) }
+                    }
+                case let .addedIndex(c, p), let .removedIndex(c, p):
+                    try connection.execute("DROP INDEX IF EXISTS \(StorageLayout.quote(StorageLayout.indexName(c, p)))")
+                    if let property = configured[c]?[p], let sql = StorageLayout.indexSQL(c, property) { try connection.execute(sql) }
+                default: break
+                }
+            }
+            try storeSchema(connection, fileSchema, version: nil)
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+/// The configured classes, then the stored classes the configuration does not mention (kept in the file).
+func merged(_ configured: Schema, with stored: Schema) -> Schema {
+    Schema(configured.objectSchemas + stored.objectSchemas.filter { configured[$0.className] == nil })
+}
+
+func storeSchema(_ connection: SQLiteConnection, _ schema: Schema, version: UInt64?) throws {
+    try connection.run("UPDATE _realm_meta SET value = ? WHERE key = 'schema'", [.text(String(decoding: try schema.jsonData(), as: UTF8.self))])
+    if let version {
+        try connection.run("UPDATE _realm_meta SET value = ? WHERE key = 'schemaVersion'", [.integer(Int64(bitPattern: version))])
+    }
+}

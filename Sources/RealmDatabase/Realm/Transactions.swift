@@ -1,0 +1,98 @@
+import Foundation
+
+extension Realm {
+    /// Starts a write transaction. Writers on other instances, threads or processes wait for each
+    /// other (SQLite's write lock, with a long busy timeout); they do not fail.
+    public func beginWrite() throws {
+        if isFrozen { throw RealmError.frozenRealmWrite }
+        if configuration.readOnly { throw RealmError.readOnlyWrite }
+        if transaction != nil { throw RealmError.alreadyInWrite }
+        refresh()
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            throw RealmError.wrap(error, context: "Could not begin a write transaction on \(configuration.displayPath)")
+        }
+        transaction = ChangeSet()
+        notifiers.oldValues = [:]
+        noteLocalChange()
+    }
+
+    /// Commits the write transaction, durably, then delivers notifications.
+    public func commitWrite() throws {
+        guard var changes = transaction else { throw RealmError.notInWriteToCommit }
+        let version: Int64
+        do {
+            try connection.run("UPDATE _realm_meta SET value = value + 1 WHERE key = 'version'")
+            version = try connection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'version'") ?? 0
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            transaction = nil
+            noteLocalChange()
+            throw RealmError.wrap(error, context: "Could not commit the write transaction on \(configuration.displayPath)")
+        }
+        transaction = nil
+        changes.version = version
+        noteLocalChange()
+        coordinator.announce(changes, from: ObjectIdentifier(self))
+        deliverNotifications(for: [changes])
+    }
+
+    /// Rolls back every change made since `beginWrite`.
+    public func cancelWrite() {
+        guard transaction != nil else { return }
+        try? connection.execute("ROLLBACK")
+        transaction = nil
+        notifiers.oldValues = [:]
+        noteLocalChange()
+    }
+
+    /// Runs `block` in a write transaction: commits when it returns, rolls everything back if it throws.
+    @discardableResult
+    public func write<T>(_ block: () throws -> T) throws -> T {
+        try beginWrite()
+        let result: T
+        do {
+            result = try block()
+        } catch {
+            cancelWrite()
+            throw error
+        }
+        // The block may have ended the transaction itself.
+        if transaction != nil { try commitWrite() }
+        return result
+    }
+
+    /// Runs `block` inside the current write transaction, or in one of its own (committed at once)
+    /// when none is open: the implicit write of SwiftUI's `@ObservedResults` and of the REPL verbs.
+    @discardableResult
+    public func writeImplicitly<T>(_ block: () throws -> T) throws -> T {
+        if transaction != nil { return try block() }
+        return try write(block)
+    }
+
+    /// Throws unless a write transaction is open (and the realm can be written at all).
+    func checkWritable() throws {
+        if isFrozen { throw RealmError.frozenRealmWrite }
+        if configuration.readOnly { throw RealmError.readOnlyWrite }
+        if transaction == nil { throw RealmError.notInWrite }
+    }
+
+    /// Brings this instance up to date with commits made elsewhere and delivers their notifications.
+    /// Returns true when something had changed.
+    @discardableResult
+    public func refresh() -> Bool {
+        guard !isFrozen, transaction == nil else { return false }
+        let before = localStamp
+        let stamp = readStamp()
+        var changes = mailbox.take()
+        if stamp != before && changes.isEmpty {
+            // Another process committed: the details are not known here.
+            changes = [ChangeSet(version: version, classes: [:], isOpaque: true)]
+        }
+        guard !changes.isEmpty else { return false }
+        deliverNotifications(for: changes)
+        return true
+    }
+}

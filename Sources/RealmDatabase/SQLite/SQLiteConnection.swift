@@ -1,0 +1,210 @@
+import CSQLite
+import Foundation
+
+/// SQLite's `SQLITE_TRANSIENT` destructor: a macro Swift cannot import.
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// An error reported by SQLite, with the statement it came from.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    public let code: Int32
+    public let message: String
+    public let sql: String?
+
+    public var description: String {
+        if let sql { return "SQLite error \(code): \(message) (in: \(sql))" }
+        return "SQLite error \(code): \(message)"
+    }
+
+    /// Extended code is busy or locked: another connection holds the lock.
+    var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
+}
+
+/// One SQLite connection. Not thread-safe: a connection is confined to the `Realm` that owns it.
+///
+/// Prepared statements are cached by SQL text, so hot paths (insert, read by key) prepare once.
+final class SQLiteConnection {
+    private(set) var handle: OpaquePointer?
+    let path: String
+    private var statementCache: [String: Statement] = [:]
+
+    /// Opens `path` (a file path or a `file:` URI) with the given `SQLITE_OPEN_*` flags.
+    init(path: String, flags: Int32) throws {
+        self.path = path
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+        if rc != SQLITE_OK {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: rc, message: message, sql: nil)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit { close() }
+
+    func close() {
+        statementCache.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    var isOpen: Bool { handle != nil }
+
+    func error(_ rc: Int32, sql: String?) -> SQLiteError {
+        let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "connection closed"
+        return SQLiteError(code: rc, message: message, sql: sql)
+    }
+
+    /// Runs one or more statements that return no rows.
+    func execute(_ sql: String) throws {
+        guard let handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "connection closed", sql: sql) }
+        var errmsg: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errmsg)
+        if rc != SQLITE_OK {
+            let message = errmsg.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errmsg)
+            throw SQLiteError(code: rc, message: message, sql: sql)
+        }
+    }
+
+    /// A cached prepared statement, reset and with its bindings cleared.
+    func cached(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(connection: self, sql: sql, persistent: true)
+        if statementCache.count > 512 { statementCache.removeAll() }
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// A fresh prepared statement (for SQL that is built once, such as a query).
+    func prepare(_ sql: String) throws -> Statement {
+        try Statement(connection: self, sql: sql, persistent: false)
+    }
+
+    /// Runs a statement with bindings, returning no rows.
+    func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws {
+        let statement = try cached(sql)
+        try statement.bind(bindings)
+        while try statement.step() {}
+    }
+
+    /// The first column of the first row, or nil when there is no row.
+    func scalar(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> SQLiteValue? {
+        let statement = try cached(sql)
+        try statement.bind(bindings)
+        guard try statement.step() else { return nil }
+        let value = statement.value(at: 0)
+        statement.reset()
+        return value
+    }
+
+    func scalarInt(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> Int64? {
+        if case .integer(let v)? = try scalar(sql, bindings) { return v }
+        return nil
+    }
+
+    /// Calls `body` for every row.
+    func forEachRow(_ sql: String, _ bindings: [SQLiteValue] = [], cache: Bool = true, _ body: (Statement) throws -> Void) throws {
+        let statement = cache ? try cached(sql) : try prepare(sql)
+        try statement.bind(bindings)
+        defer { statement.reset() }
+        while try statement.step() { try body(statement) }
+    }
+
+    var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
+    var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
+    var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
+
+    func setBusyTimeout(milliseconds: Int32) {
+        if let handle { sqlite3_busy_timeout(handle, milliseconds) }
+    }
+}
+
+/// A prepared statement. Columns and parameters are 0-based here.
+final class Statement {
+    private(set) var handle: OpaquePointer?
+    unowned let connection: SQLiteConnection
+    let sql: String
+
+    init(connection: SQLiteConnection, sql: String, persistent: Bool) throws {
+        self.connection = connection
+        self.sql = sql
+        guard let db = connection.handle else {
+            throw SQLiteError(code: SQLITE_MISUSE, message: "connection closed", sql: sql)
+        }
+        var stmt: OpaquePointer?
+        let flags: UInt32 = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let rc = sqlite3_prepare_v3(db, sql, -1, flags, &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw connection.error(rc, sql: sql) }
+        handle = stmt
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func bind(_ values: [SQLiteValue]) throws {
+        for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }
+    }
+
+    func bind(_ value: SQLiteValue, at index: Int32) throws {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(handle, index)
+        case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+        case .real(let v): rc = sqlite3_bind_double(handle, index, v)
+        case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, sqliteTransient)
+        case .blob(let v):
+            rc = v.withUnsafeBytes { raw in
+                sqlite3_bind_blob(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(v.count), sqliteTransient)
+            }
+        }
+        if rc != SQLITE_OK { throw connection.error(rc, sql: sql) }
+    }
+
+    /// Advances to the next row; false when done. Throws on error (the statement is reset).
+    func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let err = connection.error(rc, sql: sql)
+        sqlite3_reset(handle)
+        throw err
+    }
+
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    func type(at column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
+    func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    func string(at column: Int32) -> String {
+        guard let text = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    func data(at column: Int32) -> Data {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+
+    func value(at column: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(int64(at: column))
+        case SQLITE_FLOAT: return .real(double(at: column))
+        case SQLITE_TEXT: return .text(string(at: column))
+        case SQLITE_BLOB: return .blob(data(at: column))
+        default: return .null
+        }
+    }
+}

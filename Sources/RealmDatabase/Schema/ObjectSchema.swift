@@ -1,0 +1,81 @@
+import Foundation
+
+/// The schema of one class: its properties in declared order, primary key, and whether embedded.
+public struct ObjectSchema: Equatable, Codable {
+    public var className: String
+    public var properties: [Property]
+    public var isEmbedded: Bool
+
+    public init(className: String, properties: [Property], primaryKey: String? = nil, isEmbedded: Bool = false) {
+        self.className = className
+        self.isEmbedded = isEmbedded
+        self.properties = properties.map { p in
+            var p = p
+            if let primaryKey, p.name == primaryKey { p.isPrimaryKey = true }
+            return p
+        }
+    }
+
+    enum CodingKeys: String, CodingKey { case className = "name", properties, isEmbedded = "embedded" }
+
+    public var primaryKeyProperty: Property? { properties.first { $0.isPrimaryKey } }
+    public var primaryKey: String? { primaryKeyProperty?.name }
+
+    public subscript(name: String) -> Property? { properties.first { $0.name == name } }
+
+    /// The properties with storage, in declared order.
+    public var persistedProperties: [Property] { properties.filter(\.isPersisted) }
+
+    /// Checks the class on its own and against the rest of `schema`; errors name class and property.
+    func validate(in schema: Schema) throws {
+        let c = className
+        guard isValidIdentifier(c) else {
+            throw RealmError(.schemaValidation, "Class name '\(c)' is invalid: use letters, digits and '_', not starting with a digit, at most 57 bytes.")
+        }
+        var seen = Set<String>()
+        var primaryKeys = 0
+        for p in properties {
+            guard isValidIdentifier(p.name), !p.name.hasPrefix("__") else {
+                throw RealmError(.schemaValidation, "Property '\(c).\(p.name)' has an invalid name: use letters, digits and '_', not starting with a digit or '__'.")
+            }
+            guard p.name != "_key" else {
+                throw RealmError(.schemaValidation, "Property '\(c)._key' uses a reserved name.")
+            }
+            guard seen.insert(p.name).inserted else {
+                throw RealmError(.schemaValidation, "Property '\(c).\(p.name)' is declared more than once.")
+            }
+            if p.type == .object || p.type == .linkingObjects {
+                guard let target = p.objectClassName, let targetSchema = schema[target] else {
+                    throw RealmError(.schemaValidation, "Property '\(c).\(p.name)' of type '\(p.typeString)' links to an unknown class '\(p.objectClassName ?? "")'.")
+                }
+                if p.type == .object && p.collection == .list && p.isOptional {
+                    throw RealmError(.schemaValidation, "Property '\(c).\(p.name)': a list of objects cannot hold nil ('\(p.typeString)').")
+                }
+                if p.type == .object && p.collection == .set && targetSchema.isEmbedded {
+                    throw RealmError(.schemaValidation, "Property '\(c).\(p.name)': a set cannot hold embedded objects.")
+                }
+                if p.type == .linkingObjects {
+                    guard let origin = p.linkOriginPropertyName, let originProperty = targetSchema[origin],
+                          originProperty.type == .object, originProperty.objectClassName == c else {
+                        throw RealmError(.schemaValidation, "Property '\(c).\(p.name)' declares linking objects through '\(target).\(p.linkOriginPropertyName ?? "")', which is not a link to '\(c)'.")
+                    }
+                }
+            }
+            if p.isPrimaryKey {
+                primaryKeys += 1
+                guard p.type.canBePrimaryKey, p.collection == .none else {
+                    throw RealmError(.schemaValidation, "Property '\(c).\(p.name)' cannot be a primary key: only int, string, objectId and uuid can.")
+                }
+                guard !isEmbedded else {
+                    throw RealmError(.schemaValidation, "Embedded class '\(c)' cannot have a primary key.")
+                }
+            }
+            if p.isIndexed && (!p.type.canBeIndexed || p.collection != .none) {
+                throw RealmError(.schemaValidation, "Property '\(c).\(p.name)' of type '\(p.typeString)' cannot be indexed.")
+            }
+        }
+        if primaryKeys > 1 {
+            throw RealmError(.schemaValidation, "Class '\(c)' has more than one primary key.")
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// The classes of a realm, in declared order.
+public struct Schema: Equatable, Codable {
+    public var objectSchemas: [ObjectSchema]
+
+    public init(_ objectSchemas: [ObjectSchema]) { self.objectSchemas = objectSchemas }
+
+    public subscript(className: String) -> ObjectSchema? { objectSchemas.first { $0.className == className } }
+    public var classNames: [String] { objectSchemas.map(\.className) }
+
+    /// Checks every class; names the first class and property at fault.
+    public func validate() throws {
+        var names = Set<String>()
+        for objectSchema in objectSchemas {
+            guard names.insert(objectSchema.className).inserted else {
+                throw RealmError(.schemaValidation, "Class '\(objectSchema.className)' is declared more than once.")
+            }
+            try objectSchema.validate(in: self)
+        }
+    }
+
+    /// Only the classes named (and, so that links resolve, the classes they reach).
+    func restricted(to names: [String]) throws -> Schema {
+        var wanted = [String]()
+        var queue = names
+        while let name = queue.first {
+            queue.removeFirst()
+            guard !wanted.contains(name) else { continue }
+            guard let objectSchema = self[name] else {
+                throw RealmError(.schemaValidation, "Object type '\(name)' is not in the schema.")
+            }
+            wanted.append(name)
+            for p in objectSchema.properties where p.type == .object {
+                if let target = p.objectClassName { queue.append(target) }
+            }
+        }
+        return Schema(objectSchemas.filter { wanted.contains($0.className) })
+    }
+
+    func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    static func fromJSON(_ data: Data) throws -> Schema {
+        try JSONDecoder().decode(Schema.self, from: data)
+    }
+}
+
+/// One difference between a stored schema and a configured one.
+public enum SchemaChange: Equatable, CustomStringConvertible {
+    case addedClass(String)
+    case removedClass(String)
+    case addedProperty(class: String, property: String)
+    case removedProperty(class: String, property: String)
+    case changedPropertyType(class: String, property: String, from: String, to: String)
+    case madeOptional(class: String, property: String)
+    case madeRequired(class: String, property: String)
+    case changedPrimaryKey(class: String, from: String?, to: String?)
+    case changedEmbedded(class: String, embedded: Bool)
+    case addedIndex(class: String, property: String)
+    case removedIndex(class: String, property: String)
+
+    /// Whether this change alone needs a schema version bump.
+    public var requiresMigration: Bool {
+        switch self {
+        case .addedClass, .removedClass, .addedIndex, .removedIndex: return false
+        default: return true
+        }
+    }
+
+    /// Realm's wording for the line of a "Migration is required" error.
+    public var description: String {
+        switch self {
+        case .addedClass(let c): return "Class '\(c)' has been added."
+        case .removedClass(let c): return "Class '\(c)' has been removed."
+        case let .addedProperty(c, p): return "Property '\(c).\(p)' has been added."
+        case let .removedProperty(c, p): return "Property '\(c).\(p)' has been removed."
+        case let .changedPropertyType(c, p, from, to): return "Property '\(c).\(p)' has been changed from '\(from)' to '\(to)'."
+        case let .madeOptional(c, p): return "Property '\(c).\(p)' has been made optional."
+        case let .madeRequired(c, p): return "Property '\(c).\(p)' has been made required."
+        case let .changedPrimaryKey(c, from, to):
+            switch (from, to) {
+            case (nil, let to?): return "Primary Key for class '\(c)' has been added: '\(to)'."
+            case (let from?, nil): return "Primary Key for class '\(c)' has been removed: '\(from)'."
+            default: return "Primary Key for class '\(c)' has changed from '\(from ?? "")' to '\(to ?? "")'."
+            }
+        case let .changedEmbedded(c, embedded):
+            return embedded ? "Class '\(c)' has been changed from top-level to embedded." : "Class '\(c)' has been changed from embedded to top-level."
+        case let .addedIndex(c, p): return "Property '\(c).\(p)' has been made indexed."
+        case let .removedIndex(c, p): return "Property '\(c).\(p)' has been made unindexed."
+        }
+    }
+}
+
+extension Schema {
+    /// The changes that turn `self` (stored) into `target` (configured), per class in target order.
+    /// Classes missing from `target` are reported as removed.
+    func changes(to target: Schema) -> [SchemaChange] {
+        var result = [SchemaChange]()
+        for newClass in target.objectSchemas {
+            guard let oldClass = self[newClass.className] else {
+                result.append(.addedClass(newClass.className))
+                continue
+            }
+            let c = newClass.className
+            if oldClass.isEmbedded != newClass.isEmbedded { result.append(.changedEmbedded(class: c, embedded: newClass.isEmbedded)) }
+            for newProperty in newClass.properties where newProperty.isPersisted {
+                guard let oldProperty = oldClass[newProperty.name], oldProperty.isPersisted else {
+                    result.append(.addedProperty(class: c, property: newProperty.name))
+                    continue
+                }
+                if oldProperty.type != newProperty.type || oldProperty.collection != newProperty.collection
+                    || oldProperty.objectClassName != newProperty.objectClassName {
+                    result.append(.changedPropertyType(class: c, property: newProperty.name, from: oldProperty.realmTypeName, to: newProperty.realmTypeName))
+                } else if oldProperty.isOptional != newProperty.isOptional {
+                    result.append(newProperty.isOptional ? .madeOptional(class: c, property: newProperty.name) : .madeRequired(class: c, property: newProperty.name))
+                }
+                if oldProperty.isIndexed != newProperty.isIndexed {
+                    result.append(newProperty.isIndexed ? .addedIndex(class: c, property: newProperty.name) : .removedIndex(class: c, property: newProperty.name))
+                }
+            }
+            for oldProperty in oldClass.properties where oldProperty.isPersisted {
+                if newClass[oldProperty.name]?.isPersisted != true {
+                    result.append(.removedProperty(class: c, property: oldProperty.name))
+                }
+            }
+            if oldClass.primaryKey != newClass.primaryKey {
+                result.append(.changedPrimaryKey(class: c, from: oldClass.primaryKey, to: newClass.primaryKey))
+            }
+        }
+        for oldClass in objectSchemas where target[oldClass.className] == nil {
+            result.append(.removedClass(oldClass.className))
+        }
+        return result
+    }
+}
