@@ -136,8 +136,10 @@ struct RealmCollectionStorage {
     func set(_ value: RealmValue, at index: Int) throws {
         let target = try row(at: index)
         let encoded = try encode(value, policy: .error, mode: .add)
-        try deleteOwnedObject(target.value)
         try realm.connection.run("UPDATE \(table) SET \(isMixed ? "value = ?, value__t = ?" : "value = ?") WHERE \"_row\" = ?", encoded + [.integer(target.row)])
+        // Only after the element points at the new value: deleting the replaced embedded object
+        // removes every element that still holds it, which would otherwise be this one.
+        try deleteOwnedObject(target.value)
         recordChange()
     }
 

@@ -274,12 +274,24 @@ public final class Results: Sequence {
     /// The smallest value of a property; nil when there are no objects (or only nils).
     public func min(ofProperty name: String) throws -> RealmValue? {
         let p = try aggregateProperty(name, "min", allowDates: true)
+        if p.type == .decimal128 { return try extremeDecimal(name, by: <) }
         return decodeAggregate(try aggregate("min", p), p)
     }
 
     public func max(ofProperty name: String) throws -> RealmValue? {
         let p = try aggregateProperty(name, "max", allowDates: true)
+        if p.type == .decimal128 { return try extremeDecimal(name, by: >) }
         return decodeAggregate(try aggregate("max", p), p)
+    }
+
+    /// Decimals are stored as text, which SQL compares and averages only as doubles (losing
+    /// digits past the 17th), so their min, max and average are computed exactly here, as `sum` is.
+    private func extremeDecimal(_ name: String, by isBetter: (Decimal128, Decimal128) -> Bool) throws -> RealmValue? {
+        var best: Decimal128?
+        try forEach { object in
+            if case .decimal128(let d) = try object.value(forKey: name), best.map({ isBetter(d, $0) }) ?? true { best = d }
+        }
+        return best.map { .decimal128($0) }
     }
 
     /// The sum of a property; zero of its type when there are no objects.
@@ -302,8 +314,14 @@ public final class Results: Sequence {
     /// The mean of a property (as a double); nil when there are no objects.
     public func average(ofProperty name: String) throws -> RealmValue? {
         let p = try aggregateProperty(name, "average", allowDates: false)
+        if p.type == .decimal128 {
+            var total = Decimal(0)
+            var count = 0
+            try forEach { if case .decimal128(let d) = try $0.value(forKey: name) { total += d.value; count += 1 } }
+            return count == 0 ? nil : .decimal128(Decimal128(total / Decimal(count)))
+        }
         guard case .real(let d)? = try aggregate("avg", p) else { return nil }
-        return p.type == .decimal128 ? .decimal128(Decimal128(d)) : .double(d)
+        return .double(d)
     }
 
     // MARK: Implicit writes (SwiftUI's `$results.append` / `.remove`)

@@ -17,6 +17,8 @@ public final class Migration {
     /// Properties renamed: class → old name → new name.
     var renamed: [String: [String: String]] = [:]
     private var deletedKeys: [String: Set<Int64>] = [:]
+    /// How many objects `enumerateObjects` visited, per class (for the migration report).
+    var enumeratedCounts: [String: Int] = [:]
 
     init(oldSchema: Schema, newSchema: Schema, realm: Realm) {
         self.oldSchema = oldSchema
@@ -41,6 +43,9 @@ public final class Migration {
         // walk are not old objects, and memory stays flat however many objects there are.
         let table = info.quotedTable
         guard let maxKey = try realm.connection.scalarInt("SELECT max(\"_key\") FROM \(table)") else { return }
+        let total = Int(try realm.connection.scalarInt("SELECT count(*) FROM \(table) WHERE \"_key\" <= ?", [.integer(maxKey)]) ?? 0)
+        let progress = realm.configuration.migrationProgress
+        var done = 0
         var after: Int64 = Int64.min
         while true {
             var batch = [Int64]()
@@ -52,7 +57,10 @@ public final class Migration {
                 let oldObject = oldInfo.map { DynamicObject(realm: realm, info: $0, key: key) }
                 let newObject = newInfo.map { DynamicObject(realm: realm, info: $0, key: key) }
                 try block(oldObject, newObject)
+                enumeratedCounts[className, default: 0] += 1
             }
+            done += batch.count
+            progress?(MigrationProgress(className: className, done: done, total: total))
         }
     }
 

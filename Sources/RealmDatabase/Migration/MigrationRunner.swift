@@ -13,18 +13,21 @@ struct MigrationRunner {
     let fileSchema: Schema
     let location: String
 
-    func run() throws {
+    /// Runs the migration and commits it (or, in a dry run, rolls it back), reporting what it did.
+    func run(dryRun: Bool = false) throws -> MigrationReport {
         try connection.execute("BEGIN IMMEDIATE")
         do {
-            try migrate()
-            try connection.execute("COMMIT")
+            var report = try migrate()
+            report.dryRun = dryRun
+            try connection.execute(dryRun ? "ROLLBACK" : "COMMIT")
+            return report
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
         }
     }
 
-    private func migrate() throws {
+    private func migrate() throws -> MigrationReport {
         // A realm in the new schema sharing this connection and its open transaction.
         let realm = Realm(configuration: configuration, connection: connection, schema: newSchema, fileSchema: fileSchema,
                           coordinator: FileCoordinator(location: location + "#migration"), frozenVersion: nil, ownsConnection: false)
@@ -114,6 +117,15 @@ struct MigrationRunner {
         stored.objectSchemas.removeAll { migration.droppedClasses.contains($0.className) }
         try storeSchema(connection, stored, version: configuration.schemaVersion)
         try connection.run("UPDATE _realm_meta SET value = value + 1 WHERE key = 'version'")
+
+        var report = MigrationReport(fromVersion: oldVersion, toVersion: configuration.schemaVersion, migrated: true, dryRun: false)
+        for (className, count) in migration.enumeratedCounts { report.classes[className, default: .init()].enumerated = count }
+        for (className, changes) in realm.transaction?.classes ?? [:] {
+            report.classes[className, default: .init()].created = changes.insertions.count
+            report.classes[className, default: .init()].deleted = changes.deletions.count
+            report.classes[className, default: .init()].changed = changes.modifications.count
+        }
+        return report
     }
 
     private func dropIndexes(of table: String) throws {
@@ -139,7 +151,8 @@ struct MigrationRunner {
         let fresh = p.defaultValue == nil && !p.isOptional && (p.type == .objectId || p.type == .uuid)
         let defaultValue = fresh ? .null : realm.defaultValue(p)
         var (stored, tag) = (SQLiteValue.null, SQLiteValue.null)
-        if p.type != .object {
+        // A fresh objectId/uuid has no column default: the column starts NULL and is filled below.
+        if p.type != .object && !fresh {
             (stored, tag) = try realm.encodeForStorage(defaultValue, property: p, info: info, policy: .error, mode: .copy)
         }
         try connection.execute("ALTER TABLE \(info.quotedTable) ADD COLUMN \(q(name)) \(StorageLayout.declaredType(p.type)) DEFAULT \(sqlLiteral(stored))")

@@ -38,8 +38,16 @@ extension Realm {
         public var maximumNumberOfActiveVersions: UInt?
         /// Called on open with the file's total and used bytes; true compacts (VACUUM) the file first.
         public var shouldCompactOnLaunch: ((Int, Int) -> Bool)?
-        /// Runs in the write transaction that creates a new file (used by subscriptions' `initialSubscriptions`).
+        /// Runs in the write transaction that creates a new file: a new realm is created with
+        /// its initial data whole, or not at all.
         public var initialDataBlock: ((Realm) throws -> Void)?
+        /// Fills the subscription set when the file is created (and on every open with `rerunOnOpen`).
+        public var initialSubscriptions: ((MutableSubscriptionSet) throws -> Void)?
+        /// Runs `initialSubscriptions` on every open, not only the first. The block must then be
+        /// idempotent: check `first(named:)` before appending.
+        public var rerunOnOpen = false
+        /// Told how far `enumerateObjects` has come, during a migration.
+        public var migrationProgress: ((MigrationProgress) -> Void)?
         /// Runs after every successful open (used by `rerunOnOpen` subscriptions and plugins' `onOpen`).
         public var onOpenBlock: ((Realm) throws -> Void)?
 

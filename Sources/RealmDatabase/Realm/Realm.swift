@@ -51,11 +51,15 @@ public final class Realm {
             transaction = ChangeSet()
             do {
                 try configuration.initialDataBlock?(self)
+                if let initial = configuration.initialSubscriptions { try subscriptions.update(initial) }
                 try commitWrite()
             } catch {
                 cancelWrite()
                 throw error
             }
+        }
+        else if configuration.rerunOnOpen, let initial = configuration.initialSubscriptions, !configuration.readOnly {
+            try subscriptions.update(initial)
         }
         if let onOpen = configuration.onOpenBlock { try onOpen(self) }
     }

@@ -8,6 +8,10 @@ import Foundation
 /// anything writes, and every change happens in one SQLite transaction that a failure rolls back.
 struct RealmOpener {
     let configuration: Realm.Configuration
+    /// Run a migration and roll it back (see `Realm.performMigration(for:dryRun:)`).
+    var dryRun = false
+
+    init(configuration: Realm.Configuration) { self.configuration = configuration }
 
     struct Opened {
         let connection: SQLiteConnection
@@ -16,6 +20,8 @@ struct RealmOpener {
         let location: String
         /// A new file: its creating transaction is still open, for `initialDataBlock`.
         let isNew: Bool
+        /// What the migration did, when one ran.
+        var report: MigrationReport? = nil
     }
 
     func open() throws -> Opened {
@@ -34,6 +40,13 @@ struct RealmOpener {
         let path = url.standardizedFileURL.path
         let folder = (path as NSString).deletingLastPathComponent
         var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: folder) && !configuration.readOnly
+            && folder == Realm.Configuration.defaultDataFolder.standardizedFileURL.path {
+            // The default data folder is the app's documents folder: it is created on first use, so
+            // the default realm (and per-user files beside it) open on a fresh install. Any other
+            // missing folder is an error.
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw RealmError(.fileAccess, "Unable to open a realm at path '\(path)': the folder '\(folder)' does not exist.")
         }
@@ -138,11 +151,11 @@ struct RealmOpener {
             return Opened(connection: connection, schema: configured, fileSchema: configured, location: location, isNew: false)
         }
         if versionRaised {
-            try MigrationRunner(connection: connection, configuration: configuration, oldSchema: stored.schema,
-                                oldVersion: stored.version, newSchema: configured, fileSchema: fileSchema,
-                                location: location).run()
+            let report = try MigrationRunner(connection: connection, configuration: configuration, oldSchema: stored.schema,
+                                             oldVersion: stored.version, newSchema: configured, fileSchema: fileSchema,
+                                             location: location).run(dryRun: dryRun)
             let after = try readStoredSchema(connection)?.schema ?? fileSchema
-            return Opened(connection: connection, schema: configured, fileSchema: after, location: location, isNew: false)
+            return Opened(connection: connection, schema: configured, fileSchema: after, location: location, isNew: false, report: report)
         }
         if needsMigration { throw mismatch(changes) }
         if !changes.isEmpty {

@@ -160,7 +160,9 @@ final class Statement {
         case .null: rc = sqlite3_bind_null(handle, index)
         case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
         case .real(let v): rc = sqlite3_bind_double(handle, index, v)
-        case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, sqliteTransient)
+        case .text(let v):
+            // With its byte length, not -1: a Swift string may hold NUL characters, which -1 would cut at.
+            rc = v.withCString { sqlite3_bind_text(handle, index, $0, Int32(v.utf8.count), sqliteTransient) }
         case .blob(let v):
             rc = v.withUnsafeBytes { raw in
                 sqlite3_bind_blob(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(v.count), sqliteTransient)

@@ -83,8 +83,9 @@ public enum SchemaChange: Equatable, CustomStringConvertible {
         case let .madeRequired(c, p): return "Property '\(c).\(p)' has been made required."
         case let .changedPrimaryKey(c, from, to):
             switch (from, to) {
-            case (nil, let to?): return "Primary Key for class '\(c)' has been added: '\(to)'."
-            case (let from?, nil): return "Primary Key for class '\(c)' has been removed: '\(from)'."
+            // Realm's wording names no property when a key is added or removed.
+            case (nil, _?): return "Primary Key for class '\(c)' has been added."
+            case (_?, nil): return "Primary Key for class '\(c)' has been removed."
             default: return "Primary Key for class '\(c)' has changed from '\(from ?? "")' to '\(to ?? "")'."
             }
         case let .changedEmbedded(c, embedded):

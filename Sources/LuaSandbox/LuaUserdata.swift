@@ -1,0 +1,122 @@
+import CLuaShim
+
+/// How Lua sees a host type: methods and metamethods implemented by Swift closures.
+///
+/// `methods` become the `__index` table (`dog:bark()`); `index` is called as `(self, key)` for
+/// keys that are not methods (`dog.name`). Any other metamethod goes in `metamethods` under its
+/// Lua name (`"__len"`, `"__pairs"`, `"__tostring"`, `"__eq"`, `"__lt"`, `"__le"`, `"__call"`,
+/// `"__concat"`, `"__close"`, ...). `__gc` and `__metatable` are the host's: the state releases
+/// the Swift object in its own `__gc`, and `__metatable` is set to the type name so
+/// `getmetatable(obj)` returns the name and scripts can neither reach nor change the metatable.
+public struct LuaMetatable {
+    public var methods: [String: LuaFunction]
+    public var index: LuaFunction?
+    public var newIndex: LuaFunction?
+    public var metamethods: [String: LuaFunction]
+
+    public init(
+        methods: [String: LuaFunction] = [:],
+        index: LuaFunction? = nil,
+        newIndex: LuaFunction? = nil,
+        metamethods: [String: LuaFunction] = [:]
+    ) {
+        self.methods = methods
+        self.index = index
+        self.newIndex = newIndex
+        self.metamethods = metamethods
+    }
+
+    /// Keys the host may not set through `metamethods`.
+    static let reserved: Set<String> = ["__gc", "__metatable", "__name", "__mode", "__index", "__newindex"]
+}
+
+extension LuaState {
+    /// Registers a Swift class as a Lua userdata type named `name` (shown in error messages,
+    /// `tostring`, `getmetatable`). One name per Swift type; a name can be registered once.
+    public func registerType<T: AnyObject>(_ type: T.Type, name: String, metatable: LuaMetatable) throws {
+        let L = try thread()
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        guard !name.isEmpty, !name.hasPrefix("rh."), !name.hasPrefix("_") else {
+            throw LuaError(.runtime, "invalid userdata type name '\(name)'")
+        }
+        guard userdataTypes[ObjectIdentifier(type)] == nil else {
+            throw LuaError(.runtime, "\(T.self) is already registered as '\(userdataTypes[ObjectIdentifier(type)] ?? "")'")
+        }
+        for key in metatable.metamethods.keys where LuaMetatable.reserved.contains(key) {
+            throw LuaError(.runtime, "metamethod \(key) cannot be set through LuaMetatable.metamethods")
+        }
+        try ensureStack(L, 6)
+        guard rh_new_object_metatable(L, name) != 0 else {
+            throw LuaError(.runtime, "a userdata type named '\(name)' already exists")
+        }
+        for (key, body) in metatable.metamethods {
+            pushFunction(L, body)
+            lua_setfield(L, -2, key)
+        }
+        if !metatable.methods.isEmpty {
+            lua_createtable(L, 0, Int32(clamping: metatable.methods.count))
+            for (key, body) in metatable.methods {
+                pushFunction(L, body)
+                lua_setfield(L, -2, key)
+            }
+            if let index = metatable.index {
+                pushFunction(L, index)
+                rh_push_index_with_methods(L)
+            }
+            lua_setfield(L, -2, "__index")
+        } else if let index = metatable.index {
+            pushFunction(L, index)
+            lua_setfield(L, -2, "__index")
+        }
+        if let newIndex = metatable.newIndex {
+            pushFunction(L, newIndex)
+            lua_setfield(L, -2, "__newindex")
+        }
+        userdataTypes[ObjectIdentifier(type)] = name
+        userdataNames.insert(name)
+    }
+
+    /// The Lua name `T` was registered under.
+    public func typeName<T: AnyObject>(of type: T.Type) throws -> String {
+        guard let name = userdataTypes[ObjectIdentifier(type)] else {
+            throw LuaError(.runtime, "host type \(T.self) is not registered with this Lua state")
+        }
+        return name
+    }
+
+    /// A userdata reference holding `object` (retained until Lua collects the userdata or the
+    /// state closes). Each call makes a new userdata: give the type an `__eq` metamethod if
+    /// scripts compare objects.
+    public func makeUserdata<T: AnyObject>(_ object: T) throws -> LuaUserdataRef {
+        let L = try thread()
+        try pushUserdata(L, object, typeName: typeName(of: T.self))
+        return LuaUserdataRef(control: control, ref: luaL_ref(L, rh_lua_registryindex()))
+    }
+
+    /// The Swift object in a userdata reference, if it holds a `T`.
+    public func object<T: AnyObject>(_ userdata: LuaUserdataRef, as type: T.Type) throws -> T? {
+        let L = try thread()
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        try pushRef(L, userdata)
+        return object(L, at: -1, typeName: try typeName(of: type)) as? T
+    }
+
+    func pushUserdata(_ L: OpaquePointer, _ object: AnyObject, typeName: String) throws {
+        guard userdataNames.contains(typeName) else {
+            throw LuaError(.runtime, "no userdata type named '\(typeName)' is registered")
+        }
+        try ensureStack(L, 3)
+        let retained = Unmanaged.passRetained(object).toOpaque()
+        guard rh_push_object(L, retained, typeName) != 0 else {
+            Unmanaged<AnyObject>.fromOpaque(retained).release()
+            throw LuaError(.runtime, "no userdata type named '\(typeName)' is registered")
+        }
+    }
+
+    func object(_ L: OpaquePointer, at index: Int32, typeName: String) -> AnyObject? {
+        guard lua_checkstack(L, 2) != 0, let pointer = rh_test_object(L, index, typeName) else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue()
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// Prints measurements as JSON lines or as an aligned table.
+enum Report {
+    // MARK: JSON
+
+    /// One object per line, keys in a fixed order (JSONSerialization would shuffle them).
+    static func json(_ m: Measurement) -> String {
+        var fields: [(String, String)] = [("workload", quote(m.name))]
+        if let reason = m.skipped {
+            fields += [("ours_s", "null"), ("baseline", quote(m.baseline)), ("baseline_s", "null"), ("ratio", "null"),
+                       ("peak_rss_mb", "null"), ("target", number(m.target, 2)), ("pass", "null"), ("skipped", quote(reason))]
+        } else {
+            fields += [
+                ("ours_s", number(m.ours.bestSeconds, 6)),
+                ("baseline", quote(m.baseline)),
+                ("baseline_s", number(m.raw.bestSeconds, 6)),
+                ("ratio", m.ratio.map { number($0, 3) } ?? "null"),
+                ("peak_rss_mb", m.ours.memory.peakMB.map { number($0, 1) } ?? "null"),
+                ("baseline_peak_rss_mb", m.raw.memory.peakMB.map { number($0, 1) } ?? "null"),
+                ("rss_increase_mb", m.ours.memory.increaseMB.map { number($0, 1) } ?? "null"),
+                ("baseline_rss_increase_mb", m.raw.memory.increaseMB.map { number($0, 1) } ?? "null"),
+                ("target", number(m.target, 2)),
+                ("pass", m.passed.map { $0 ? "true" : "false" } ?? "null"),
+                ("size", String(m.size)),
+                ("runs", String(m.runs)),
+            ]
+            if let mismatch = m.mismatch { fields.append(("mismatch", quote(mismatch))) }
+        }
+        return "{" + fields.map { "\(quote($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
+    }
+
+    static func number(_ v: Double, _ decimals: Int) -> String {
+        v.isFinite ? String(format: "%.\(decimals)f", v) : "null"
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out + "\""
+    }
+
+    // MARK: Table
+
+    static func table(_ rows: [Measurement]) -> String {
+        let header = ["workload", "size", "ours s", "baseline", "baseline s", "ratio", "target", "result", "peak RSS MB ours/raw", "+RSS MB ours/raw"]
+        var lines = [[String]]()
+        var notes = [String]()
+        for m in rows {
+            if let reason = m.skipped {
+                lines.append([m.name, "", "", m.baseline, "", "", "≤ " + number(m.target, 1), "skipped", "", ""])
+                notes.append("\(m.name) skipped: \(reason)")
+                continue
+            }
+            let result = m.passed.map { $0 ? "pass" : "FAIL" } ?? "?"
+            lines.append([
+                m.name, String(m.size),
+                number(m.ours.bestSeconds, 4), m.baseline, number(m.raw.bestSeconds, 4),
+                m.ratio.map { number($0, 2) } ?? "?", "≤ " + number(m.target, 1),
+                m.mismatch == nil ? result : result + " (!)",
+                pair(m.ours.memory.peakMB, m.raw.memory.peakMB),
+                pair(m.ours.memory.increaseMB, m.raw.memory.increaseMB),
+            ])
+            if let mismatch = m.mismatch { notes.append("\(m.name): \(mismatch)") }
+        }
+        let all = [header] + lines
+        // Width in Characters, so "≤" counts as one column.
+        let widths = header.indices.map { i in all.map { $0[i].count }.max() ?? 0 }
+        let numeric: Set<Int> = [1, 2, 4, 5, 8, 9]
+        func render(_ row: [String]) -> String {
+            row.enumerated().map { i, cell in
+                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                return numeric.contains(i) ? pad + cell : cell + pad
+            }.joined(separator: "  ")
+        }
+        var out = [render(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+        out += lines.map(render)
+        out += notes.map { "note: " + $0 }
+        return out.joined(separator: "\n")
+    }
+
+    private static func pair(_ a: Double?, _ b: Double?) -> String {
+        "\(a.map { number($0, 1) } ?? "?") / \(b.map { number($0, 1) } ?? "?")"
+    }
+}

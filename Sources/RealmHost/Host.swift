@@ -1,0 +1,174 @@
+import Foundation
+import LuaSandbox
+import RealmDatabase
+import RealmLua
+
+/// The host: many users' realms in one process.
+///
+/// Each user's realm is `<data folder>/<user>.realm`, opened with the plugins' schema, version,
+/// migrations and initial subscriptions. Tenants are cached (least recently used closed first);
+/// work for different tenants runs in parallel, work for one tenant is serialized.
+public final class Host: @unchecked Sendable {
+    public let options: HostOptions
+    public let registry: PluginRegistry
+    private let cache = Locked(TenantCache())
+
+    struct TenantCache {
+        var tenants: [String: Tenant] = [:]
+        var order: [String] = []   // least recently used first
+    }
+
+    /// Creates the data folder if needed, applies `host.lua`, and loads and checks the plugins.
+    public init(options: HostOptions) throws {
+        var options = options
+        do {
+            try FileManager.default.createDirectory(at: options.dataFolder, withIntermediateDirectories: true)
+        } catch {
+            throw HostError.io("Cannot create the data folder '\(options.dataFolder.path)': \(error.localizedDescription)")
+        }
+        try HostConfigurationFile.apply(to: &options)
+        self.options = options
+        registry = try PluginRegistry(folders: options.pluginFolders, limits: options.limits)
+    }
+
+    public var dataFolder: URL { options.dataFolder }
+
+    /// The file of a user's realm (the seed's recipe: the default file's folder, the user name, `.realm`).
+    public func fileURL(for user: String) throws -> URL {
+        try UserName.validate(user)
+        var url = dataFolder.appendingPathComponent("default.realm")
+        url.deleteLastPathComponent()
+        url.appendPathComponent(user)
+        url.appendPathExtension("realm")
+        return url
+    }
+
+    /// The realm files a user's scripts may open: `<user>.realm` and `<user>.<name>.realm` in the
+    /// data folder, never through a symbolic link.
+    func fileAccessPolicy(for user: String) -> (URL) throws -> Void {
+        let folder = dataFolder.standardizedFileURL.path
+        return { url in
+            let path = url.standardizedFileURL.path
+            let name = (path as NSString).lastPathComponent
+            guard (path as NSString).deletingLastPathComponent == folder,
+                  name == "\(user).realm" || (name.hasPrefix("\(user).") && name.hasSuffix(".realm")) else {
+                throw LuaError(.sandbox, "user '\(user)' may only open its own realm files ('\(user).realm' or '\(user).<name>.realm' in the data folder), not '\(url.path)'")
+            }
+            if let type = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType, type == .typeSymbolicLink {
+                throw LuaError(.sandbox, "'\(name)' is a symbolic link; realm files must be regular files")
+            }
+        }
+    }
+
+    /// A new runtime for a user with the plugins loaded and the user's configuration as its default.
+    func makeRuntime(for user: String) throws -> (RealmLuaRuntime, [LoadedPlugin], Realm.Configuration) {
+        let url = try fileURL(for: user)
+        try fileAccessPolicy(for: user)(url)
+        let runtime = try RealmLuaRuntime(userName: user, folder: dataFolder, defaultConfiguration: Realm.Configuration(fileURL: url),
+                                          limits: options.limits(for: user))
+        runtime.fileAccessPolicy = fileAccessPolicy(for: user)
+        let plugins = try registry.plugins.map { try PluginLoader.load(folder: $0.folder, into: runtime) }
+        let configuration = self.configuration(fileURL: url, runtime: runtime, plugins: plugins)
+        runtime.setDefaultConfiguration(configuration)
+        return (runtime, plugins, configuration)
+    }
+
+    /// The configuration of a user's realm: the plugins' schema and version; a migration block
+    /// running each plugin's `migration` function and its numbered migration files for every
+    /// version step; the plugins' initial subscriptions and `onOpen`.
+    func configuration(fileURL: URL, runtime: RealmLuaRuntime, plugins: [LoadedPlugin]) -> Realm.Configuration {
+        var c = Realm.Configuration(fileURL: fileURL)
+        c.schema = registry.schema
+        c.schemaVersion = registry.schemaVersion
+        let target = registry.schemaVersion
+        if plugins.contains(where: { $0.migration != nil || !$0.manifest.migrationFiles.isEmpty }) {
+            c.migrationBlock = { [weak runtime] migration, oldVersion in
+                guard let runtime else { throw RealmError(.migration, "The tenant's Lua runtime is gone.") }
+                let value = try runtime.luaValue(migration)
+                for plugin in plugins {
+                    if let f = plugin.migration { try runtime.state.call(f, [value, .integer(Int64(oldVersion))]) }
+                    for (version, file) in plugin.manifest.migrationFiles.sorted(by: { $0.key < $1.key }) where version > oldVersion && version <= target {
+                        let chunk = try runtime.state.loadFile(file.path, chunkName: "@" + PluginLoader.displayPath(file), environment: plugin.environment)
+                        guard case .function(let step)? = try runtime.state.call(chunk).first else {
+                            throw HostError.plugin("\(file.path): a migration file must return a function(migration, oldSchemaVersion)")
+                        }
+                        try runtime.state.call(step, [value, .integer(Int64(oldVersion))])
+                    }
+                }
+            }
+        }
+        let subscriptionBlocks = plugins.compactMap(\.initialSubscriptions)
+        if !subscriptionBlocks.isEmpty {
+            c.initialSubscriptions = { [weak runtime] subs in
+                guard let runtime else { return }
+                let value = try runtime.luaValue(subs)
+                for f in subscriptionBlocks { try runtime.state.call(f, [value]) }
+            }
+        }
+        let onOpen = plugins.compactMap(\.onOpen)
+        if !onOpen.isEmpty {
+            c.onOpenBlock = { [weak runtime] realm in
+                guard let runtime else { return }
+                let value = try runtime.luaValue(realm)
+                for f in onOpen { try runtime.state.call(f, [value]) }
+            }
+        }
+        return c
+    }
+
+    /// Opens (or takes from the cache) a user's tenant and runs `body` with it, serialized with
+    /// any other work on the same tenant.
+    public func withTenant<T>(_ user: String, _ body: (Tenant) throws -> T) throws -> T {
+        let tenant = try tenant(user)
+        tenant.lock.lock()
+        defer { tenant.lock.unlock() }
+        return try body(tenant)
+    }
+
+    private func tenant(_ user: String) throws -> Tenant {
+        try UserName.validate(user)
+        if let cached = cache.withLock({ c -> Tenant? in
+            guard let t = c.tenants[user] else { return nil }
+            c.order.removeAll { $0 == user }
+            c.order.append(user)
+            return t
+        }) { return cached }
+        let (runtime, plugins, configuration) = try makeRuntime(for: user)
+        let realm: Realm
+        do {
+            realm = try Realm(configuration: configuration)
+        } catch {
+            throw HostError.configuration("Cannot open the realm of user '\(user)': \(error)")
+        }
+        try runtime.bind(realm)
+        let tenant = Tenant(name: user, runtime: runtime, realm: realm, plugins: plugins)
+        return cache.withLock { c in
+            if let raced = c.tenants[user] { return raced }
+            c.tenants[user] = tenant
+            c.order.append(user)
+            while c.order.count > options.cacheSize, let oldest = c.order.first {
+                c.order.removeFirst()
+                c.tenants[oldest] = nil   // closed when its last user lets go
+            }
+            return tenant
+        }
+    }
+
+    /// The tenants open right now, least recently used first.
+    public var openTenants: [String] { cache.withLock { $0.order } }
+
+    /// Closes every cached tenant (their realms close when no one uses them any more).
+    public func closeAll() { cache.withLock { $0 = TenantCache() } }
+}
+
+/// A value behind a lock, for state that holds non-Sendable objects (tenants) shared by threads.
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

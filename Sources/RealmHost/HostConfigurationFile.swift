@@ -1,0 +1,82 @@
+import Foundation
+import LuaSandbox
+
+/// `host.lua` in the data folder: a Lua chunk returning
+/// ```lua
+/// return {
+///   limits = { timeSeconds = 10, memoryMiB = 256, instructions = nil },
+///   users = { alice = { limits = { timeSeconds = 30 } } },
+///   cacheSize = 64,
+///   plugins = { "plugins", "/srv/more-plugins" },   -- relative to the data folder's parent
+/// }
+/// ```
+/// It runs in an empty sandbox with a short time limit; errors name the file and the field.
+enum HostConfigurationFile {
+    static func apply(to options: inout HostOptions) throws {
+        let file = options.dataFolder.appendingPathComponent("host.lua")
+        guard FileManager.default.fileExists(atPath: file.path) else { return }
+        let path = file.path
+        let state = try LuaState(limits: LuaLimits(memory: 16 << 20, instructions: 10_000_000, time: .seconds(2)))
+        let table: LuaTable
+        do {
+            let chunk = try state.loadFile(path, environment: try state.newTable())
+            guard case .table(let ref)? = try state.call(chunk).first else { throw HostError.configuration("\(path): host.lua must return a table") }
+            table = try state.copy(ref, maxDepth: 4)
+        } catch let e as HostError {
+            throw e
+        } catch {
+            throw HostError.configuration("\(path): \(error)")
+        }
+        if case .plainTable(let limits) = table["limits"] {
+            options.limits = try parseLimits(limits, base: options.limits, where: "\(path): field 'limits'")
+        } else if !table["limits"].isNil {
+            throw HostError.configuration("\(path): field 'limits' must be a table")
+        }
+        if case .plainTable(let users) = table["users"] {
+            for (k, v) in users.hash {
+                guard case .string(let user) = k, case .plainTable(let u) = v else {
+                    throw HostError.configuration("\(path): field 'users' must map user names to tables")
+                }
+                if case .plainTable(let limits) = u["limits"] {
+                    options.userLimits[user] = try parseLimits(limits, base: options.limits, where: "\(path): field 'users.\(user).limits'")
+                }
+            }
+        }
+        switch table["cacheSize"] {
+        case .nil: break
+        case .integer(let n) where n > 0: options.cacheSize = Int(n)
+        default: throw HostError.configuration("\(path): field 'cacheSize' must be a positive integer")
+        }
+        switch table["plugins"] {
+        case .nil: break
+        case .plainTable(let list):
+            let base = options.dataFolder.deletingLastPathComponent()
+            options.pluginFolders = try list.array.map {
+                guard case .string(let p) = $0 else { throw HostError.configuration("\(path): field 'plugins' must be a list of folders") }
+                return p.hasPrefix("/") ? URL(fileURLWithPath: p) : base.appendingPathComponent(p)
+            }
+        default: throw HostError.configuration("\(path): field 'plugins' must be a list of folders")
+        }
+    }
+
+    static func parseLimits(_ t: LuaTable, base: LuaLimits, where place: String) throws -> LuaLimits {
+        var limits = base
+        switch t["timeSeconds"] {
+        case .nil: break
+        case .integer(let s) where s > 0: limits.time = .seconds(s)
+        case .number(let s) where s > 0: limits.time = .milliseconds(Int64(s * 1000))
+        default: throw HostError.configuration("\(place).timeSeconds must be a positive number")
+        }
+        switch t["memoryMiB"] {
+        case .nil: break
+        case .integer(let m) where m > 0: limits.memory = Int(m) << 20
+        default: throw HostError.configuration("\(place).memoryMiB must be a positive integer")
+        }
+        switch t["instructions"] {
+        case .nil: break
+        case .integer(let n) where n > 0: limits.instructions = Int(n)
+        default: throw HostError.configuration("\(place).instructions must be a positive integer")
+        }
+        return limits
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import RealmDatabase
+
+/// The outcome of migrating one tenant.
+public struct TenantMigrationResult {
+    public let user: String
+    public let report: MigrationReport?
+    public let error: String?
+    public var succeeded: Bool { error == nil }
+}
+
+extension Host {
+    /// Brings tenants' realms to the plugins' schema version, each in its own transaction: one
+    /// tenant's failure is reported and leaves it untouched, the others migrated. Tenants run in
+    /// parallel (as many at once as there are cores). With `dryRun` every migration is rolled back.
+    public func migrate(users: [String], dryRun: Bool = false,
+                        progress: (@Sendable (String, MigrationProgress) -> Void)? = nil) -> [TenantMigrationResult] {
+        let results = Locked<[Int: TenantMigrationResult]>([:])
+        let workers = max(1, min(users.count, ProcessInfo.processInfo.activeProcessorCount))
+        let next = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let i = next.withLock { n -> Int in defer { n += 1 }; return n }
+                guard i < users.count else { return }
+                let result = migrateOne(users[i], dryRun: dryRun, progress: progress)
+                results.withLock { $0[i] = result }
+            }
+        }
+        return results.withLock { r in users.indices.compactMap { r[$0] } }
+    }
+
+    func migrateOne(_ user: String, dryRun: Bool, progress: (@Sendable (String, MigrationProgress) -> Void)?) -> TenantMigrationResult {
+        do {
+            let url = try fileURL(for: user)
+            // A tenant already at the target version needs no Lua at all: read its version directly.
+            if !dryRun, FileManager.default.fileExists(atPath: url.path),
+               let stored = try? Realm.storedSchemaVersion(at: url), stored == registry.schemaVersion {
+                return TenantMigrationResult(user: user, report: MigrationReport(fromVersion: stored, toVersion: stored, migrated: false, dryRun: false), error: nil)
+            }
+            var (runtime, _, configuration) = try makeRuntime(for: user)
+            if let progress { configuration.migrationProgress = { progress(user, $0) } }
+            let report = try withExtendedLifetime(runtime) { try Realm.performMigration(for: configuration, dryRun: dryRun) }
+            return TenantMigrationResult(user: user, report: report, error: nil)
+        } catch {
+            return TenantMigrationResult(user: user, report: nil, error: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import LuaSandbox
+
+/// How a host runs: where data and plugins are, the limits of scripts, the size of the realm cache.
+/// Defaults can be overridden by `host.lua` in the data folder (see `HostConfigurationFile`).
+public struct HostOptions {
+    public var dataFolder: URL
+    public var pluginFolders: [URL]
+    /// Limits of every script call (REPL line, plugin command, migration step).
+    public var limits: LuaLimits
+    /// Per-user limits (from `host.lua`), replacing `limits` for those users.
+    public var userLimits: [String: LuaLimits] = [:]
+    /// How many tenants stay open at once; the least recently used is closed past it.
+    public var cacheSize: Int
+
+    public init(dataFolder: URL, pluginFolders: [URL] = [], limits: LuaLimits = .default, cacheSize: Int = 64) {
+        self.dataFolder = dataFolder
+        self.pluginFolders = pluginFolders
+        self.limits = limits
+        self.cacheSize = cacheSize
+    }
+
+    /// The data folder: `--data`, else `$REALM_HOST_DATA`, else `./data`.
+    public static func defaultDataFolder(_ option: String?) -> URL {
+        if let option, !option.isEmpty { return URL(fileURLWithPath: option, isDirectory: true).standardizedFileURL }
+        if let env = ProcessInfo.processInfo.environment["REALM_HOST_DATA"], !env.isEmpty {
+            return URL(fileURLWithPath: env, isDirectory: true).standardizedFileURL
+        }
+        return URL(fileURLWithPath: "data", isDirectory: true).standardizedFileURL
+    }
+
+    func limits(for user: String) -> LuaLimits { userLimits[user] ?? limits }
+}

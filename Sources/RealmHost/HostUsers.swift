@@ -1,0 +1,47 @@
+import Foundation
+import RealmDatabase
+
+/// A user of the host as `realm-host users` lists it.
+public struct UserInfo: Equatable {
+    public let name: String
+    public let schemaVersion: UInt64
+    /// Objects per class.
+    public let objectCounts: [String: Int]
+    /// The realm file's size with its write-ahead log, in bytes.
+    public let fileSize: Int
+    /// Set when the file could not be read.
+    public let error: String?
+}
+
+extension Host {
+    /// The users with a realm file in the data folder, by name.
+    public func userNames() throws -> [String] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: dataFolder.path)
+        return names.filter { $0.hasSuffix(".realm") }
+            .map { String($0.dropLast(".realm".count)) }
+            .filter { (try? UserName.validate($0)) != nil && !$0.contains(".") }
+            .sorted()
+    }
+
+    /// Each user's schema version, object counts and file size (files are opened read-only).
+    public func users() throws -> [UserInfo] {
+        try userNames().map { try info(for: $0) }
+    }
+
+    public func info(for user: String) throws -> UserInfo {
+        let url = try fileURL(for: user)
+        let size = ["", "-wal"].reduce(0) { total, suffix in
+            total + ((try? FileManager.default.attributesOfItem(atPath: url.path + suffix)[.size] as? Int) ?? 0)
+        }
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url, readOnly: true))
+            var counts = [String: Int]()
+            for objectSchema in realm.schema.objectSchemas where !objectSchema.isEmbedded {
+                counts[objectSchema.className] = try realm.objects(objectSchema.className).countObjects()
+            }
+            return UserInfo(name: user, schemaVersion: realm.schemaVersion, objectCounts: counts, fileSize: size, error: nil)
+        } catch {
+            return UserInfo(name: user, schemaVersion: 0, objectCounts: [:], fileSize: size, error: "\(error)")
+        }
+    }
+}

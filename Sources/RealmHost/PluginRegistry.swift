@@ -1,0 +1,62 @@
+import Foundation
+import LuaSandbox
+import RealmDatabase
+import RealmLua
+
+/// The plugins of a host: found in the plugin folders, validated once, their schemas merged.
+public struct PluginRegistry {
+    public let plugins: [PluginManifest]
+    /// Every plugin's classes together.
+    public let schema: Schema
+    /// The realm schema version: the highest of the plugins'.
+    public let schemaVersion: UInt64
+
+    /// Finds `*/plugin.lua` under each folder and loads each plugin once (in a scratch state) to check it.
+    public init(folders: [URL], limits: LuaLimits = .default) throws {
+        var found = [URL]()
+        for folder in folders {
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("plugin.lua").path) {
+                found.append(folder)
+                continue
+            }
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { continue }
+            for name in names.sorted() where !name.hasPrefix(".") {
+                let dir = folder.appendingPathComponent(name, isDirectory: true)
+                if FileManager.default.fileExists(atPath: dir.appendingPathComponent("plugin.lua").path) { found.append(dir) }
+            }
+        }
+        var manifests = [PluginManifest]()
+        for dir in found {
+            let scratch = try RealmLuaRuntime(userName: "plugin-check", folder: FileManager.default.temporaryDirectory,
+                                              defaultConfiguration: Realm.Configuration(inMemoryIdentifier: "plugin-check"), limits: limits)
+            let loaded = try PluginLoader.load(folder: dir, into: scratch)
+            if let other = manifests.first(where: { $0.name == loaded.manifest.name }) {
+                throw HostError.plugin("\(loaded.manifest.manifestPath): a plugin named '\(other.name)' is already loaded from \(other.manifestPath)")
+            }
+            manifests.append(loaded.manifest)
+        }
+        try self.init(manifests: manifests)
+    }
+
+    init(manifests: [PluginManifest]) throws {
+        var classes = [ObjectSchema]()
+        var owner = [String: PluginManifest]()
+        for m in manifests {
+            for objectSchema in m.schema.objectSchemas {
+                if let i = classes.firstIndex(where: { $0.className == objectSchema.className }) {
+                    guard classes[i] == objectSchema else {
+                        throw HostError.plugin("\(m.manifestPath): class '\(objectSchema.className)' is also declared, differently, by plugin '\(owner[objectSchema.className]?.name ?? "?")' (\(owner[objectSchema.className]?.manifestPath ?? "?"))")
+                    }
+                    continue
+                }
+                classes.append(objectSchema)
+                owner[objectSchema.className] = m
+            }
+        }
+        let schema = Schema(classes)
+        do { try schema.validate() } catch { throw HostError.plugin("plugins: the merged schema is invalid: \(error)") }
+        plugins = manifests
+        self.schema = schema
+        schemaVersion = manifests.map(\.schemaVersion).max() ?? 0
+    }
+}

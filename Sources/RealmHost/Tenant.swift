@@ -1,0 +1,37 @@
+import Foundation
+import LuaSandbox
+import RealmDatabase
+import RealmLua
+
+/// One user of the host: a Lua runtime of its own (the plugins loaded into it, `realm` bound to the
+/// user's realm) and the realm. A tenant is used by one thread at a time (`Host.withTenant`).
+public final class Tenant {
+    public let name: String
+    public let runtime: RealmLuaRuntime
+    public let realm: Realm
+    let plugins: [LoadedPlugin]
+    /// Serializes the work of this tenant.
+    let lock = NSLock()
+
+    init(name: String, runtime: RealmLuaRuntime, realm: Realm, plugins: [LoadedPlugin]) {
+        self.name = name
+        self.runtime = runtime
+        self.realm = realm
+        self.plugins = plugins
+    }
+
+    /// The plugin commands this tenant can run (`.name args` in the REPL), by name.
+    public var commandNames: [String] { plugins.flatMap { $0.commands.keys }.sorted() }
+
+    /// The plugin that provides a command, with its description.
+    public func commandPlugin(_ name: String) -> String? { plugins.first { $0.commands[name] != nil }?.manifest.name }
+
+    /// Runs a plugin command with `realm` and the string arguments.
+    @discardableResult
+    public func runCommand(_ name: String, arguments: [String]) throws -> [LuaValue] {
+        guard let function = plugins.lazy.compactMap({ $0.commands[name] }).first else {
+            throw HostError.plugin("No command '.\(name)'. Commands: \(commandNames.map { "." + $0 }.joined(separator: ", "))")
+        }
+        return try runtime.call(function, [try runtime.luaValue(realm)] + arguments.map { .string($0) })
+    }
+}

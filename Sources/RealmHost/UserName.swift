@@ -1,0 +1,44 @@
+import Foundation
+
+/// Tenant (user) names, checked before any file is touched: a name becomes `<name>.realm` in the
+/// data folder, so it must not be able to point anywhere else.
+public enum UserName {
+    public static let maximumLength = 64
+
+    /// Throws a clear error naming what is wrong with `name`.
+    public static func validate(_ name: String) throws {
+        func bad(_ why: String) -> HostError { HostError.badUserName("Invalid user name '\(name.debugDescription.dropFirst().dropLast())': \(why).") }
+        guard !name.isEmpty else { throw bad("it is empty") }
+        guard name.utf8.count <= maximumLength else { throw bad("it is longer than \(maximumLength) bytes") }
+        guard !name.hasPrefix(".") else { throw bad("it starts with a dot") }
+        guard !name.contains("/"), !name.contains("\\") else { throw bad("it contains a path separator") }
+        guard !name.contains("..") else { throw bad("it contains '..'") }
+        for scalar in name.unicodeScalars {
+            if scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                || scalar.properties.generalCategory == .lineSeparator || scalar.properties.generalCategory == .paragraphSeparator {
+                throw bad("it contains a control or invisible character (U+\(String(scalar.value, radix: 16, uppercase: true)))")
+            }
+            if scalar.properties.isWhitespace && scalar != " " { throw bad("it contains whitespace other than a space") }
+            if ":*?\"<>|".unicodeScalars.contains(scalar) { throw bad("it contains '\(scalar)'") }
+        }
+        guard name.unicodeScalars.first?.properties.isWhitespace != true, name.unicodeScalars.last?.properties.isWhitespace != true else {
+            throw bad("it starts or ends with a space")
+        }
+        // Two spellings of one name must not be two tenants: only NFC names are accepted.
+        guard name.unicodeScalars.elementsEqual(name.precomposedStringWithCanonicalMapping.unicodeScalars) else { throw bad("it is not in Unicode normal form C") }
+    }
+}
+
+/// Errors of the host, with messages that name what and where.
+public enum HostError: Error, CustomStringConvertible, Equatable {
+    case badUserName(String)
+    case plugin(String)
+    case configuration(String)
+    case io(String)
+
+    public var description: String {
+        switch self {
+        case .badUserName(let m), .plugin(let m), .configuration(let m), .io(let m): return m
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import LuaSandbox
+import RealmDatabase
+
+/// `Realm.Configuration`: a value (reading `defaultConfiguration` or `realm.configuration` gives a
+/// copy; assigning `Realm.Configuration.defaultConfiguration` changes what `Realm()` opens), and
+/// `user:flexibleSyncConfiguration{ initialSubscriptions = …, rerunOnOpen = … }`.
+extension RealmLuaRuntime {
+    func registerConfiguration() throws {
+        try state.registerType(ConfigurationBox.self, name: "Configuration", metatable: LuaMetatable(
+            index: { [unowned self] ctx in
+                let box = try ctx.userdata(1, as: ConfigurationBox.self)
+                return try ctx.returning(try configurationField(box, try ctx.string(2)))
+            },
+            newIndex: { [unowned self] ctx in
+                let box = try ctx.userdata(1, as: ConfigurationBox.self)
+                try setConfigurationField(box, try ctx.string(2), ctx.argument(3))
+                return 0
+            },
+            metamethods: ["__tostring": { ctx in
+                let c = try ctx.userdata(1, as: ConfigurationBox.self).configuration
+                return try ctx.returning(.string("Realm.Configuration(\(c.inMemoryIdentifier.map { "inMemoryIdentifier = \($0)" } ?? "fileURL = \(c.fileURL?.lastPathComponent ?? "nil")"), schemaVersion = \(c.schemaVersion))"))
+            }]))
+
+        try state.registerType(UserBox.self, name: "User", metatable: LuaMetatable(
+            methods: ["flexibleSyncConfiguration": { [unowned self] ctx in
+                let options = try ctx.optionalTable(2).map { try state.copy($0) } ?? LuaTable()
+                let box = defaultConfiguration.copy()
+                if case .function(let f) = options["initialSubscriptions"] { box.initialSubscriptions = f }
+                else if !options["initialSubscriptions"].isNil { throw ctx.argumentError(2, "'initialSubscriptions' must be a function") }
+                box.configuration.rerunOnOpen = options["rerunOnOpen"].boolValue ?? false
+                return try ctx.returning(try self.box(box))
+            }],
+            index: { ctx in
+                let user = try ctx.userdata(1, as: UserBox.self)
+                return try ctx.returning(ctx.argument(2).stringValue == "name" ? .string(user.name) : .nil)
+            },
+            metamethods: ["__tostring": { ctx in try ctx.returning(.string("User(\(try ctx.userdata(1, as: UserBox.self).name))")) }]))
+        try state.setGlobal("user", try box(UserBox(userName)))
+
+        // Realm and Realm.Configuration are tables with metatables, built in Lua from these functions.
+        let openRealm = try state.makeFunction { [unowned self] ctx in
+            let box: ConfigurationBox
+            if ctx.isNil(1) { box = defaultConfiguration } else { box = try ctx.userdata(1, as: ConfigurationBox.self) }
+            return try ctx.returning(try self.box(RealmBox(try open(box))))
+        }
+        let getDefault = try state.makeFunction { [unowned self] ctx in try ctx.returning(try box(defaultConfiguration.copy())) }
+        let setDefault = try state.makeFunction { [unowned self] ctx in
+            defaultConfiguration = try ctx.userdata(1, as: ConfigurationBox.self).copy()
+            return 0
+        }
+        let newConfiguration = try state.makeFunction { [unowned self] ctx in
+            let box = defaultConfiguration.copy()
+            if let fields = try ctx.optionalTable(1) {
+                let t = try state.copy(fields, maxDepth: 1)
+                for (k, _) in t.hash {
+                    guard let key = k.stringValue else { throw ctx.argumentError(1, "configuration fields must be named") }
+                    try setConfigurationField(box, key, try state.get(fields, k))
+                }
+            }
+            return try ctx.returning(try self.box(box))
+        }
+        _ = try state.call(try state.load("""
+            local open, getDefault, setDefault, newConfiguration = ...
+            local Configuration = setmetatable({}, {
+              __index = function(_, k) if k == "defaultConfiguration" then return getDefault() end end,
+              __newindex = function(_, k, v)
+                if k ~= "defaultConfiguration" then error("Realm.Configuration has no field '" .. tostring(k) .. "' to set", 2) end
+                setDefault(v)
+              end,
+              __call = function(_, fields) return newConfiguration(fields) end,
+              __metatable = "Realm.Configuration",
+            })
+            Realm = setmetatable({ Configuration = Configuration }, {
+              __call = function(_, config) return open(config) end,
+              __metatable = "Realm",
+            })
+            """, chunkName: "=realm-api"), [.function(openRealm), .function(getDefault), .function(setDefault), .function(newConfiguration)])
+    }
+
+    private func relativePath(_ url: URL?) -> LuaValue {
+        guard let url else { return .nil }
+        let root = folder.standardizedFileURL.path + "/"
+        let path = url.standardizedFileURL.path
+        return .string(path.hasPrefix(root) ? String(path.dropFirst(root.count)) : path)
+    }
+
+    func configurationField(_ box: ConfigurationBox, _ key: String) throws -> LuaValue {
+        let c = box.configuration
+        switch key {
+        case "fileURL": return relativePath(c.fileURL)
+        case "inMemoryIdentifier": return c.inMemoryIdentifier.map { .string($0) } ?? .nil
+        case "schemaVersion": return .integer(Int64(clamping: c.schemaVersion))
+        case "schema": return box.schemaTable.isNil ? (c.schema.map(schemaTable) ?? .nil) : box.schemaTable
+        case "objectTypes": return c.objectTypes.map { .plainTable(LuaTable(array: $0.map { .string($0) })) } ?? .nil
+        case "migrationBlock": return box.migrationBlock.map { .function($0) } ?? .nil
+        case "initialSubscriptions": return box.initialSubscriptions.map { .function($0) } ?? .nil
+        case "rerunOnOpen": return .boolean(c.rerunOnOpen)
+        case "deleteRealmIfMigrationNeeded": return .boolean(c.deleteRealmIfMigrationNeeded)
+        case "readOnly": return .boolean(c.readOnly)
+        case "maximumNumberOfActiveVersions": return c.maximumNumberOfActiveVersions.map { .integer(Int64($0)) } ?? .nil
+        default: return .nil
+        }
+    }
+
+    func setConfigurationField(_ box: ConfigurationBox, _ key: String, _ value: LuaValue) throws {
+        func bool() throws -> Bool {
+            guard let b = value.boolValue else { throw luaError("Realm.Configuration.\(key) must be a boolean, got \(value.typeName)") }
+            return b
+        }
+        switch key {
+        case "fileURL":
+            guard let path = value.stringValue, !path.isEmpty else {
+                if value.isNil { box.configuration.fileURL = nil; return }
+                throw luaError("Realm.Configuration.fileURL must be a file name or path, got \(value.typeName)")
+            }
+            let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
+            try fileAccessPolicy(url)
+            box.configuration.fileURL = url
+        case "inMemoryIdentifier":
+            if value.isNil { box.configuration.inMemoryIdentifier = nil; return }
+            guard let id = value.stringValue, !id.isEmpty else { throw luaError("Realm.Configuration.inMemoryIdentifier must be a non-empty string") }
+            box.configuration.inMemoryIdentifier = "\(userName)/\(id)"
+        case "schemaVersion":
+            guard let v = value.integerValue, v >= 0 else { throw luaError("Realm.Configuration.schemaVersion must be a non-negative integer, got \(value)") }
+            box.configuration.schemaVersion = UInt64(v)
+        case "schema":
+            if value.isNil { box.configuration.schema = nil; box.schemaTable = .nil; return }
+            box.configuration.schema = try schema(from: value, where: "Realm.Configuration.schema")
+            box.schemaTable = value
+        case "objectTypes":
+            if value.isNil { box.configuration.objectTypes = nil; return }
+            guard case .table(let ref) = value else { throw luaError("Realm.Configuration.objectTypes must be a list of class names") }
+            box.configuration.objectTypes = try state.copy(ref).array.map {
+                guard let s = $0.stringValue else { throw luaError("Realm.Configuration.objectTypes must hold class names") }
+                return s
+            }
+        case "migrationBlock":
+            if value.isNil { box.migrationBlock = nil; box.configuration.migrationBlock = nil; return }
+            guard case .function(let f) = value else { throw luaError("Realm.Configuration.migrationBlock must be a function(migration, oldSchemaVersion)") }
+            box.migrationBlock = f
+        case "initialSubscriptions":
+            if value.isNil { box.initialSubscriptions = nil; box.configuration.initialSubscriptions = nil; return }
+            guard case .function(let f) = value else { throw luaError("Realm.Configuration.initialSubscriptions must be a function(subscriptions)") }
+            box.initialSubscriptions = f
+        case "rerunOnOpen": box.configuration.rerunOnOpen = try bool()
+        case "deleteRealmIfMigrationNeeded": box.configuration.deleteRealmIfMigrationNeeded = try bool()
+        case "readOnly": box.configuration.readOnly = try bool()
+        case "maximumNumberOfActiveVersions":
+            if value.isNil { box.configuration.maximumNumberOfActiveVersions = nil; return }
+            guard let v = value.integerValue, v > 0 else { throw luaError("Realm.Configuration.maximumNumberOfActiveVersions must be a positive integer") }
+            box.configuration.maximumNumberOfActiveVersions = UInt(v)
+        default:
+            throw luaError("Realm.Configuration has no field '\(key)'")
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import LuaSandbox
+import RealmDatabase
+
+/// Converting values between Lua and the database.
+///
+/// Lua → realm: nil, booleans, integers (→ int), floats (→ double), strings, the value userdata
+/// (`ObjectId`, `UUID`, `Date`, `Decimal128`, `Data`), objects, and tables: a sequence becomes a
+/// list, any other table a dictionary (an object's values, or a map).
+/// Realm → Lua: the reverse, with objects and live collections as userdata.
+extension RealmLuaRuntime {
+    func toLua(_ value: RealmValue) throws -> LuaValue {
+        switch value {
+        case .null: return .nil
+        case .bool(let b): return .boolean(b)
+        case .int(let i): return .integer(i)
+        case .float(let f): return .number(Double(f))
+        case .double(let d): return .number(d)
+        case .string(let s): return .string(s)
+        case .data(let d): return try box(DataBox(d))
+        case .date(let t): return try box(DateBox(t))
+        case .decimal128(let d): return try box(Decimal128Box(d))
+        case .objectId(let o): return try box(ObjectIdBox(o))
+        case .uuid(let u): return try box(UUIDBox(u))
+        case .object(let o): return try box(ObjectBox(o))
+        case .list(let items): return .plainTable(LuaTable(array: try items.map(toLua)))
+        case .dictionary(let d):
+            var hash = [LuaValue: LuaValue]()
+            for (k, v) in d { hash[.string(k)] = try toLua(v) }
+            return .plainTable(LuaTable(hash: hash))
+        }
+    }
+
+    func box<T: AnyObject>(_ object: T) throws -> LuaValue { .userdata(try state.makeUserdata(object)) }
+
+    func toRealm(_ value: LuaValue, depth: Int = 0) throws -> RealmValue {
+        guard depth < 64 else { throw LuaError(.runtime, "value nested too deeply (more than 64 levels)") }
+        switch value {
+        case .nil: return .null
+        case .boolean(let b): return .bool(b)
+        case .integer(let i): return .int(i)
+        case .number(let d): return .double(d)
+        case .string(let s): return .string(s)
+        case .bytes(let b): return .data(Data(b))
+        case .userdata(let ref): return try unbox(ref)
+        case .table(let ref): return try tableValue(try state.copy(ref), depth: depth)
+        case .plainTable(let t): return try tableValue(t, depth: depth)
+        case .function: throw LuaError(.runtime, "a function cannot be stored in a realm")
+        case .opaque: throw LuaError(.runtime, "a coroutine cannot be stored in a realm")
+        }
+    }
+
+    private func tableValue(_ table: LuaTable, depth: Int) throws -> RealmValue {
+        if table.hash.isEmpty { return .list(try table.array.map { try toRealm($0, depth: depth + 1) }) }
+        guard table.array.isEmpty else {
+            throw LuaError(.runtime, "a table mixing a sequence and named fields cannot be stored: use either a list {a, b} or fields {x = a}")
+        }
+        var d = [String: RealmValue]()
+        for (k, v) in table.hash {
+            guard case .string(let key) = k else {
+                throw LuaError(.runtime, "table keys must be strings (or a sequence 1..n), got \(k.typeName) key \(k)")
+            }
+            d[key] = try toRealm(v, depth: depth + 1)
+        }
+        return .dictionary(d)
+    }
+
+    func unbox(_ ref: LuaUserdataRef) throws -> RealmValue {
+        if let b = try state.object(ref, as: ObjectBox.self) { return .object(b.object) }
+        if let b = try state.object(ref, as: ObjectIdBox.self) { return .objectId(b.value) }
+        if let b = try state.object(ref, as: UUIDBox.self) { return .uuid(b.value) }
+        if let b = try state.object(ref, as: DateBox.self) { return .date(b.value) }
+        if let b = try state.object(ref, as: Decimal128Box.self) { return .decimal128(b.value) }
+        if let b = try state.object(ref, as: DataBox.self) { return .data(b.value) }
+        if let b = try state.object(ref, as: ListBox.self) { return .list(try b.list.values()) }
+        if let b = try state.object(ref, as: SetBox.self) { return .list(try b.set.values()) }
+        if let b = try state.object(ref, as: MapBox.self) { return .dictionary(try b.map.entries()) }
+        throw LuaError(.runtime, "this value cannot be stored in a realm")
+    }
+
+    /// Argument `i` of a call as a realm value.
+    func realmArgument(_ ctx: LuaCallContext, _ i: Int) throws -> RealmValue {
+        try toRealm(ctx.argument(i))
+    }
+
+    /// Arguments from `i` on, as query arguments (`dogs:where("age > $0", 2)`).
+    func realmArguments(_ ctx: LuaCallContext, from i: Int) throws -> [RealmValue] {
+        guard ctx.argumentCount >= i else { return [] }
+        return try (i...ctx.argumentCount).map { try toRealm(ctx.argument($0)) }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import LuaSandbox
+import RealmDatabase
+
+/// A tenant's Lua world: one sandboxed Lua state with the API of LUA-API.md installed.
+///
+/// Every realm a script opens is tracked, so that when a chunk fails, any write it left open is
+/// rolled back ("nothing of a failed script's open transaction is kept").
+public final class RealmLuaRuntime {
+    public let state: LuaState
+    /// The tenant's name (`user.name` in Lua).
+    public let userName: String
+    /// Where relative `fileURL`s resolve.
+    public let folder: URL
+    /// Checks every file a script's configuration names; throws to refuse it (tenant isolation).
+    public var fileAccessPolicy: (URL) throws -> Void
+    /// What `Realm.Configuration.defaultConfiguration` is inside this runtime.
+    var defaultConfiguration: ConfigurationBox
+    private var openedRealms: [WeakRealm] = []
+    /// See `methodForwarder()`.
+    var forwarder: LuaFunctionRef?
+
+    struct WeakRealm { weak var realm: Realm? }
+
+    /// Creates a runtime for a tenant whose realms live in `folder`.
+    public init(userName: String, folder: URL, defaultConfiguration: Realm.Configuration, limits: LuaLimits = .default) throws {
+        self.userName = userName
+        self.folder = folder
+        self.defaultConfiguration = ConfigurationBox(defaultConfiguration)
+        state = try LuaState(limits: limits)
+        let root = folder.standardizedFileURL.path
+        fileAccessPolicy = { url in
+            let path = url.standardizedFileURL.path
+            guard path.hasPrefix(root + "/") else {
+                throw LuaError(.sandbox, "a realm file must be inside the data folder; '\(url.path)' is not")
+            }
+        }
+        try installAPI()
+    }
+
+    /// Where Lua's `print` goes.
+    public var output: ((String) -> Void)? {
+        get { state.outputHandler }
+        set { state.outputHandler = newValue }
+    }
+
+    /// The default configuration as Swift sees it (with any Lua blocks wrapped).
+    public var swiftDefaultConfiguration: Realm.Configuration { resolved(defaultConfiguration) }
+
+    /// Sets the Lua-side default configuration (for example from a host or plugin).
+    public func setDefaultConfiguration(_ configuration: Realm.Configuration) {
+        defaultConfiguration = ConfigurationBox(configuration)
+    }
+
+    private func installAPI() throws {
+        try registerValueTypes()
+        try registerConfiguration()
+        try registerRealm()
+        try registerObject()
+        try registerResults()
+        try registerCollections()
+        try registerMigration()
+        try registerSubscriptions()
+    }
+
+    // MARK: Realms
+
+    /// Opens a realm for a script and tracks it.
+    func open(_ box: ConfigurationBox) throws -> Realm {
+        let configuration = resolved(box)
+        if let url = configuration.fileURL { try fileAccessPolicy(url) }
+        let realm = try Realm(configuration: configuration)
+        track(realm)
+        return realm
+    }
+
+    func track(_ realm: Realm) {
+        openedRealms.removeAll { $0.realm == nil }
+        if !openedRealms.contains(where: { $0.realm === realm }) { openedRealms.append(WeakRealm(realm: realm)) }
+    }
+
+    /// Makes `realm` a global (`realm` by default) of the state.
+    public func bind(_ realm: Realm, as name: String = "realm") throws {
+        track(realm)
+        try state.setGlobal(name, try box(RealmBox(realm)))
+    }
+
+    /// Cancels every write transaction left open by scripts.
+    public func rollbackOpenWrites() {
+        for weak in openedRealms {
+            if let realm = weak.realm, realm.isInWriteTransaction { realm.cancelWrite() }
+        }
+    }
+
+    /// Whether some realm opened by scripts has a write transaction open.
+    public var hasOpenWrite: Bool { openedRealms.contains { $0.realm?.isInWriteTransaction == true } }
+
+    /// Runs a chunk; if it fails, open writes are rolled back and the error is rethrown.
+    @discardableResult
+    public func execute(_ code: String, chunkName: String, environment: LuaTableRef? = nil) throws -> [LuaValue] {
+        do {
+            return try state.execute(code, chunkName: chunkName, environment: environment)
+        } catch {
+            rollbackOpenWrites()
+            throw error
+        }
+    }
+
+    /// Calls a Lua function under the same rule.
+    @discardableResult
+    public func call(_ function: LuaFunctionRef, _ arguments: [LuaValue] = []) throws -> [LuaValue] {
+        do {
+            return try state.call(function, arguments)
+        } catch {
+            rollbackOpenWrites()
+            throw error
+        }
+    }
+
+    /// Runs a script file with `arg` set to its arguments, as the `lua` program does.
+    @discardableResult
+    public func runFile(_ path: String, arguments: [String] = []) throws -> [LuaValue] {
+        var argTable = LuaTable(array: arguments.map { .string($0) })
+        argTable.hash[.integer(0)] = .string(path)
+        try state.setGlobal("arg", .plainTable(argTable))
+        let function = try state.loadFile(path)
+        return try call(function, arguments.map { .string($0) })
+    }
+
+    /// A Swift configuration from a Lua one: Lua blocks become Swift closures that call back into
+    /// this state (weakly: a configuration must not keep the runtime alive).
+    func resolved(_ box: ConfigurationBox) -> Realm.Configuration {
+        var c = box.configuration
+        if let block = box.migrationBlock {
+            c.migrationBlock = { [weak self] migration, oldVersion in
+                guard let self else { throw RealmError(.migration, "The Lua runtime of this migration is gone.") }
+                try self.state.call(block, [try self.box(MigrationBox(migration)), .integer(Int64(oldVersion))])
+            }
+        }
+        if let block = box.initialSubscriptions {
+            c.initialSubscriptions = { [weak self] subs in
+                guard let self else { throw RealmError(.subscription, "The Lua runtime of these subscriptions is gone.") }
+                try self.state.call(block, [try self.box(MutableSubscriptionSetBox(subs))])
+            }
+        }
+        return c
+    }
+}
+
+/// Throws a Lua-facing error with a message (for argument checks in bindings).
+func luaError(_ message: String) -> LuaError { LuaError(.runtime, message) }
