@@ -40,12 +40,16 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "RealmBench", dependencies: ["RealmDatabase", "CSQLite"]),
+        // A writer the crash-safety tests kill with SIGKILL at random moments.
+        .executableTarget(name: "RealmCrashWriter", dependencies: ["RealmDatabase", "RealmHost"]),
 
         .testTarget(name: "RealmDatabaseTests", dependencies: ["RealmDatabase", "CSQLite"]),
         .testTarget(name: "LuaSandboxTests", dependencies: ["LuaSandbox"]),
         .testTarget(name: "RealmLuaTests", dependencies: ["RealmLua", "RealmDatabase"]),
         .testTarget(name: "RealmHostTests", dependencies: ["RealmHost", "RealmLua", "RealmDatabase"]),
-        .testTarget(name: "RealmHostCLITests", dependencies: ["RealmHost"]),
+        .testTarget(name: "RealmHostCLITests", dependencies: ["RealmHost", "RealmHostCLI"]),
+        // Proof under faults, hostile scripts and load (issue 6).
+        .testTarget(name: "ReliabilityTests", dependencies: ["RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox"]),
     ],
     swiftLanguageModes: [.v6]
 )

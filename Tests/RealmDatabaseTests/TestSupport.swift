@@ -68,6 +68,11 @@ struct UncheckedSendable<T>: @unchecked Sendable {
     init(_ value: T) { self.value = value }
 }
 
+/// A mutable box, to get a value back from another thread.
+final class Box<T> {
+    var value: T?
+}
+
 /// Asserts that `expression` throws a `RealmError` with exactly `message`.
 func assertRealmError<T>(_ expression: @autoclosure () throws -> T, _ message: String,
                          file: StaticString = #filePath, line: UInt = #line) {

@@ -127,7 +127,7 @@ final class LuaAPITests: LuaTestCase {
             local config = user:flexibleSyncConfiguration{
               initialSubscriptions = function(subs)
                 if subs:first("people") == nil then subs:append(QuerySubscription("Person", { name = "people" })) end
-                if subs:first("dogs") == nil then subs:append(QuerySubscription("Dog", { name = "dogs", where = "name == 'Rex'" })) end
+                if subs:first("dogs") == nil then subs:append(QuerySubscription("Dog", { name = "dogs", where = "age > 3" })) end
               end,
             }
             config.fileURL = "synced.realm"
@@ -137,7 +137,7 @@ final class LuaAPITests: LuaTestCase {
             return #subs, subs:first("dogs").queryString, subs.state, ok, err
             """)
         XCTAssertEqual(r[0].integerValue, 2)
-        XCTAssertEqual(r[1].stringValue, "name == 'Rex'")
+        XCTAssertEqual(r[1].stringValue, "age > 3")
         XCTAssertEqual(r[2].stringValue, "complete")
         XCTAssertEqual(r[3].boolValue, false)
         XCTAssertTrue(r[4].stringValue?.contains("A subscription named 'dogs' already exists.") == true)

@@ -133,7 +133,7 @@ public final class Migration {
         let q = StorageLayout.quote
         if oldProperty.isCollection {
             try realm.connection.execute("DROP TABLE IF EXISTS \(q(to))")
-            try realm.connection.execute("ALTER TABLE \(q(from)) RENAME TO \(q(to))")
+            try renameCollectionTable(realm.connection, from: from, to: to, className: className, property: newProperty)
         } else {
             try realm.connection.execute("DROP INDEX IF EXISTS \(q(StorageLayout.indexName(className, newName)))")
             try realm.connection.execute("DROP INDEX IF EXISTS \(q(StorageLayout.indexName(className, oldName)))")

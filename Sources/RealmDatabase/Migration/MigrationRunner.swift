@@ -81,7 +81,7 @@ struct MigrationRunner {
                     let temporary = info.storage[new.name] ?? new.name
                     let final = new.isCollection ? StorageLayout.collectionTable(newClass.className, new) : new.name
                     if new.isCollection {
-                        try connection.execute("ALTER TABLE \(q(temporary)) RENAME TO \(q(final))")
+                        try renameCollectionTable(connection, from: temporary, to: final, className: newClass.className, property: new)
                     } else {
                         try connection.execute("ALTER TABLE \(info.quotedTable) RENAME COLUMN \(q(temporary)) TO \(q(final))")
                         if new.type == .mixed {
@@ -142,8 +142,9 @@ struct MigrationRunner {
         if p.isCollection {
             let renamed = Property(name: p.name, type: p.type, objectClassName: p.objectClassName, isOptional: p.isOptional, collection: p.collection)
             for sql in StorageLayout.createCollectionSQL(info.className, renamed) {
+                // Unquoted prefix: the index names are `idx_<table>` and `idx_<table>_value`.
                 try connection.execute(sql.replacingOccurrences(of: StorageLayout.quote(StorageLayout.collectionTable(info.className, p)), with: StorageLayout.quote(name))
-                    .replacingOccurrences(of: StorageLayout.quote("idx_" + StorageLayout.collectionTable(info.className, p)), with: StorageLayout.quote("idx_" + name)))
+                    .replacingOccurrences(of: "idx_" + StorageLayout.collectionTable(info.className, p), with: "idx_" + name))
             }
             return
         }
@@ -184,6 +185,23 @@ struct MigrationRunner {
     private func fillNulls(_ p: Property, info: ClassInfo, realm: Realm) throws {
         let (stored, _) = try realm.encodeForStorage(realm.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
         try connection.run("UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \(info.quotedStorage(p)) IS NULL", [stored])
+    }
+}
+
+/// Renames a collection's side table to `to`, the storage of `property`. SQLite keeps index names
+/// through a table rename, and index names are global: the old ones would collide with a table
+/// created under the old name by a later migration. So the indexes are rebuilt under `to`'s names.
+func renameCollectionTable(_ connection: SQLiteConnection, from: String, to: String, className: String, property: Property) throws {
+    let q = StorageLayout.quote
+    var indexes = [String]()
+    try connection.forEachRow("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", [.text(from)], cache: false) {
+        indexes.append($0.string(at: 0))
+    }
+    for name in indexes { try connection.execute("DROP INDEX \(q(name))") }
+    try connection.execute("ALTER TABLE \(q(from)) RENAME TO \(q(to))")
+    let final = StorageLayout.collectionTable(className, property)
+    for sql in StorageLayout.createCollectionSQL(className, property).dropFirst() {
+        try connection.execute(sql.replacingOccurrences(of: q(final), with: q(to)).replacingOccurrences(of: "idx_" + final, with: "idx_" + to))
     }
 }
 

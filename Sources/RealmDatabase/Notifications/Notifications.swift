@@ -43,6 +43,9 @@ public final class NotificationToken {
         realm?.notifiers.remove(id)
         realm = nil
     }
+
+    // As in RealmSwift, delivery lasts only while the token is held.
+    deinit { invalidate() }
 }
 
 final class ResultsObserver {
@@ -158,29 +161,55 @@ extension Realm {
         guard let newKeys = try? observer.results.keys() else { return }
         let oldKeys = observer.lastKeys
         observer.lastKeys = newKeys
-        let oldSet = Set(oldKeys)
-        let newSet = Set(newKeys)
-        let deletions = oldKeys.indices.filter { !newSet.contains(oldKeys[$0]) }
-        let insertions = newKeys.indices.filter { !oldSet.contains(newKeys[$0]) }
+        // Pair each new position with an unused old position of the same key, in order (a list may
+        // hold an object twice); unpaired old positions are deletions, unpaired new ones insertions.
+        var oldPositions = [Int64: [Int]]()
+        for (i, key) in oldKeys.enumerated().reversed() { oldPositions[key, default: []].append(i) }
+        var pairs = [(old: Int, new: Int)]()
+        var insertions = [Int]()
+        for (i, key) in newKeys.enumerated() {
+            if let old = oldPositions[key]?.popLast() { pairs.append((old, i)) } else { insertions.append(i) }
+        }
+        var deletions = oldPositions.values.flatMap { $0 }
+        // Objects in both whose relative order changed moved: Realm reports a move as a deletion at
+        // the old index and an insertion at the new one. The objects that stay put are the longest
+        // run of pairs keeping their old order; every other pair is a move.
+        let staying = Self.longestIncreasingRun(pairs.map(\.old))
+        var moved = Set<Int>()
+        for (n, pair) in pairs.enumerated() where !staying.contains(n) {
+            deletions.append(pair.old)
+            insertions.append(pair.new)
+            moved.insert(pair.new)
+        }
         var modifications = [Int]()
         if let classChanges = changes.classes[observer.results.className], !classChanges.modifications.isEmpty {
-            modifications = newKeys.indices.filter { i in
-                guard oldSet.contains(newKeys[i]), let props = classChanges.modifications[newKeys[i]] else { return false }
+            modifications = pairs.map(\.new).filter { i in
+                guard !moved.contains(i), let props = classChanges.modifications[newKeys[i]] else { return false }
                 guard let keyPaths = observer.keyPaths else { return true }
                 return !props.isDisjoint(with: keyPaths)
             }
         }
-        // A reordering without membership change shows as deletions and insertions of the moved objects.
-        var moved = [Int]()
-        if deletions.isEmpty && insertions.isEmpty && oldKeys != newKeys {
-            moved = newKeys.indices.filter { $0 >= oldKeys.count || oldKeys[$0] != newKeys[$0] }
+        guard !deletions.isEmpty || !insertions.isEmpty || !modifications.isEmpty else { return }
+        observer.block(.update(observer.results, deletions: deletions.sorted(), insertions: insertions.sorted(), modifications: modifications.sorted()))
+    }
+
+    /// The positions in `values` of one longest strictly increasing subsequence (patience sorting).
+    static func longestIncreasingRun(_ values: [Int]) -> Set<Int> {
+        var tails = [Int]()          // tails[k]: position of the smallest tail of a run of length k + 1
+        var previous = [Int](repeating: -1, count: values.count)
+        for (i, v) in values.enumerated() {
+            var lo = 0, hi = tails.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if values[tails[mid]] < v { lo = mid + 1 } else { hi = mid }
+            }
+            if lo > 0 { previous[i] = tails[lo - 1] }
+            if lo == tails.count { tails.append(i) } else { tails[lo] = i }
         }
-        guard !deletions.isEmpty || !insertions.isEmpty || !modifications.isEmpty || !moved.isEmpty else { return }
-        if moved.isEmpty {
-            observer.block(.update(observer.results, deletions: deletions, insertions: insertions, modifications: modifications))
-        } else {
-            observer.block(.update(observer.results, deletions: moved, insertions: moved, modifications: modifications.filter { !moved.contains($0) }))
-        }
+        var run = Set<Int>()
+        var i = tails.last ?? -1
+        while i >= 0 { run.insert(i); i = previous[i] }
+        return run
     }
 }
 

@@ -30,14 +30,7 @@ extension Realm {
     }
 
     /// The position of a property's value (and of a mixed tag after it) in a row from `fetchRow`.
-    func rowIndex(_ info: ClassInfo, _ property: Property) -> Int? {
-        var i = 0
-        for p in info.rowColumns {
-            if p.name == property.name { return i }
-            i += p.type == .mixed ? 2 : 1
-        }
-        return nil
-    }
+    func rowIndex(_ info: ClassInfo, _ property: Property) -> Int? { info.rowPositions[property.name] }
 
     func readValue(_ info: ClassInfo, property: Property, row: [SQLiteValue]) throws -> RealmValue {
         guard let i = rowIndex(info, property), i < row.count else {

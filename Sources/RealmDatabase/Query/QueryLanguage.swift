@@ -1,32 +1,148 @@
+import CSQLite
 import Foundation
 
-/// The Realm Query Language compiler. (Interim: TRUEPREDICATE, FALSEPREDICATE and
-/// `prop == $N` / `prop == literal` joined by AND; the full grammar replaces this file.)
+/// The Realm Query Language compiler: RQL text → a SQL condition over the object row `t0`, its
+/// bound values and the trailing SORT / DISTINCT / LIMIT clauses. See docs/QUERY.md.
 enum QueryLanguage {
+    /// Compiles `query` for objects of `objectSchema`.
+    ///
+    /// - `arguments`: the values of `$0`, `$1`, …; a `.list` is a list argument (`x IN $0`).
+    /// - `keyOf`: the stored key of an object argument; throws when the object isn't managed by this realm.
+    /// - Throws `RealmError(.query, …)` naming the column of the offending token and what was expected.
+    ///
+    /// The returned `predicateSQL` may evaluate to NULL for rows that don't match (it is meant
+    /// for a WHERE clause, where NULL counts as false).
     static func compile(_ query: String, arguments: [RealmValue], objectSchema: ObjectSchema, schema: Schema,
                         keyOf: (DynamicObject) throws -> Int64) throws -> CompiledQuery {
-        let trimmed = query.trimmingCharacters(in: .whitespaces)
-        if trimmed.uppercased() == "TRUEPREDICATE" { return CompiledQuery(predicateSQL: "1", bindings: [], descriptors: []) }
-        if trimmed.uppercased() == "FALSEPREDICATE" { return CompiledQuery(predicateSQL: "0", bindings: [], descriptors: []) }
-        var parts = [String]()
-        var bindings = [SQLiteValue]()
-        for clause in trimmed.components(separatedBy: " AND ") {
-            let sides = clause.components(separatedBy: "==").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard sides.count == 2, let property = objectSchema[sides[0]], !property.isCollection else {
-                throw RealmError(.query, "Unsupported query '\(query)'")
+        // Object arguments are resolved here, on the caller's thread; errors surface only if used.
+        var keys = [ObjectIdentifier: Result<Int64, Error>]()
+        func collect(_ v: RealmValue) {
+            switch v {
+            case .object(let o): keys[ObjectIdentifier(o)] = Result { try keyOf(o) }
+            case .list(let items): items.forEach(collect)
+            default: break
             }
-            var value: RealmValue
-            if sides[1].hasPrefix("$"), let i = Int(sides[1].dropFirst()), i < arguments.count { value = arguments[i] }
-            else if sides[1].hasPrefix("'") || sides[1].hasPrefix("\"") { value = .string(String(sides[1].dropFirst().dropLast())) }
-            else if let i = Int64(sides[1]) { value = .int(i) }
-            else { throw RealmError(.query, "Unsupported query '\(query)'") }
-            if case .object(let o) = value { value = .int(try keyOf(o)) }
-            let type: PropertyType = property.type == .object ? .int : property.type
-            guard let encoded = ValueCoding.encode(value, as: type) else { throw RealmError(.query, "Unsupported query '\(query)'") }
-            parts.append("t0.\(StorageLayout.quote(property.name)) IS ?")
-            bindings.append(encoded)
         }
-        return CompiledQuery(predicateSQL: parts.joined(separator: " AND "), bindings: bindings, descriptors: [])
+        arguments.forEach(collect)
+        let resolved = keys
+        let work = {
+            try compileHere(query, arguments: arguments, objectSchema: objectSchema, schema: schema) { object in
+                guard let r = resolved[ObjectIdentifier(object)] else {
+                    throw RealmError(.query, "Objects used as query arguments must be managed by this realm.")
+                }
+                return try r.get()
+            }
+        }
+        // Deeply nested queries recurse deeply (about 10 KB of stack per level in debug builds):
+        // they are compiled on a thread with a large stack, whatever thread the caller is on.
+        if nestingEstimate(query) > 24 { return try onLargeStack(work) }
+        return try work()
+    }
+
+    private static func compileHere(_ query: String, arguments: [RealmValue], objectSchema: ObjectSchema, schema: Schema,
+                                    keyOf: @escaping (DynamicObject) throws -> Int64) throws -> CompiledQuery {
+        do {
+            let parsed = try QueryParser.parse(query)
+            let translator = QueryTranslator(schema: schema, objectSchema: objectSchema, arguments: arguments, keyOf: keyOf)
+            let compiled = try translator.translate(parsed)
+            try checkExecutable(compiled, objectSchema: objectSchema, query: query)
+            return compiled
+        } catch let e as QuerySyntaxError {
+            throw RealmError(.query, message(query, e.offset, e.message))
+        }
+    }
+
+    /// An upper bound of how deeply a query nests (parentheses, braces, NOT, arithmetic, SUBQUERY).
+    static func nestingEstimate(_ query: String) -> Int {
+        let bytes = Array(query.utf8)
+        var depth = 0, maxDepth = 0, operators = 0
+        for (i, b) in bytes.enumerated() {
+            switch b {
+            case 0x28, 0x7B: depth += 1; maxDepth = max(maxDepth, depth)
+            case 0x29, 0x7D: depth -= 1
+            case 0x21, 0x2B, 0x2D, 0x2A, 0x2F: operators += 1
+            case 0x6E, 0x4E: // `not`
+                if i + 2 < bytes.count, bytes[i + 1] | 0x20 == 0x6F, bytes[i + 2] | 0x20 == 0x74 { operators += 1 }
+            case 0x73, 0x53: // `subquery`
+                if i + 7 < bytes.count, bytes[i + 1] | 0x20 == 0x75, bytes[i + 2] | 0x20 == 0x62, bytes[i + 3] | 0x20 == 0x71 { operators += 4 }
+            default: break
+            }
+        }
+        return maxDepth + operators
+    }
+
+    private final class StackJob<T>: @unchecked Sendable {
+        var result: Result<T, Error>?
+        let body: () throws -> T
+        init(_ body: @escaping () throws -> T) { self.body = body }
+    }
+
+    private static func onLargeStack<T>(_ body: @escaping () throws -> T) throws -> T {
+        let job = StackJob(body)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            job.result = Result { try job.body() }
+            done.signal()
+        }
+        thread.stackSize = 64 << 20
+        thread.start()
+        done.wait()
+        return try job.result!.get()
+    }
+
+    /// `Invalid query '<query>' at column N: <detail>`.
+    static func message(_ query: String, _ offset: Int, _ detail: String) -> String {
+        let column = column(of: offset, in: query)
+        var shown = query
+        if shown.count > 200 { shown = String(shown.prefix(200)) + "…" }
+        return "Invalid query '\(shown)' at column \(column): \(detail)"
+    }
+
+    /// The 1-based column (in Unicode scalars) of a UTF-8 byte offset.
+    static func column(of offset: Int, in query: String) -> Int {
+        var column = 1
+        var bytes = 0
+        for scalar in query.unicodeScalars {
+            if bytes >= offset { break }
+            bytes += String(scalar).utf8.count
+            column += 1
+        }
+        return column
+    }
+
+    /// SQLite 3.40's parser has a small fixed stack (nested parentheses, EXISTS) and limits on
+    /// expression depth and bound values. Queries whose SQL could hit those limits are test-parsed
+    /// on a scratch connection, so that the user gets a clear error instead of a SQLite one.
+    static func checkExecutable(_ compiled: CompiledQuery, objectSchema: ObjectSchema, query: String) throws {
+        let sql = compiled.predicateSQL
+        var depth = 0, maxDepth = 0
+        for b in sql.utf8 {
+            if b == 0x28 { depth += 1; maxDepth = max(maxDepth, depth) } else if b == 0x29 { depth -= 1 }
+        }
+        guard maxDepth > 8 || compiled.bindings.count > 250 || sql.utf8.count > 200_000 else { return }
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else {
+            sqlite3_close_v2(db)
+            return
+        }
+        defer { sqlite3_close_v2(db) }
+        let statement = "SELECT t0.\"_key\" FROM \(StorageLayout.quotedTable(objectSchema.className)) AS t0 WHERE \(sql)"
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v2(db, statement, -1, &stmt, nil)
+        sqlite3_finalize(stmt)
+        guard rc != SQLITE_OK else { return }
+        let error = String(cString: sqlite3_errmsg(db))
+        // Names are resolved after parsing: "no such table" means the text parsed fine.
+        if error.hasPrefix("no such") { return }
+        var shown = query
+        if shown.count > 200 { shown = String(shown.prefix(200)) + "…" }
+        if error.contains("parser stack overflow") || error.contains("too large") || error.contains("maximum depth") {
+            throw RealmError(.query, "Invalid query '\(shown)': it is nested too deeply to run (SQLite: \(error)); simplify the nesting of SUBQUERY, ALL/NONE and AND/OR.")
+        }
+        if error.contains("too many SQL variables") {
+            throw RealmError(.query, "Invalid query '\(shown)': it holds too many values (\(compiled.bindings.count)); split it or use fewer list elements.")
+        }
+        throw RealmError(.query, "Invalid query '\(shown)': it can't be run (SQLite: \(error)).")
     }
 }
 
@@ -38,7 +154,5 @@ enum QueryFunctions {
     }
 }
 
-extension QueryLanguage {
-    /// Registers the SQL functions the compiled queries call (Unicode case folding and the like).
-    static func registerFunctions(on db: OpaquePointer) {}
-}
+/// A semantic error (unknown property, type mismatch, …) at a byte offset of the query.
+typealias QuerySemanticError = QuerySyntaxError

@@ -18,8 +18,13 @@ public struct ChangeSet: Sendable, Equatable {
 
     public var isEmpty: Bool { classes.values.allSatisfy(\.isEmpty) }
 
+    /// The highest key given out per class in this transaction (deleted ones included): what a
+    /// cancelled write must keep from being given out again.
+    var highestInsertedKeys = [String: Int64]()
+
     mutating func inserted(_ className: String, _ key: Int64) {
         classes[className, default: ClassChanges()].insertions.insert(key)
+        highestInsertedKeys[className] = Swift.max(highestInsertedKeys[className] ?? 0, key)
     }
 
     mutating func deleted(_ className: String, _ key: Int64) {
@@ -51,7 +56,11 @@ final class FileCoordinator: Sendable {
         var pinnedVersions: [Int64: Int] = [:]
     }
     private let state = Mutex(State())
+    private let commits = Atomic<Int>(0)
     let location: String
+
+    /// How many commits instances in this process have made to the file (cheap to read).
+    var commitCount: Int { commits.load(ordering: .acquiring) }
 
     init(location: String) { self.location = location }
 
@@ -76,6 +85,7 @@ final class FileCoordinator: Sendable {
 
     /// Announces a commit to every other live instance.
     func announce(_ changes: ChangeSet, from id: ObjectIdentifier) {
+        commits.add(1, ordering: .releasing)
         let targets = state.withLock { s in s.mailboxes.filter { $0.key != id }.map(\.value) }
         for mailbox in targets { mailbox.post(changes) }
     }

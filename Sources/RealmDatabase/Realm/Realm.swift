@@ -24,7 +24,13 @@ public final class Realm {
     /// Bumped by every change made through this instance and by every refresh that found news, so
     /// caches (results keys, object rows) know when to reload.
     var localStamp = 0
-    private var lastDataVersion: Int64 = -1
+    /// SQLite's `data_version` when last read (by `readStamp`), and when `refresh()` last looked:
+    /// they differ when another connection committed since the last refresh.
+    var lastDataVersion: Int64 = -1
+    var refreshedDataVersion: Int64 = -1
+    /// When `data_version` was last read (uptime nanoseconds), and the file's commit count then.
+    private var lastDataVersionCheck: UInt64 = 0
+    private var lastSeenCommitCount = 0
     /// For a frozen realm, the live instance it came from (used by `thaw`).
     weak var liveOrigin: Realm?
     var frozenRealms: [Int64: WeakBox<Realm>] = [:]
@@ -55,6 +61,13 @@ public final class Realm {
                 try commitWrite()
             } catch {
                 cancelWrite()
+                // The rollback leaves an empty file behind: remove it, as a failed open of a new
+                // file leaves nothing (RealmOpener does the same for failures before this point).
+                if let url = configuration.fileURL {
+                    connection.close()
+                    let path = url.standardizedFileURL.path
+                    for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                }
                 throw error
             }
         }
@@ -78,7 +91,12 @@ public final class Realm {
         self.isFrozen = frozenVersion != nil
         self.frozenVersion = frozenVersion
         rebuildClassInfos()
-        if frozenVersion == nil { coordinator.register(ObjectIdentifier(self), mailbox) }
+        if frozenVersion == nil {
+            coordinator.register(ObjectIdentifier(self), mailbox)
+            // The state at open is the baseline: only commits after it are news for `refresh()`.
+            lastDataVersion = (try? connection.scalarInt("PRAGMA data_version")) ?? -1
+            refreshedDataVersion = lastDataVersion
+        }
     }
 
     deinit {
@@ -120,11 +138,26 @@ public final class Realm {
 
     /// A token that changes whenever what this instance reads may have changed: a change made
     /// here, or a commit by another connection. Caches compare it before reusing what they hold.
-    func readStamp() -> Int {
+    ///
+    /// Commits by other instances in this process are seen at once (the file's shared commit
+    /// counter); commits by other processes within a millisecond (SQLite's `data_version`, which
+    /// costs a statement, is read at most once a millisecond unless `force` is set). Without the
+    /// throttle, reading a million objects would run a million extra statements.
+    func readStamp(force: Bool = false) -> Int {
         if isFrozen { return 0 }
-        if transaction == nil, let v = try? connection.scalarInt("PRAGMA data_version"), v != lastDataVersion {
-            lastDataVersion = v
+        guard transaction == nil else { return localStamp }
+        let commits = coordinator.commitCount
+        if commits != lastSeenCommitCount {
+            lastSeenCommitCount = commits
             localStamp += 1
+        }
+        let now = DispatchTime.now().uptimeNanoseconds
+        if force || now &- lastDataVersionCheck > 1_000_000 {
+            lastDataVersionCheck = now
+            if let v = try? connection.scalarInt("PRAGMA data_version"), v != lastDataVersion {
+                lastDataVersion = v
+                localStamp += 1
+            }
         }
         return localStamp
     }

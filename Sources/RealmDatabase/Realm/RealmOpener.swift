@@ -140,6 +140,14 @@ struct RealmOpener {
                 throw RealmError(.invalidSchemaVersion, "Provided schema version \(configuration.schemaVersion) does not equal last set version \(stored.version).")
             }
             if needsMigration { throw mismatch(changes) }
+            // A class the file lacks reads as empty, as in Realm. The file must not be written, so
+            // its tables are TEMP ones: in memory, private to this connection.
+            for case .addedClass(let c) in changes {
+                guard let objectSchema = configured[c] else { continue }
+                for sql in StorageLayout.createClassSQL(objectSchema) where sql.hasPrefix("CREATE TABLE ") {
+                    try connection.execute("CREATE TEMP TABLE " + sql.dropFirst("CREATE TABLE ".count))
+                }
+            }
             return Opened(connection: connection, schema: configured, fileSchema: stored.schema, location: location, isNew: false)
         }
         if target != nil && configuration.schemaVersion < stored.version {

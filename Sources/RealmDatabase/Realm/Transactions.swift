@@ -41,11 +41,27 @@ extension Realm {
 
     /// Rolls back every change made since `beginWrite`.
     public func cancelWrite() {
-        guard transaction != nil else { return }
+        guard let cancelled = transaction else { return }
         try? connection.execute("ROLLBACK")
         transaction = nil
         notifiers.oldValues = [:]
         noteLocalChange()
+        // The rollback also rolled back AUTOINCREMENT's counter: without this, the next object
+        // would take the key of one created in the cancelled write, and a handle to that
+        // (invalidated) object would come back to life as the new one. Keys are never reused.
+        guard !cancelled.highestInsertedKeys.isEmpty else { return }
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+            for (className, key) in cancelled.highestInsertedKeys {
+                let table = StorageLayout.table(className)
+                try connection.run("INSERT INTO sqlite_sequence (name, seq) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)",
+                                   [.text(table), .integer(key), .text(table)])
+                try connection.run("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", [.integer(key), .text(table)])
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+        }
     }
 
     /// Runs `block` in a write transaction: commits when it returns, rolls everything back if it throws.
@@ -84,10 +100,13 @@ extension Realm {
     @discardableResult
     public func refresh() -> Bool {
         guard !isFrozen, transaction == nil else { return false }
-        let before = localStamp
-        let stamp = readStamp()
+        _ = readStamp(force: true)
+        // Compared with what the last refresh saw, not with the read stamp: a read since the
+        // commit has already moved the stamp, and the commit must still be delivered.
+        let committedElsewhere = lastDataVersion != refreshedDataVersion
+        refreshedDataVersion = lastDataVersion
         var changes = mailbox.take()
-        if stamp != before && changes.isEmpty {
+        if committedElsewhere && changes.isEmpty {
             // Another process committed: the details are not known here.
             changes = [ChangeSet(version: version, classes: [:], isOpaque: true)]
         }

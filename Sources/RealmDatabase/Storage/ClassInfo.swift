@@ -28,8 +28,21 @@ final class ClassInfo {
 
     var className: String { objectSchema.className }
 
+    /// Properties by name, and each non-collection property's position in a row from `fetchRow`
+    /// (reads look these up for every property of every object, so they are dictionaries).
+    private lazy var propertiesByName = Dictionary(objectSchema.properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    lazy var rowPositions: [String: Int] = {
+        var positions = [String: Int]()
+        var i = 0
+        for p in rowColumns {
+            positions[p.name] = i
+            i += p.type == .mixed ? 2 : 1
+        }
+        return positions
+    }()
+
     func property(_ name: String) throws -> Property {
-        guard let p = objectSchema[name] else {
+        guard let p = propertiesByName[name] else {
             throw RealmError(.invalidProperty, "Property '\(name)' does not exist on object type '\(className)'.")
         }
         return p

@@ -5,13 +5,17 @@ import RealmDatabase
 /// `realm.subscriptions`, `subs:update(function(s) … end)` and `QuerySubscription(class, {name =, where =})`.
 extension RealmLuaRuntime {
     func registerSubscriptions() throws {
+        // Local functions capture `self` strongly, and the closures below are kept by the Lua
+        // state that `self` owns: an unowned reference avoids a cycle that kept every runtime
+        // (its Lua state, and the realms it holds) alive forever (found by ReliabilityTests).
+        unowned let runtime = self
         func subscriptionTable(_ s: SyncSubscription) throws -> LuaValue {
             .plainTable(LuaTable(fields: [
                 "name": s.name.map { .string($0) } ?? .nil,
                 "objectClassName": .string(s.objectClassName),
                 "queryString": .string(s.queryString),
-                "createdAt": try box(DateBox(s.createdAt)),
-                "updatedAt": try box(DateBox(s.updatedAt)),
+                "createdAt": try runtime.box(DateBox(s.createdAt)),
+                "updatedAt": try runtime.box(DateBox(s.updatedAt)),
             ]))
         }
         func first(_ ctx: LuaCallContext, named: (String) -> SyncSubscription?, matching: (String, String) -> SyncSubscription?) throws -> Int {

@@ -1,0 +1,1 @@
+print("realm-crash-writer")

@@ -1,0 +1,481 @@
+import CSQLite
+import Foundation
+
+// SQL functions the query translation relies on where SQLite's own operators would give answers
+// other than Realm's: Unicode case/diacritic folding, Realm's string operators with their null
+// rules, Realm's ordering of mixed values and decimals, integer division by zero, and decimal
+// aggregates. `QueryLanguage.registerFunctions(on:)` installs them on a connection.
+
+extension QueryLanguage {
+    /// Registers the query functions (`realm_fold`, `realm_strop`, `realm_cmp`, `realm_div`,
+    /// `realm_dec`, `realm_dec_sum/avg/min/max`, `realm_mixed_sum/avg/min/max`) on a connection.
+    /// Call once for every connection that runs compiled queries.
+    static func registerFunctions(on db: OpaquePointer) {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        sqlite3_create_function_v2(db, "realm_fold", 2, flags, nil, realmFoldFunction, nil, nil, nil)
+        sqlite3_create_function_v2(db, "realm_strop", 4, flags, nil, realmStringOpFunction, nil, nil, nil)
+        sqlite3_create_function_v2(db, "realm_cmp", 4, flags, nil, realmCompareFunction, nil, nil, nil)
+        sqlite3_create_function_v2(db, "realm_div", 2, flags, nil, realmDivideFunction, nil, nil, nil)
+        sqlite3_create_function_v2(db, "realm_dec", 3, flags, nil, realmDecimalArithmeticFunction, nil, nil, nil)
+        for (name, op) in [("realm_dec_sum", 0), ("realm_dec_avg", 1), ("realm_dec_min", 2), ("realm_dec_max", 3)] {
+            let app = UnsafeMutableRawPointer(bitPattern: op + 1)
+            sqlite3_create_function_v2(db, name, 1, flags, app, nil, realmAggregateStep, realmAggregateFinal, nil)
+        }
+        for (name, op) in [("realm_mixed_sum", 0), ("realm_mixed_avg", 1), ("realm_mixed_min", 2), ("realm_mixed_max", 3)] {
+            let app = UnsafeMutableRawPointer(bitPattern: op + 1)
+            sqlite3_create_function_v2(db, name, 2, flags, app, nil, realmAggregateStep, realmAggregateFinal, nil)
+        }
+    }
+}
+
+// MARK: - Shared Swift logic (also used for constant folding at compile time)
+
+enum QueryRuntime {
+    // String operator codes passed to realm_strop.
+    static let opBeginsWith: Int64 = 1
+    static let opEndsWith: Int64 = 2
+    static let opContains: Int64 = 3
+    static let opLike: Int64 = 4
+    static let opEqual: Int64 = 5
+
+    /// Case (flag 1) and diacritic (flag 2) folding, Unicode-aware; ASCII takes a fast path.
+    static func fold(_ s: String, flags: Int64) -> String {
+        if flags == 0 { return s }
+        var ascii = true
+        for b in s.utf8 where b >= 0x80 { ascii = false; break }
+        if ascii {
+            if flags & 1 == 0 { return s }
+            return String(decoding: s.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 + 32 : $0 }, as: UTF8.self)
+        }
+        var options: String.CompareOptions = []
+        if flags & 1 != 0 { options.insert(.caseInsensitive) }
+        if flags & 2 != 0 { options.insert(.diacriticInsensitive) }
+        return s.folding(options: options, locale: nil)
+    }
+
+    /// A string operand: text, bytes, or nil for SQL NULL. Numbers are `.other` (never match).
+    enum StringOperand {
+        case null
+        case text(String)
+        case bytes([UInt8])
+        case other
+    }
+
+    /// Realm's string operators with their null rules (realm-core `StringData::contains`,
+    /// `begins_with`, `ends_with`, `like`): a null needle is contained in everything, LIKE
+    /// matches null only with null, and a null haystack contains nothing but null.
+    static func stringOp(_ op: Int64, flags: Int64, haystack: StringOperand, needle: StringOperand) -> Bool {
+        if case .other = haystack { return false }
+        if case .other = needle { return false }
+        let hNull: Bool = { if case .null = haystack { return true }; return false }()
+        let nNull: Bool = { if case .null = needle { return true }; return false }()
+        switch op {
+        case opLike:
+            if hNull || nNull { return hNull && nNull }
+        case opEqual:
+            if hNull || nNull { return hNull == nNull }
+        default:
+            if nNull { return true }
+            if hNull { return false }
+        }
+        var h = bytesOf(haystack)
+        var n = bytesOf(needle)
+        if flags != 0 {
+            h = Array(fold(String(decoding: h, as: UTF8.self), flags: flags).utf8)
+            n = Array(fold(String(decoding: n, as: UTF8.self), flags: flags).utf8)
+        }
+        switch op {
+        case opBeginsWith: return h.count >= n.count && h[0..<n.count].elementsEqual(n)
+        case opEndsWith: return h.count >= n.count && h[(h.count - n.count)...].elementsEqual(n)
+        case opContains: return n.isEmpty || contains(h, n)
+        case opLike: return like(Array(String(decoding: h, as: UTF8.self).unicodeScalars), Array(String(decoding: n, as: UTF8.self).unicodeScalars))
+        case opEqual: return h == n
+        default: return false
+        }
+    }
+
+    private static func bytesOf(_ o: StringOperand) -> [UInt8] {
+        switch o {
+        case .text(let s): return Array(s.utf8)
+        case .bytes(let b): return b
+        default: return []
+        }
+    }
+
+    private static func contains(_ h: [UInt8], _ n: [UInt8]) -> Bool {
+        guard n.count <= h.count else { return false }
+        if n.isEmpty { return true }
+        let first = n[0]
+        var i = 0
+        let last = h.count - n.count
+        while i <= last {
+            if h[i] == first {
+                var j = 1
+                while j < n.count && h[i + j] == n[j] { j += 1 }
+                if j == n.count { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+
+    /// `*` matches any run of characters, `?` exactly one; anchored at both ends.
+    static func like(_ text: [Unicode.Scalar], _ pattern: [Unicode.Scalar]) -> Bool {
+        var t = 0, p = 0
+        var starP = -1, starT = 0
+        while t < text.count {
+            if p < pattern.count && (pattern[p] == "?" || (pattern[p] != "*" && pattern[p] == text[t])) {
+                t += 1; p += 1
+            } else if p < pattern.count && pattern[p] == "*" {
+                starP = p; starT = t; p += 1
+            } else if starP >= 0 {
+                p = starP + 1; starT += 1; t = starT
+            } else {
+                return false
+            }
+        }
+        while p < pattern.count && pattern[p] == "*" { p += 1 }
+        return p == pattern.count
+    }
+
+    // MARK: Realm's ordering of values
+
+    /// Comparison result codes of `realm_cmp`: -1, 0, 1, or 2 for "unequal and unordered"
+    /// (one side null, or types that Realm does not compare).
+    static let unordered: Int64 = 2
+
+    enum Number {
+        case int(Int64)
+        case double(Double)
+        case decimal(Decimal128)
+    }
+
+    /// A tagged value as `realm_cmp` sees it. `tag` is a `MixedTag` raw value.
+    static func number(_ v: SQLiteValue, tag: Int64) -> Number? {
+        switch (tag, v) {
+        case (8, .text(let s)): return Decimal128(string: s).map { .decimal($0) }
+        case (8, .integer(let i)): return .int(i)
+        case (8, .real(let d)): return .double(d)
+        case (_, .integer(let i)): return .int(i)
+        case (_, .real(let d)): return .double(d)
+        case (_, .text(let s)): return Decimal128(string: s).map { .decimal($0) }
+        default: return nil
+        }
+    }
+
+    static func compareNumbers(_ a: Number, _ b: Number) -> Int64 {
+        switch (a, b) {
+        case let (.int(x), .int(y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case let (.int(x), .double(y)): return compareIntDouble(x, y)
+        case let (.double(x), .int(y)): return -compareIntDouble(y, x)
+        case let (.double(x), .double(y)):
+            if x.isNaN || y.isNaN { return unordered }
+            return x == y ? 0 : (x < y ? -1 : 1)
+        case let (.decimal(x), .decimal(y)): return compareDecimals(x, y)
+        case let (.decimal(x), .int(y)): return compareDecimals(x, Decimal128(y))
+        case let (.int(x), .decimal(y)): return compareDecimals(Decimal128(x), y)
+        case let (.decimal(x), .double(y)): return compareDecimalDouble(x, y)
+        case let (.double(x), .decimal(y)): return -compareDecimalDouble(y, x) == -unordered ? unordered : -compareDecimalDouble(y, x)
+        }
+    }
+
+    private static func compareDecimals(_ x: Decimal128, _ y: Decimal128) -> Int64 {
+        if x.isNaN || y.isNaN { return unordered }
+        return x.value == y.value ? 0 : (x.value < y.value ? -1 : 1)
+    }
+
+    private static func compareDecimalDouble(_ x: Decimal128, _ y: Double) -> Int64 {
+        if x.isNaN || y.isNaN { return unordered }
+        if y.isInfinite { return y > 0 ? -1 : 1 }
+        return compareDecimals(x, Decimal128(y))
+    }
+
+    /// Exact int/double comparison (realm-core `compare_long_to_double`).
+    static func compareIntDouble(_ l: Int64, _ r: Double) -> Int64 {
+        if r.isNaN { return unordered }
+        if l <= (1 << 53) && l >= -(1 << 53) {
+            let d = Double(l)
+            return d == r ? 0 : (d < r ? -1 : 1)
+        }
+        if r >= 9223372036854775808.0 { return -1 }
+        if r < -9223372036854775808.0 { return 1 }
+        let ri = Int64(r)
+        if l != ri { return l < ri ? -1 : 1 }
+        let frac = r - r.rounded(.towardZero)
+        return frac == 0 ? 0 : (frac > 0 ? -1 : 1)
+    }
+
+    private static func isNumericTag(_ t: Int64) -> Bool { t == 1 || t == 6 || t == 7 || t == 8 }
+
+    /// Realm's comparison of two tagged values (realm-core `Mixed::compare` restricted to
+    /// comparable types): numbers across int/float/double/decimal by value, bools below numbers,
+    /// strings and binary by bytes, other types only with themselves.
+    static func compare(_ a: SQLiteValue, tag ta: Int64, _ b: SQLiteValue, tag tb: Int64) -> Int64 {
+        let aNull = a == .null || ta == 0
+        let bNull = b == .null || tb == 0
+        if aNull || bNull { return aNull && bNull ? 0 : unordered }
+        let aNum = isNumericTag(ta), bNum = isNumericTag(tb)
+        if aNum && bNum {
+            guard let x = number(a, tag: ta), let y = number(b, tag: tb) else { return unordered }
+            return compareNumbers(x, y)
+        }
+        if (ta == 2 && bNum) { return -1 }
+        if (aNum && tb == 2) { return 1 }
+        let aStr = ta == 3 || ta == 4, bStr = tb == 3 || tb == 4
+        if aStr && bStr {
+            let x = rawBytes(a), y = rawBytes(b)
+            return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
+        }
+        guard ta == tb else { return unordered }
+        switch (a, b) {
+        case let (.integer(x), .integer(y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case let (.real(x), .real(y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case let (.blob(x), .blob(y)): return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
+        case let (.text(x), .text(y)):
+            let xb = Array(x.utf8), yb = Array(y.utf8)
+            return xb.lexicographicallyPrecedes(yb) ? -1 : (xb == yb ? 0 : 1)
+        default: return unordered
+        }
+    }
+
+    private static func rawBytes(_ v: SQLiteValue) -> [UInt8] {
+        switch v {
+        case .text(let s): return Array(s.utf8)
+        case .blob(let d): return [UInt8](d)
+        case .integer(let i): return Array(String(i).utf8)
+        case .real(let d): return Array(String(d).utf8)
+        case .null: return []
+        }
+    }
+
+    /// Division as Realm does it: an integer divided by zero has no value (the comparison matches
+    /// nothing, where SQLite would also give NULL); doubles follow IEEE (±inf).
+    static func divide(_ a: SQLiteValue, _ b: SQLiteValue) -> SQLiteValue {
+        switch (a, b) {
+        case let (.integer(x), .integer(y)):
+            if y == 0 { return .null }
+            if x == Int64.min && y == -1 { return .integer(Int64.min) }
+            return .integer(x / y)
+        case let (.integer(x), .real(y)): return .real(Double(x) / y)
+        case let (.real(x), .integer(y)): return .real(x / Double(y))
+        case let (.real(x), .real(y)): return .real(x / y)
+        default: return .null
+        }
+    }
+
+    static func decimalArithmetic(_ op: Int64, _ a: SQLiteValue, _ b: SQLiteValue) -> SQLiteValue {
+        guard let x = decimal(a), let y = decimal(b) else { return .null }
+        if x.isNaN || y.isNaN { return .text("NaN") }
+        var result: Decimal
+        switch op {
+        case 1: result = x.value + y.value
+        case 2: result = x.value - y.value
+        case 3: result = x.value * y.value
+        default:
+            if y.value.isZero { return .text("NaN") }
+            result = x.value / y.value
+        }
+        return .text(Decimal128(result).description)
+    }
+
+    static func decimal(_ v: SQLiteValue) -> Decimal128? {
+        switch v {
+        case .integer(let i): return Decimal128(i)
+        case .real(let d): return d.isFinite ? Decimal128(d) : nil
+        case .text(let s): return Decimal128(string: s)
+        default: return nil
+        }
+    }
+}
+
+// MARK: - C entry points
+
+private func readValue(_ v: OpaquePointer?) -> SQLiteValue {
+    switch sqlite3_value_type(v) {
+    case SQLITE_INTEGER: return .integer(sqlite3_value_int64(v))
+    case SQLITE_FLOAT: return .real(sqlite3_value_double(v))
+    case SQLITE_TEXT:
+        guard let p = sqlite3_value_text(v) else { return .text("") }
+        let n = Int(sqlite3_value_bytes(v))
+        return .text(String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self))
+    case SQLITE_BLOB:
+        let n = Int(sqlite3_value_bytes(v))
+        guard n > 0, let p = sqlite3_value_blob(v) else { return .blob(Data()) }
+        return .blob(Data(bytes: p, count: n))
+    default: return .null
+    }
+}
+
+private func setResult(_ ctx: OpaquePointer?, _ value: SQLiteValue) {
+    switch value {
+    case .null: sqlite3_result_null(ctx)
+    case .integer(let i): sqlite3_result_int64(ctx, i)
+    case .real(let d): sqlite3_result_double(ctx, d)
+    case .text(let s): sqlite3_result_text(ctx, s, -1, sqliteTransient)
+    case .blob(let d):
+        d.withUnsafeBytes { raw in
+            sqlite3_result_blob(ctx, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(d.count), sqliteTransient)
+        }
+    }
+}
+
+private func stringOperand(_ v: OpaquePointer?) -> QueryRuntime.StringOperand {
+    switch sqlite3_value_type(v) {
+    case SQLITE_NULL: return .null
+    case SQLITE_TEXT, SQLITE_BLOB:
+        let isText = sqlite3_value_type(v) == SQLITE_TEXT
+        let n = Int(sqlite3_value_bytes(v))
+        let p = isText ? UnsafeRawPointer(sqlite3_value_text(v)) : sqlite3_value_blob(v)
+        guard n > 0, let p else { return isText ? .text("") : .bytes([]) }
+        let bytes = [UInt8](UnsafeRawBufferPointer(start: p, count: n))
+        return isText ? .text(String(decoding: bytes, as: UTF8.self)) : .bytes(bytes)
+    default: return .other
+    }
+}
+
+private func args(_ argv: UnsafeMutablePointer<OpaquePointer?>?, _ i: Int) -> OpaquePointer? { argv?[i] }
+
+/// realm_fold(value, flags): folded text (TEXT or UTF-8 BLOB), other values unchanged.
+private let realmFoldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, argv in
+    let v = args(argv, 0)
+    let flags = sqlite3_value_int64(args(argv, 1))
+    switch stringOperand(v) {
+    case .null: sqlite3_result_null(ctx)
+    case .text(let s): sqlite3_result_text(ctx, QueryRuntime.fold(s, flags: flags), -1, sqliteTransient)
+    case .bytes(let b):
+        if let s = String(validatingUTF8CString: b) {
+            sqlite3_result_text(ctx, QueryRuntime.fold(s, flags: flags), -1, sqliteTransient)
+        } else {
+            sqlite3_result_value(ctx, v)
+        }
+    case .other: sqlite3_result_value(ctx, v)
+    }
+}
+
+extension String {
+    /// Decodes UTF-8 bytes, nil when they are not valid UTF-8.
+    init?(validatingUTF8CString bytes: [UInt8]) {
+        var it = bytes.makeIterator()
+        var decoder = UTF8()
+        var scalars = String.UnicodeScalarView()
+        loop: while true {
+            switch decoder.decode(&it) {
+            case .scalarValue(let s): scalars.append(s)
+            case .emptyInput: break loop
+            case .error: return nil
+            }
+        }
+        self = String(scalars)
+    }
+}
+
+/// realm_strop(op, flags, haystack, needle) → 0/1, with Realm's null rules.
+private let realmStringOpFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, argv in
+    let op = sqlite3_value_int64(args(argv, 0))
+    let flags = sqlite3_value_int64(args(argv, 1))
+    let result = QueryRuntime.stringOp(op, flags: flags, haystack: stringOperand(args(argv, 2)), needle: stringOperand(args(argv, 3)))
+    sqlite3_result_int64(ctx, result ? 1 : 0)
+}
+
+/// realm_cmp(a, tagA, b, tagB) → -1, 0, 1, or 2 (unordered).
+private let realmCompareFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, argv in
+    let a = readValue(args(argv, 0))
+    let b = readValue(args(argv, 2))
+    let ta = sqlite3_value_type(args(argv, 1)) == SQLITE_NULL ? Int64(0) : sqlite3_value_int64(args(argv, 1))
+    let tb = sqlite3_value_type(args(argv, 3)) == SQLITE_NULL ? Int64(0) : sqlite3_value_int64(args(argv, 3))
+    sqlite3_result_int64(ctx, QueryRuntime.compare(a, tag: ta, b, tag: tb))
+}
+
+private let realmDivideFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, argv in
+    setResult(ctx, QueryRuntime.divide(readValue(args(argv, 0)), readValue(args(argv, 1))))
+}
+
+/// realm_dec(op, a, b): decimal + - * / (op 1…4) on decimal text or numbers.
+private let realmDecimalArithmeticFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, argv in
+    let op = sqlite3_value_int64(args(argv, 0))
+    setResult(ctx, QueryRuntime.decimalArithmetic(op, readValue(args(argv, 1)), readValue(args(argv, 2))))
+}
+
+// MARK: Aggregates over decimals and mixed values
+
+final class DecimalAccumulator {
+    var sum = Decimal(0)
+    var count = 0
+    var minValue: QueryRuntime.Number?
+    var maxValue: QueryRuntime.Number?
+    var minRaw: SQLiteValue = .null
+    var maxRaw: SQLiteValue = .null
+
+    func add(_ n: QueryRuntime.Number, raw: SQLiteValue) {
+        switch n {
+        case .int(let i): sum += Decimal(i)
+        case .double(let d):
+            if d.isFinite { sum += Decimal(d) }
+        case .decimal(let d):
+            if d.isNaN { return }
+            sum += d.value
+        }
+        count += 1
+        if let m = minValue {
+            if QueryRuntime.compareNumbers(n, m) == -1 { minValue = n; minRaw = raw }
+        } else { minValue = n; minRaw = raw }
+        if let m = maxValue {
+            if QueryRuntime.compareNumbers(n, m) == 1 { maxValue = n; maxRaw = raw }
+        } else { maxValue = n; maxRaw = raw }
+    }
+}
+
+private func accumulator(_ ctx: OpaquePointer?, create: Bool) -> DecimalAccumulator? {
+    let size = Int32(MemoryLayout<UnsafeMutableRawPointer?>.size)
+    guard let raw = sqlite3_aggregate_context(ctx, create ? size : 0) else { return nil }
+    let slot = raw.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+    if let p = slot.pointee { return Unmanaged<DecimalAccumulator>.fromOpaque(p).takeUnretainedValue() }
+    guard create else { return nil }
+    let acc = DecimalAccumulator()
+    slot.pointee = Unmanaged.passRetained(acc).toOpaque()
+    return acc
+}
+
+private let realmAggregateStep: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, argc, argv in
+    let v = readValue(args(argv, 0))
+    if v == .null { return }
+    let tag: Int64
+    if argc == 2 {
+        tag = sqlite3_value_type(args(argv, 1)) == SQLITE_NULL ? 0 : sqlite3_value_int64(args(argv, 1))
+        guard tag == 1 || tag == 6 || tag == 7 || tag == 8 else { return }
+    } else {
+        tag = 8
+    }
+    guard let n = QueryRuntime.number(v, tag: tag) else { return }
+    accumulator(ctx, create: true)?.add(n, raw: v)
+}
+
+private let realmAggregateFinal: @convention(c) (OpaquePointer?) -> Void = { ctx in
+    let op = Int(bitPattern: sqlite3_user_data(ctx)) - 1
+    let size = Int32(MemoryLayout<UnsafeMutableRawPointer?>.size)
+    var acc: DecimalAccumulator?
+    if let raw = sqlite3_aggregate_context(ctx, 0) {
+        let slot = raw.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+        if let p = slot.pointee {
+            acc = Unmanaged<DecimalAccumulator>.fromOpaque(p).takeRetainedValue()
+            slot.pointee = nil
+        }
+    }
+    _ = size
+    func text(_ n: QueryRuntime.Number?) -> SQLiteValue {
+        switch n {
+        case .int(let i)?: return .text(Decimal128(i).description)
+        case .double(let d)?: return d.isFinite ? .text(Decimal128(d).description) : .real(d)
+        case .decimal(let d)?: return .text(d.description)
+        case nil: return .null
+        }
+    }
+    switch op {
+    case 0: setResult(ctx, .text(Decimal128(acc?.sum ?? 0).description))
+    case 1:
+        guard let acc, acc.count > 0 else { sqlite3_result_null(ctx); return }
+        setResult(ctx, .text(Decimal128(acc.sum / Decimal(acc.count)).description))
+    case 2: setResult(ctx, text(acc?.minValue))
+    default: setResult(ctx, text(acc?.maxValue))
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import XCTest
+@testable import RealmDatabase
+
+/// Fuzzing the query language: random and mutated inputs must compile or fail with a query error,
+/// never crash, and the SQL of every compiled query must be accepted by SQLite.
+final class QueryFuzzTests: XCTestCase {
+    /// Parse-only runs: the lexer and parser on random, generated and mutated inputs.
+    func testFuzzParser() {
+        let iterations = Int(ProcessInfo.processInfo.environment["QUERY_FUZZ_PARSE_RUNS"] ?? "") ?? 200_000
+        let report = QueryFuzzer.run(iterations: iterations, seed: 0x5EED_0001, mode: .parse)
+        print("QueryFuzzTests.testFuzzParser: \(report)")
+        XCTAssertEqual(report.failures, [], "\(report)")
+        XCTAssertGreaterThan(report.parsed, iterations / 20)
+    }
+
+    /// Parse, translate and run on SQLite.
+    func testFuzzCompileAndExecute() {
+        let iterations = Int(ProcessInfo.processInfo.environment["QUERY_FUZZ_EXEC_RUNS"] ?? "") ?? 30_000
+        let report = QueryFuzzer.run(iterations: iterations, seed: 0x5EED_0002, mode: .execute)
+        print("QueryFuzzTests.testFuzzCompileAndExecute: \(report)")
+        XCTAssertEqual(report.failures, [], "\(report)")
+        XCTAssertGreaterThan(report.executed, iterations / 50)
+    }
+}
