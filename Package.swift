@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "RealmHost", targets: ["RealmHost"]),
         .executable(name: "realm-host", targets: ["RealmHostCLI"]),
         .executable(name: "realm-bench", targets: ["RealmBench"]),
+        .executable(name: "realm-fuzz", targets: ["RealmFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -42,6 +43,8 @@ let package = Package(
         .executableTarget(name: "RealmBench", dependencies: ["RealmDatabase", "CSQLite"]),
         // A writer the crash-safety tests kill with SIGKILL at random moments.
         .executableTarget(name: "RealmCrashWriter", dependencies: ["RealmDatabase", "RealmHost"]),
+        // Seeded mutation fuzzing of the query language, schema and plugin loaders and JSON import (issue 6).
+        .executableTarget(name: "RealmFuzz", dependencies: ["RealmDatabase", "RealmHost", "RealmLua"]),
 
         .testTarget(name: "RealmDatabaseTests", dependencies: ["RealmDatabase", "CSQLite"]),
         .testTarget(name: "LuaSandboxTests", dependencies: ["LuaSandbox"]),

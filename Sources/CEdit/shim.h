@@ -21,3 +21,7 @@ static inline const char *rh_edit_line_buffer(void) { return rl_line_buffer; }
 
 /// Names this program for `$if` in ~/.editrc.
 static inline void rh_edit_set_name(const char *name) { rl_readline_name = name; }
+
+/// Reads keys through `function` (it returns a Unicode scalar value, or -1 to end the line).
+/// Must be set before libedit initializes (the first readline or read_history).
+static inline void rh_edit_set_getc(int (*function)(FILE *)) { rl_getc_function = function; }

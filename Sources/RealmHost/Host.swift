@@ -50,12 +50,20 @@ public final class Host: @unchecked Sendable {
         return { url in
             let path = url.standardizedFileURL.path
             let name = (path as NSString).lastPathComponent
+            // The name is also checked on Unicode scalars, as the file system sees it: Foundation's
+            // path functions split on Characters, where "/" + a combining mark is no separator, and
+            // SQLite ends the path at a NUL (found by ReliabilityTests).
             guard (path as NSString).deletingLastPathComponent == folder,
+                  !name.unicodeScalars.contains(where: { $0 == "/" || $0 == "\0" }),
                   name == "\(user).realm" || (name.hasPrefix("\(user).") && name.hasSuffix(".realm")) else {
                 throw LuaError(.sandbox, "user '\(user)' may only open its own realm files ('\(user).realm' or '\(user).<name>.realm' in the data folder), not '\(url.path)'")
             }
-            if let type = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType, type == .typeSymbolicLink {
-                throw LuaError(.sandbox, "'\(name)' is a symbolic link; realm files must be regular files")
+            // SQLite follows links when it opens the file and the files beside it: a link named
+            // `<file>-wal` sent this realm's log into another user's database (found by ReliabilityTests).
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                if let type = try? FileManager.default.attributesOfItem(atPath: path + suffix)[.type] as? FileAttributeType, type == .typeSymbolicLink {
+                    throw LuaError(.sandbox, "'\(name + suffix)' is a symbolic link; realm files must be regular files")
+                }
             }
         }
     }

@@ -23,13 +23,19 @@ public struct PluginManifest: Equatable {
     var manifestPath: String { folder.appendingPathComponent("plugin.lua").path }
 }
 
+/// A command of a plugin: its function, and the limits it runs under when it declares its own.
+struct PluginCommand {
+    let function: LuaFunctionRef
+    let limits: LuaLimits?
+}
+
 /// A plugin loaded into one tenant's runtime: its functions, callable there.
 struct LoadedPlugin {
     let manifest: PluginManifest
     let migration: LuaFunctionRef?
     let initialSubscriptions: LuaFunctionRef?
     let onOpen: LuaFunctionRef?
-    let commands: [String: LuaFunctionRef]
+    let commands: [String: PluginCommand]
     let environment: LuaTableRef
 }
 
@@ -95,17 +101,31 @@ enum PluginLoader {
         let migration = try function("migration")
         let initialSubscriptions = try function("initialSubscriptions")
         let onOpen = try function("onOpen")
-        var commands = [String: LuaFunctionRef]()
+        var commands = [String: PluginCommand]()
         switch try state.get(tableRef, "commands") {
         case .nil: break
         case .table(let ref):
-            for (k, _) in try state.copy(ref, maxDepth: 1).hash {
+            for (k, _) in try state.copy(ref, maxDepth: 4).hash {
                 guard case .string(let commandName) = k, !commandName.isEmpty,
                       commandName.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }) else {
                     throw fail("commands", "must map command names (letters, digits, '_', '-') to functions")
                 }
-                guard case .function(let f) = try state.get(ref, k) else { throw fail("commands.\(commandName)", "must be a function") }
-                commands[commandName] = f
+                switch try state.get(ref, k) {
+                case .function(let f):
+                    commands[commandName] = PluginCommand(function: f, limits: nil)
+                case .table(let spec):
+                    // { run = function(realm, ...) end, limits = { timeSeconds = 60, memoryMiB = 512 } }
+                    guard case .function(let f) = try state.get(spec, "run") else { throw fail("commands.\(commandName).run", "must be a function") }
+                    var limits: LuaLimits?
+                    if case .table(let l) = try state.get(spec, "limits") {
+                        do {
+                            limits = try HostConfigurationFile.parseLimits(try state.copy(l, maxDepth: 1), base: state.limits, where: "field 'commands.\(commandName).limits'")
+                        } catch { throw HostError.plugin("\(path): \(error)") }
+                    }
+                    commands[commandName] = PluginCommand(function: f, limits: limits)
+                default:
+                    throw fail("commands.\(commandName)", "must be a function or a table { run = function, limits = {…} }")
+                }
             }
         default: throw fail("commands", "must be a table of functions")
         }

@@ -11,8 +11,19 @@ public enum UserName {
         guard !name.isEmpty else { throw bad("it is empty") }
         guard name.utf8.count <= maximumLength else { throw bad("it is longer than \(maximumLength) bytes") }
         guard !name.hasPrefix(".") else { throw bad("it starts with a dot") }
-        guard !name.contains("/"), !name.contains("\\") else { throw bad("it contains a path separator") }
+        // On Unicode scalars, as the file system sees the name: String.contains compares Characters,
+        // and "/" followed by a combining mark is one Character that is not "/" (found by ReliabilityTests).
+        guard !name.unicodeScalars.contains(where: { $0 == "/" || $0 == "\\" }) else { throw bad("it contains a path separator") }
         guard !name.contains("..") else { throw bad("it contains '..'") }
+        // `<user>.<name>.realm` is one of user <user>'s extra realms (Host.fileAccessPolicy), so a
+        // user "alice.notes" would own a file alice's scripts may open: no dots in user names.
+        guard !name.unicodeScalars.contains(".") else { throw bad("it contains a dot") }
+        // A leading combining mark joins the "/" before it into one Character, which hides the
+        // separator from Foundation's path functions.
+        if let first = name.unicodeScalars.first,
+           [.nonspacingMark, .spacingMark, .enclosingMark].contains(first.properties.generalCategory) {
+            throw bad("it starts with a combining mark (U+\(String(first.value, radix: 16, uppercase: true)))")
+        }
         for scalar in name.unicodeScalars {
             if scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
                 || scalar.properties.generalCategory == .lineSeparator || scalar.properties.generalCategory == .paragraphSeparator {

@@ -189,6 +189,8 @@ final class QueryConformanceTests: XCTestCase {
         QueryCase("name LIKE '?ob'", ["Bob"]),
         QueryCase("name LIKE '*a*'", ["carol", "dave"]),
         QueryCase("name LIKE 'd?ve'", ["dave"]),
+        QueryCase("name LIKE '?mile'", ["Émile"]),
+        QueryCase("name LIKE '??mile'", []),
         QueryCase("name LIKE '*'", all),
         QueryCase("name LIKE 'Bo'", []),
         QueryCase("name like[cd] 'e*'", ["Émile"]),

@@ -7,7 +7,7 @@ import XCTest
 final class QueryFuzzTests: XCTestCase {
     /// Parse-only runs: the lexer and parser on random, generated and mutated inputs.
     func testFuzzParser() {
-        let iterations = Int(ProcessInfo.processInfo.environment["QUERY_FUZZ_PARSE_RUNS"] ?? "") ?? 200_000
+        let iterations = Int(ProcessInfo.processInfo.environment["QUERY_FUZZ_PARSE_RUNS"] ?? "") ?? 100_000
         let report = QueryFuzzer.run(iterations: iterations, seed: 0x5EED_0001, mode: .parse)
         print("QueryFuzzTests.testFuzzParser: \(report)")
         XCTAssertEqual(report.failures, [], "\(report)")
@@ -16,7 +16,7 @@ final class QueryFuzzTests: XCTestCase {
 
     /// Parse, translate and run on SQLite.
     func testFuzzCompileAndExecute() {
-        let iterations = Int(ProcessInfo.processInfo.environment["QUERY_FUZZ_EXEC_RUNS"] ?? "") ?? 30_000
+        let iterations = Int(ProcessInfo.processInfo.environment["QUERY_FUZZ_EXEC_RUNS"] ?? "") ?? 20_000
         let report = QueryFuzzer.run(iterations: iterations, seed: 0x5EED_0002, mode: .execute)
         print("QueryFuzzTests.testFuzzCompileAndExecute: \(report)")
         XCTAssertEqual(report.failures, [], "\(report)")

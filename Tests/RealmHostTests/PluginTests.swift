@@ -128,4 +128,23 @@ final class PluginTests: XCTestCase {
             XCTAssertNoThrow(try t.runtime.execute("local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.scratch.realm'; Realm(c)", chunkName: "=t"))
         }
     }
+
+    func testCommandLimitsStopARunawayCommandAndRollItBack() throws {
+        _ = try writePlugin("loop", """
+            return { name = "loop", schemaVersion = 1, schema = { { name = "T", properties = { x = "int" } } },
+              commands = {
+                spin = { run = function(realm) realm:beginWrite(); realm:create("T", { x = 1 }); while true do end end,
+                         limits = { timeSeconds = 0.2 } },
+                count = function(realm) return #realm:objects("T") end,
+              } }
+            """)
+        let host = try Host(options: HostOptions(dataFolder: folder.appendingPathComponent("data"), pluginFolders: [folder.appendingPathComponent("plugins")]))
+        try host.withTenant("alice") { t in
+            XCTAssertThrowsError(try t.runCommand("spin", arguments: [])) { error in
+                XCTAssertTrue("\(error)".contains("time limit"), "\(error)")
+            }
+            XCTAssertFalse(t.realm.isInWriteTransaction, "the command's open write was rolled back")
+            XCTAssertEqual(try t.runCommand("count", arguments: []).first?.integerValue, 0)
+        }
+    }
 }

@@ -32,6 +32,7 @@ struct MigrationRunner {
         let realm = Realm(configuration: configuration, connection: connection, schema: newSchema, fileSchema: fileSchema,
                           coordinator: FileCoordinator(location: location + "#migration"), frozenVersion: nil, ownsConnection: false)
         realm.transaction = ChangeSet()
+        realm.transaction?.countsModificationsOnly = true
         realm.isMigrating = true
         defer { realm.transaction = nil }
 
@@ -123,7 +124,9 @@ struct MigrationRunner {
         for (className, changes) in realm.transaction?.classes ?? [:] {
             report.classes[className, default: .init()].created = changes.insertions.count
             report.classes[className, default: .init()].deleted = changes.deletions.count
-            report.classes[className, default: .init()].changed = changes.modifications.count
+        }
+        for (className, count) in realm.transaction?.modificationCounts ?? [:] {
+            report.classes[className, default: .init()].changed = count
         }
         return report
     }

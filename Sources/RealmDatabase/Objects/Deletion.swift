@@ -24,6 +24,11 @@ extension Realm {
     /// Deletes every object of the results.
     public func delete(_ results: Results) throws {
         try checkWritable()
+        // As for objects: results of another file (or frozen ones) name keys of *that* file;
+        // deleting them here deleted unrelated objects of this realm (found by ReliabilityTests).
+        guard results.realm === self || (results.realm.isSameFile(as: self) && !results.realm.isFrozen) else {
+            throw RealmError(.invalidValue, "Can only delete objects from the Realm they belong to.")
+        }
         let keys = try results.keys()
         let info = try classInfo(results.className)
         for key in keys { try deleteObject(info, key: key) }

@@ -167,7 +167,7 @@ enum QueryRuntime {
         switch (a, b) {
         case let (.int(x), .int(y)): return x == y ? 0 : (x < y ? -1 : 1)
         case let (.int(x), .double(y)): return compareIntDouble(x, y)
-        case let (.double(x), .int(y)): return -compareIntDouble(y, x)
+        case let (.double(x), .int(y)): return negated(compareIntDouble(y, x))
         case let (.double(x), .double(y)):
             if x.isNaN || y.isNaN { return unordered }
             return x == y ? 0 : (x < y ? -1 : 1)
@@ -175,9 +175,11 @@ enum QueryRuntime {
         case let (.decimal(x), .int(y)): return compareDecimals(x, Decimal128(y))
         case let (.int(x), .decimal(y)): return compareDecimals(Decimal128(x), y)
         case let (.decimal(x), .double(y)): return compareDecimalDouble(x, y)
-        case let (.double(x), .decimal(y)): return -compareDecimalDouble(y, x) == -unordered ? unordered : -compareDecimalDouble(y, x)
+        case let (.double(x), .decimal(y)): return negated(compareDecimalDouble(y, x))
         }
     }
+
+    private static func negated(_ r: Int64) -> Int64 { r == unordered ? unordered : -r }
 
     private static func compareDecimals(_ x: Decimal128, _ y: Decimal128) -> Int64 {
         if x.isNaN || y.isNaN { return unordered }

@@ -27,18 +27,34 @@ public struct ChangeSet: Sendable, Equatable {
         highestInsertedKeys[className] = Swift.max(highestInsertedKeys[className] ?? 0, key)
     }
 
+    // Each change is made in place (`classes[c, default:]…`): copying a class's changes out and
+    // back would copy its sets on every change, making a large write quadratic.
+
     mutating func deleted(_ className: String, _ key: Int64) {
-        var c = classes[className, default: ClassChanges()]
-        if c.insertions.remove(key) == nil { c.deletions.insert(key) }
-        c.modifications[key] = nil
-        classes[className] = c
+        if classes[className, default: ClassChanges()].insertions.remove(key) == nil {
+            classes[className, default: ClassChanges()].deletions.insert(key)
+        }
+        classes[className, default: ClassChanges()].modifications[key] = nil
     }
 
     mutating func modified(_ className: String, _ key: Int64, _ property: String) {
-        var c = classes[className, default: ClassChanges()]
-        if !c.insertions.contains(key) { c.modifications[key, default: []].insert(property) }
-        classes[className] = c
+        if countsModificationsOnly {
+            // A migration keeps no per-object log (memory stays flat however many objects it
+            // changes): it counts changed objects, visited in key order by enumerateObjects.
+            if lastModifiedKeys[className] != key {
+                lastModifiedKeys[className] = key
+                modificationCounts[className, default: 0] += 1
+            }
+            return
+        }
+        guard classes[className]?.insertions.contains(key) != true else { return }
+        classes[className, default: ClassChanges()].modifications[key, default: []].insert(property)
     }
+
+    /// Set for a migration's transaction: see `modified`.
+    var countsModificationsOnly = false
+    private(set) var modificationCounts = [String: Int]()
+    private var lastModifiedKeys = [String: Int64]()
 }
 
 /// Where commits on a file are announced to the other instances of the same file in this process.

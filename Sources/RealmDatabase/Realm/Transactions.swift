@@ -108,7 +108,10 @@ extension Realm {
         var changes = mailbox.take()
         if committedElsewhere && changes.isEmpty {
             // Another process committed: the details are not known here.
-            changes = [ChangeSet(version: version, classes: [:], isOpaque: true)]
+            var opaque = ChangeSet()
+            opaque.version = version
+            opaque.isOpaque = true
+            changes = [opaque]
         }
         guard !changes.isEmpty else { return false }
         deliverNotifications(for: changes)

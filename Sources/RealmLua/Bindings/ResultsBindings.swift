@@ -96,7 +96,10 @@ extension RealmLuaRuntime {
                     let r = try results(ctx)
                     return try ctx.returning(.string("Results<\(r.className)>(\(r.count) objects)"))
                 },
-                "__pairs": { [unowned self] ctx in try ctx.returning(.function(try indexIterator(count: { try results(ctx).countObjects() }, element: { try self.box(ObjectBox(try results(ctx)[$0])) }))) },
+                "__pairs": { [unowned self] ctx in
+                    let r = try results(ctx)
+                    return try ctx.returning(.function(try indexIterator(count: { try r.countObjects() }, element: { try self.box(ObjectBox(try r[$0])) })))
+                },
             ]))
     }
 

@@ -1,0 +1,76 @@
+-- DoggoDB, the Realm seeds' model: dogs, their toys, people, companies and employees.
+--
+-- Version 1 stored a dog's favorite toy as a string; version 2 makes it a link to a DogToy and
+-- adds favoriteTreat. migrations/0002_add_favorite_treat.lua turns one into the other.
+return {
+  name = "doggo",
+  version = "2.0.0",
+  description = "DoggoDB: dogs, toys, people, companies and employees",
+  schemaVersion = 2,
+  schema = {
+    { name = "Dog", primaryKey = "_id", properties = {
+        { name = "_id", type = "uuid" },
+        { name = "name", type = "string" },
+        { name = "breed", type = "string" },
+        { name = "weight", type = "int" },
+        { name = "favoriteToy", type = "DogToy?" },
+        { name = "profileImageUrl", type = "string?" },
+        { name = "favoriteTreat", type = "string", default = "" },
+        { name = "owners", type = "linkingObjects", objectType = "Person", property = "dogs" },
+    } },
+    { name = "DogToy", primaryKey = "_id", properties = {
+        { name = "_id", type = "objectId" },
+        { name = "name", type = "string" },
+    } },
+    { name = "Person", primaryKey = "_id", properties = {
+        { name = "_id", type = "objectId" },
+        { name = "firstName", type = "string" },
+        { name = "lastName", type = "string" },
+        { name = "dogs", type = "Dog[]" },
+    } },
+    { name = "Company", primaryKey = "_id", properties = {
+        { name = "_id", type = "objectId" },
+        { name = "companyName", type = "string" },
+        { name = "employees", type = "Employee[]" },
+        { name = "dogs", type = "Dog[]" },
+    } },
+    { name = "Employee", properties = {
+        { name = "name", type = "string" },
+        { name = "dogs", type = "Dog[]" },
+    } },
+  },
+
+  -- The seeds' initial subscriptions: every Person and every Dog, checked by name first so that
+  -- running this again adds nothing.
+  initialSubscriptions = function(subs)
+    if subs:first("people") == nil then subs:append(QuerySubscription("Person", { name = "people" })) end
+    if subs:first("dogs") == nil then subs:append(QuerySubscription("Dog", { name = "dogs" })) end
+  end,
+
+  commands = {
+    -- .dogs [query]: the dogs, by name (optionally filtered by a query).
+    dogs = function(realm, query)
+      local dogs = realm:objects("Dog")
+      if query and query ~= "" then dogs = dogs:where(query) end
+      return dogs:sorted("name")
+    end,
+    -- .adopt FIRSTNAME DOGNAME: a person adopts a dog (both created when missing).
+    adopt = function(realm, firstName, dogName)
+      assert(firstName and dogName, "usage: .adopt FIRSTNAME DOGNAME")
+      return realm:write(function()
+        local person = realm:objects("Person"):where("firstName == $0", firstName)[1]
+          or realm:create("Person", { firstName = firstName })
+        local dog = realm:objects("Dog"):where("name == $0", dogName)[1] or realm:create("Dog", { name = dogName })
+        person.dogs:append(dog)
+        return person
+      end)
+    end,
+    -- .stats: how many of each, and the dogs' average weight.
+    stats = function(realm)
+      local dogs = realm:objects("Dog")
+      return string.format("%d dogs (average weight %s), %d toys, %d people, %d companies",
+        #dogs, tostring(dogs:average("weight") or "-"), #realm:objects("DogToy"), #realm:objects("Person"),
+        #realm:objects("Company"))
+    end,
+  },
+}
