@@ -19,6 +19,8 @@
 #define RH_MAX_PATTERN 256        /* bytes of a pattern */
 #define RH_MAX_SUBJECT 4096       /* bytes of a subject matched by a backtracking pattern */
 #define RH_MAX_CHUNK (1 << 20)    /* bytes of a chunk given to the sandboxed load */
+#define RH_MAX_PRODUCT (1 << 30)  /* subject bytes x pattern bytes of one match call */
+#define RH_MAX_TABLE_LOOP (1 << 24) /* elements a table function may walk in C */
 #define RH_WARN_BUFFER 4096
 
 static const char *const RH_SANDBOX_ERROR_KEY = "rh.sandboxerror";
@@ -56,6 +58,8 @@ struct rh_control {
     size_t npending, cappending;
     int closed;
 };
+
+static int call_original(lua_State *L);
 
 static rh_control *control_of(lua_State *L) {
     void *ud = NULL;
@@ -460,19 +464,60 @@ void rh_push_index_with_methods(lua_State *L) { lua_pushcclosure(L, rh_index_wit
 
 // MARK: - Guarded globals
 
-/// setmetatable refusing a raw __gc field: finalizers run with hooks off, so an endless __gc
-/// would hang the host.
+/// setmetatable refusing a raw __gc or __close field. Both can run script code with hooks off:
+/// finalizers always do, and __close of a coroutine stopped by the hook runs when the coroutine
+/// is reset (coroutine.wrap, coroutine.close) with the hook still disabled by the stop.
 static int rh_setmetatable(lua_State *L) {
     if (lua_type(L, 2) == LUA_TTABLE) {
-        lua_pushliteral(L, "__gc");
-        if (lua_rawget(L, 2) != LUA_TNIL)
-            return sandbox_error(L, "%s", "setmetatable: a metatable with a __gc field is not allowed in the sandbox");
-        lua_pop(L, 1);
+        static const char *const refused[] = {"__gc", "__close"};
+        for (int i = 0; i < 2; i++) {
+            lua_pushstring(L, refused[i]);
+            if (lua_rawget(L, 2) != LUA_TNIL)
+                return sandbox_error(L, "setmetatable: a metatable with a %s field is not allowed in the sandbox", refused[i]);
+            lua_pop(L, 1);
+        }
     }
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, 1);
     return 1;
+}
+
+/// Message handler given to xpcall in place of the script's: once the hook has stopped the
+/// call, the script's handler must not run (Lua calls message handlers of errors raised inside
+/// a hook with hooks disabled, so an endless handler could never be stopped).
+static int rh_xpcall_handler(lua_State *L) {
+    if (control_of(L)->tripped) {
+        lua_settop(L, 1);
+        return 1;
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+static int finish_xpcall(lua_State *L, int status, lua_KContext extra) {
+    if (status != LUA_OK && status != LUA_YIELD) {
+        lua_pushboolean(L, 0);
+        lua_pushvalue(L, -2);
+        return 2;
+    }
+    return lua_gettop(L) - (int)extra;
+}
+
+/// luaB_xpcall with the handler wrapped (yieldable like the original).
+static int rh_xpcall(lua_State *L) {
+    int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, rh_xpcall_handler, 1);
+    lua_replace(L, 2);
+    lua_pushboolean(L, 1);
+    lua_pushvalue(L, 1);
+    lua_rotate(L, 3, 2);
+    int status = lua_pcallk(L, n - 2, LUA_MULTRET, 2, 2, finish_xpcall);
+    return finish_xpcall(L, status, 2);
 }
 
 /// The environment of the Lua function calling load (its _ENV upvalue), else the globals.
@@ -539,6 +584,9 @@ static int guarded_pattern(lua_State *L, const char *fname, int plainarg) {
     size_t sl, pl;
     luaL_checklstring(L, 1, &sl);
     const char *p = luaL_checklstring(L, 2, &pl);
+    if ((double)sl * (double)pl > RH_MAX_PRODUCT)
+        return sandbox_error(L, "string.%s: subject and pattern too long to match in the sandbox "
+                                "(subject bytes x pattern bytes must stay under 2^30)", fname);
     if (!(plainarg && lua_toboolean(L, plainarg))) {
         if (pl > RH_MAX_PATTERN)
             return sandbox_error(L, "string.%s: patterns longer than 256 bytes are not allowed in the sandbox", fname);
@@ -547,6 +595,16 @@ static int guarded_pattern(lua_State *L, const char *fname, int plainarg) {
                 "string.%s: a pattern with '-', '*', '+' or '?' on a subject longer than 4096 bytes is not "
                 "allowed in the sandbox (split the input, or use string.find with plain = true)", fname);
     }
+    return call_original(L);
+}
+
+static int rh_find(lua_State *L) { return guarded_pattern(L, "find", 4); }
+static int rh_match(lua_State *L) { return guarded_pattern(L, "match", 0); }
+static int rh_gmatch(lua_State *L) { return guarded_pattern(L, "gmatch", 0); }
+static int rh_gsub(lua_State *L) { return guarded_pattern(L, "gsub", 0); }
+
+/// Calls the original function (upvalue 1) with all arguments, returning all its results.
+static int call_original(lua_State *L) {
     int n = lua_gettop(L);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
@@ -554,10 +612,66 @@ static int guarded_pattern(lua_State *L, const char *fname, int plainarg) {
     return lua_gettop(L);
 }
 
-static int rh_find(lua_State *L) { return guarded_pattern(L, "find", 4); }
-static int rh_match(lua_State *L) { return guarded_pattern(L, "match", 0); }
-static int rh_gmatch(lua_State *L) { return guarded_pattern(L, "gmatch", 0); }
-static int rh_gsub(lua_State *L) { return guarded_pattern(L, "gsub", 0); }
+/// string.rep of an empty string and separator loops n times in C for nothing: answer at once.
+/// Other repetitions allocate their result first, so the memory cap bounds them.
+static int rh_rep(lua_State *L) {
+    size_t l, lsep;
+    luaL_checklstring(L, 1, &l);
+    luaL_checkinteger(L, 2);
+    luaL_optlstring(L, 3, "", &lsep);
+    if (l + lsep == 0) {
+        lua_pushliteral(L, "");
+        return 1;
+    }
+    return call_original(L);
+}
+
+/// The length table functions will use: the __len result when there is one (Lua code, so it
+/// obeys the hook), else the raw length, which real elements (memory) bound.
+static lua_Integer table_length(lua_State *L, int idx) {
+    if (luaL_getmetafield(L, idx, "__len") != LUA_TNIL) {
+        lua_pop(L, 1);
+        return luaL_len(L, idx);
+    }
+    return (lua_Integer)lua_rawlen(L, idx);
+}
+
+/// table.insert/remove/sort/concat/move walk elements in C without running the hook and without
+/// allocating when the elements are absent (a __len that lies, or a huge move range): refuse
+/// walks longer than 2^24 elements.
+static int refuse_walk(lua_State *L, const char *fname, lua_Unsigned count) {
+    if (count <= RH_MAX_TABLE_LOOP) return 0;
+    return sandbox_error(L, "table.%s: more than 2^24 elements is not allowed in the sandbox", fname);
+}
+
+static int rh_tinsert(lua_State *L) {
+    if (lua_gettop(L) >= 3 && lua_type(L, 1) != LUA_TNONE) refuse_walk(L, "insert", (lua_Unsigned)table_length(L, 1));
+    return call_original(L);
+}
+
+static int rh_tremove(lua_State *L) {
+    if (lua_type(L, 1) != LUA_TNONE) refuse_walk(L, "remove", (lua_Unsigned)table_length(L, 1));
+    return call_original(L);
+}
+
+static int rh_tsort(lua_State *L) {
+    if (lua_type(L, 1) != LUA_TNONE) refuse_walk(L, "sort", (lua_Unsigned)table_length(L, 1));
+    return call_original(L);
+}
+
+static int rh_tconcat(lua_State *L) {
+    lua_Integer i = luaL_optinteger(L, 3, 1);
+    lua_Integer j = lua_isnoneornil(L, 4) ? table_length(L, 1) : luaL_checkinteger(L, 4);
+    if (i <= j) refuse_walk(L, "concat", (lua_Unsigned)j - (lua_Unsigned)i);
+    return call_original(L);
+}
+
+static int rh_tmove(lua_State *L) {
+    lua_Integer f = luaL_checkinteger(L, 2);
+    lua_Integer e = luaL_checkinteger(L, 3);
+    if (e >= f) refuse_walk(L, "move", (lua_Unsigned)e - (lua_Unsigned)f);
+    return call_original(L);
+}
 
 static size_t utf8_prefix(const char *s, size_t n) {
     while (n > 0 && (((unsigned char)s[n] & 0xC0) == 0x80)) n--; /* do not cut a sequence */
@@ -659,6 +773,7 @@ static int rh_open_sandbox(lua_State *L) {
     set_field(L, "print", rh_print);
     wrap_field(L, "load", rh_load);
     wrap_field(L, "setmetatable", rh_setmetatable);
+    set_field(L, "xpcall", rh_xpcall);
     lua_pop(L, 1);
 
     lua_getglobal(L, LUA_STRLIBNAME);
@@ -667,6 +782,15 @@ static int rh_open_sandbox(lua_State *L) {
     wrap_field(L, "match", rh_match);
     wrap_field(L, "gmatch", rh_gmatch);
     wrap_field(L, "gsub", rh_gsub);
+    wrap_field(L, "rep", rh_rep);
+    lua_pop(L, 1);
+
+    lua_getglobal(L, LUA_TABLIBNAME);
+    wrap_field(L, "insert", rh_tinsert);
+    wrap_field(L, "remove", rh_tremove);
+    wrap_field(L, "sort", rh_tsort);
+    wrap_field(L, "concat", rh_tconcat);
+    wrap_field(L, "move", rh_tmove);
     lua_pop(L, 1);
 
     luaL_newmetatable(L, RH_ERROR_RECORD);

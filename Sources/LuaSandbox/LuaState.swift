@@ -71,9 +71,10 @@ public final class LuaState {
     deinit { close() }
 
     /// Closes the Lua state: host objects and Swift closures it holds are released now.
-    /// Later calls throw; references become inert. Called by deinit.
+    /// Later calls throw; references become inert. Called by deinit. Does nothing while a script
+    /// runs (from inside a Swift callback): Lua cannot be closed under its own feet.
     public func close() {
-        guard let L = mainThread else { return }
+        guard depth == 0, let L = mainThread else { return }
         rh_control_mark_closed(control.raw)
         mainThread = nil
         current = nil
@@ -217,6 +218,20 @@ public final class LuaState {
         let tripped = rh_control_tripped(control.raw)
         if outermost { rh_control_disarm(control.raw) }
         if status != LUA_OK { throw popError(L, status: status, tripped: tripped) }
+        if outermost && tripped != RH_TRIP_NONE {
+            // The script caught the stop (coroutine.resume, a Swift callback) and returned before
+            // running another instruction: the call still failed.
+            let (kind, message) = Self.tripDescription(tripped)
+            throw LuaError(kind, message)
+        }
+    }
+
+    static func tripDescription(_ tripped: Int32) -> (LuaError.Kind, String) {
+        switch tripped {
+        case RH_TRIP_TIME: return (.timeLimit, "script exceeded its time limit")
+        case RH_TRIP_INSTRUCTIONS: return (.instructionLimit, "script exceeded its instruction limit")
+        default: return (.interrupted, "interrupted")
+        }
     }
 
     /// Turns the error on top of `L` into a LuaError and pops it.
