@@ -162,7 +162,7 @@ public final class Results: Sequence {
 
     /// The keys of the answer, in order (cached while the realm is unchanged).
     func keys() throws -> [Int64] {
-        let stamp = realm.readStamp()
+        let stamp = realm.readStamp(force: true)
         if let cachedKeys, cachedStamp == stamp { return cachedKeys }
         let (sql, bindings) = try selectSQL(columns: "t0.\"_key\"")
         var keys = [Int64]()
@@ -179,7 +179,7 @@ public final class Results: Sequence {
 
     public func countObjects() throws -> Int {
         if needsPipeline { return try keys().count }
-        if let cachedKeys, cachedStamp == realm.readStamp() { return cachedKeys.count }
+        if let cachedKeys, cachedStamp == realm.readStamp(force: true) { return cachedKeys.count }
         let b = try base()
         return Int(try realm.connection.scalarInt("SELECT count(*) \(b.from) WHERE \(b.whereSQL)", b.bindings) ?? 0)
     }
@@ -217,7 +217,7 @@ public final class Results: Sequence {
         let (sql, bindings) = try selectSQL(columns: info.selectRowSQL)
         let statement = try realm.connection.prepare(sql)
         try statement.bind(bindings)
-        let stamp = realm.readStamp()
+        let stamp = realm.readStamp(force: true)
         let n = statement.columnCount
         while try statement.step() {
             var row = [SQLiteValue]()

@@ -140,9 +140,10 @@ public final class Realm {
     /// here, or a commit by another connection. Caches compare it before reusing what they hold.
     ///
     /// Commits by other instances in this process are seen at once (the file's shared commit
-    /// counter); commits by other processes within a millisecond (SQLite's `data_version`, which
-    /// costs a statement, is read at most once a millisecond unless `force` is set). Without the
-    /// throttle, reading a million objects would run a million extra statements.
+    /// counter). Commits by other connections (other processes) are seen through SQLite's
+    /// `data_version`, which costs a statement: Results read it every time (`force`), so a query
+    /// is always exact; an object's cached row reads it at most once a millisecond, since without
+    /// the throttle reading a million objects would run a million extra statements.
     func readStamp(force: Bool = false) -> Int {
         if isFrozen { return 0 }
         guard transaction == nil else { return localStamp }

@@ -55,6 +55,9 @@ struct RealmOpener {
         if configuration.readOnly && !exists {
             throw RealmError(.fileNotFound, "Unable to open a realm at path '\(path)': the file does not exist, and a read-only realm cannot create it.")
         }
+        // The open that makes the file is the only one that may remove it when it fails: two opens
+        // of a new file at once deleted the file the other one was writing (found by ReliabilityTests).
+        let createdHere = !exists && !configuration.readOnly && createExclusively(path)
         let flags = configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let connection: SQLiteConnection
         do {
@@ -62,12 +65,17 @@ struct RealmOpener {
         } catch let e as SQLiteError {
             throw RealmError(.fileAccess, "Unable to open a realm at path '\(path)': \(e.message).")
         }
+        // Wait for other connections from the first read on: a file being created or recovered
+        // elsewhere answered "database is locked" at once (found by ReliabilityTests).
+        connection.setBusyTimeout(milliseconds: 600_000)
         let location = "file:" + ((try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? path)
         do {
             return try openStorage(connection, target: target, location: location, path: path)
         } catch {
             connection.close()
-            if !exists { removeFiles(path) }
+            // Only a file this open created is removed: another connection may have made a realm
+            // of it meanwhile, and deleting that lost its commits (found by ReliabilityTests).
+            if createdHere && !Self.holdsRealm(path) { removeFiles(path) }
             throw error
         }
     }
@@ -96,7 +104,18 @@ struct RealmOpener {
         connection.setBusyTimeout(milliseconds: 600_000)
         QueryFunctions.register(on: connection)
         if wal && !configuration.readOnly {
-            try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL")
+            // Two connections turning a new file to WAL at once: SQLite answers one of them BUSY
+            // without waiting (to avoid a deadlock), so it tries again (found by ReliabilityTests).
+            var attempts = 0
+            while true {
+                do {
+                    try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL")
+                    break
+                } catch let e as SQLiteError where e.code & 0xff == SQLITE_BUSY && attempts < 3_000 {
+                    attempts += 1
+                    usleep(10_000)
+                }
+            }
         }
         try connection.execute("PRAGMA temp_store=MEMORY")
     }
@@ -124,7 +143,10 @@ struct RealmOpener {
                 throw RealmError(.notARealm, "Unable to open a realm \(describe): the file is not a realm file.")
             }
             let schema = target ?? Schema([])
-            try create(connection, schema: schema)
+            guard try create(connection, schema: schema) else {
+                // Two opens of a new file at once: the other one created it first. Open it as it is.
+                return try openStorage(connection, target: target, location: location, path: path)
+            }
             return Opened(connection: connection, schema: schema, fileSchema: schema, location: location, isNew: true)
         }
         let configured = target ?? stored.schema
@@ -196,9 +218,15 @@ struct RealmOpener {
     }
 
     /// Creates a new realm's tables in a write transaction that stays open (see `Opened.isNew`).
-    private func create(_ connection: SQLiteConnection, schema: Schema) throws {
+    /// Returns false, having changed nothing, when another connection created the realm between
+    /// this open's look at the file and its write lock.
+    private func create(_ connection: SQLiteConnection, schema: Schema) throws -> Bool {
         try connection.execute("BEGIN IMMEDIATE")
         do {
+            if try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_realm_meta'") ?? 0 > 0 {
+                try connection.execute("ROLLBACK")
+                return false
+            }
             try connection.execute("CREATE TABLE _realm_meta (key TEXT PRIMARY KEY, value)")
             try connection.run("INSERT INTO _realm_meta VALUES ('format', ?), ('schemaVersion', ?), ('version', 0), ('schema', ?)",
                                [.text(StorageLayout.formatMagic), .integer(Int64(bitPattern: configuration.schemaVersion)),
@@ -210,6 +238,15 @@ struct RealmOpener {
             try? connection.execute("ROLLBACK")
             throw error
         }
+        return true
+    }
+
+    /// Whether the file at `path` holds a realm's tables (committed by any connection).
+    static func holdsRealm(_ path: String) -> Bool {
+        guard let connection = try? SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY) else { return false }
+        defer { connection.close() }
+        connection.setBusyTimeout(milliseconds: 2_000)
+        return ((try? connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_realm_meta'")) ?? 0) > 0
     }
 
     /// Deletes every table and starts again with `schema` (`deleteRealmIfMigrationNeeded`).
@@ -224,8 +261,7 @@ struct RealmOpener {
             try? connection.execute("ROLLBACK")
             throw error
         }
-        try create(connection, schema: schema)
-        try connection.execute("COMMIT")
+        if try create(connection, schema: schema) { try connection.execute("COMMIT") }
     }
 
     /// Adds new classes and index changes: what needs no version bump.
@@ -251,6 +287,14 @@ struct RealmOpener {
             throw error
         }
     }
+}
+
+/// Creates an empty file at `path` unless something is there already; true when this call made it.
+private func createExclusively(_ path: String) -> Bool {
+    let fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0o644)
+    guard fd >= 0 else { return false }
+    close(fd)
+    return true
 }
 
 /// The configured classes, then the stored classes the configuration does not mention (kept in the file).
