@@ -16,6 +16,7 @@ enum Report {
                 ("baseline", quote(m.baseline)),
                 ("baseline_s", number(m.raw.bestSeconds, 6)),
                 ("ratio", m.ratio.map { number($0, 3) } ?? "null"),
+                ("cpu_ratio", m.cpuRatio.map { number($0, 3) } ?? "null"),
                 ("peak_rss_mb", m.ours.memory.peakMB.map { number($0, 1) } ?? "null"),
                 ("baseline_peak_rss_mb", m.raw.memory.peakMB.map { number($0, 1) } ?? "null"),
                 ("rss_increase_mb", m.ours.memory.increaseMB.map { number($0, 1) } ?? "null"),
@@ -53,12 +54,12 @@ enum Report {
     // MARK: Table
 
     static func table(_ rows: [Measurement]) -> String {
-        let header = ["workload", "size", "ours s", "baseline", "baseline s", "ratio", "target", "result", "peak RSS MB ours/raw", "+RSS MB ours/raw"]
+        let header = ["workload", "size", "ours s", "baseline", "baseline s", "ratio", "target", "result", "cpu ratio", "peak RSS MB ours/raw", "+RSS MB ours/raw"]
         var lines = [[String]]()
         var notes = [String]()
         for m in rows {
             if let reason = m.skipped {
-                lines.append([m.name, "", "", m.baseline, "", "", "≤ " + number(m.target, 1), "skipped", "", ""])
+                lines.append([m.name, "", "", m.baseline, "", "", "≤ " + number(m.target, 1), "skipped", "", "", ""])
                 notes.append("\(m.name) skipped: \(reason)")
                 continue
             }
@@ -68,6 +69,7 @@ enum Report {
                 number(m.ours.bestSeconds, 4), m.baseline, number(m.raw.bestSeconds, 4),
                 m.ratio.map { number($0, 2) } ?? "?", "≤ " + number(m.target, 1),
                 m.mismatch == nil ? result : result + " (!)",
+                m.cpuRatio.map { number($0, 2) } ?? "?",
                 pair(m.ours.memory.peakMB, m.raw.memory.peakMB),
                 pair(m.ours.memory.increaseMB, m.raw.memory.increaseMB),
             ])
@@ -76,7 +78,7 @@ enum Report {
         let all = [header] + lines
         // Width in Characters, so "≤" counts as one column.
         let widths = header.indices.map { i in all.map { $0[i].count }.max() ?? 0 }
-        let numeric: Set<Int> = [1, 2, 4, 5, 8, 9]
+        let numeric: Set<Int> = [1, 2, 4, 5, 8, 9, 10]
         func render(_ row: [String]) -> String {
             row.enumerated().map { i, cell in
                 let pad = String(repeating: " ", count: widths[i] - cell.count)

@@ -3,6 +3,8 @@ import Foundation
 /// The figures of one side: best time over the runs, memory, and the checksum it produced.
 struct SideResult {
     var bestSeconds = Double.infinity
+    /// The CPU seconds of the run with the best wall time.
+    var cpuSeconds = Double.infinity
     var memory = MemoryUse()
     var checksum: Int64?
 }
@@ -26,6 +28,13 @@ struct Measurement {
         return ours.bestSeconds / raw.bestSeconds
     }
 
+    /// The same ratio in CPU time: a cross-check when the machine is busy (wall times then grow
+    /// with the load), meaningless for fsync-bound workloads whose time is mostly waiting.
+    var cpuRatio: Double? {
+        guard skipped == nil, raw.cpuSeconds > 0, raw.cpuSeconds.isFinite, ours.cpuSeconds.isFinite else { return nil }
+        return ours.cpuSeconds / raw.cpuSeconds
+    }
+
     var passed: Bool? { ratio.map { $0 <= target } }
 
     static func skipped(_ name: String, target: Double, reason: String) -> Measurement {
@@ -36,7 +45,7 @@ struct Measurement {
 }
 
 /// Runs comparisons: a warm-up of each side, then `runs` rounds in alternating order (ours first
-/// on even rounds, raw first on odd ones) so that neither side always benefits from a cache the
+/// in rounds 1, 3, 5…, raw first in rounds 2, 4…) so that neither side always benefits from a cache the
 /// other warmed or suffers from a checkpoint the other left behind; the best time of each side counts.
 struct Runner {
     let context: BenchContext
@@ -52,7 +61,7 @@ struct Runner {
             let oursFirst = round % 2 == 0
             for isOurs in oursFirst ? [true, false] : [false, true] {
                 let (seconds, checksum, memory) = try once(isOurs ? c.ours : c.raw, size: c.size)
-                context.log(String(format: "%@: round %d %@ %.4f s", c.name, round + 1, isOurs ? "ours" : "raw ", seconds))
+                context.log(String(format: "%@: round %d %@ %.4f s (cpu %.4f s)", c.name, round + 1, isOurs ? "ours" : "raw ", seconds.wall, seconds.cpu))
                 if isOurs {
                     update(&m.ours, seconds: seconds, checksum: checksum, memory: memory)
                 } else {
@@ -66,15 +75,18 @@ struct Runner {
         return m
     }
 
-    private func update(_ side: inout SideResult, seconds: Double, checksum: Int64, memory: MemoryUse) {
-        side.bestSeconds = min(side.bestSeconds, seconds)
+    private func update(_ side: inout SideResult, seconds: (wall: Double, cpu: Double), checksum: Int64, memory: MemoryUse) {
+        if seconds.wall < side.bestSeconds {
+            side.bestSeconds = seconds.wall
+            side.cpuSeconds = seconds.cpu
+        }
         side.memory = side.memory.merged(with: memory)
         side.checksum = checksum
     }
 
     /// Prepares, times and checks one run of one side. The prepared run (and the connection it
     /// holds) is released before returning, outside the timing: closing is not what is measured.
-    private func once(_ build: SideBuilder, size: Int) throws -> (Double, Int64, MemoryUse) {
+    private func once(_ build: SideBuilder, size: Int) throws -> ((wall: Double, cpu: Double), Int64, MemoryUse) {
         let probe = MemoryProbe()
         let prepared = try build(size)
         var result: Int64 = 0

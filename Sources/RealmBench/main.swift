@@ -45,7 +45,10 @@ for workload in Catalog.workloads where options.only?.contains(workload.name) ??
         rows.append(.skipped(workload.name, target: workload.target, reason: "\(error)"))
     }
     for row in rows {
-        if options.json { print(Report.json(row)) }
+        if options.json {
+            print(Report.json(row))
+            fflush(nil)  // a line per workload as soon as it is measured, even into a pipe
+        }
         measurements.append(row)
     }
 }

@@ -126,6 +126,7 @@ public final class Host: @unchecked Sendable {
 
     /// Opens (or takes from the cache) a user's tenant and runs `body` with it, serialized with
     /// any other work on the same tenant.
+    @discardableResult
     public func withTenant<T>(_ user: String, _ body: (Tenant) throws -> T) throws -> T {
         let tenant = try tenant(user)
         tenant.lock.lock()

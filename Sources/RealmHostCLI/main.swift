@@ -1,1 +1,2 @@
-print("realm-host")
+// realm-host: the command line and the REPL of RealmHost. See RealmHostCommand.swift.
+RealmHostCommand.main()

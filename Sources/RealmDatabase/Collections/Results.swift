@@ -219,12 +219,16 @@ public final class Results: Sequence {
         try statement.bind(bindings)
         let stamp = realm.readStamp(force: true)
         let n = statement.columnCount
-        while try statement.step() {
+        // The first step opens the read transaction; from then on the snapshot holds still.
+        guard try statement.step() else { return }
+        realm.streamingReads += 1
+        defer { realm.streamingReads -= 1 }
+        repeat {
             var row = [SQLiteValue]()
             row.reserveCapacity(Int(n) - 1)
             for i in 1..<n { row.append(statement.value(at: i)) }
             try body(DynamicObject(realm: realm, info: info, key: statement.int64(at: 0), row: row, stamp: stamp))
-        }
+        } while try statement.step()
     }
 
     public func makeIterator() -> IndexingIterator<[DynamicObject]> {

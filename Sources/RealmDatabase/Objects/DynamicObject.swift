@@ -111,7 +111,14 @@ public final class DynamicObject: CustomStringConvertible {
         case .unmanaged(_, let values):
             return values[name] ?? .null
         case let .managed(realm, info, _):
-            let property = try info.property(name)
+            let slot = try info.slot(name)
+            if let position = slot.position {
+                // The common case, a non-collection property: read it from the row.
+                let row = try loadRow()
+                return try realm.decodeStored(row[position], tag: slot.type == .mixed ? row[position + 1] : nil,
+                                              type: slot.type, objectClassName: slot.objectClassName)
+            }
+            let property = slot.property
             switch (property.type, property.collection) {
             case (.linkingObjects, _):
                 return .list(try linkingObjects(name).map { .object($0) })

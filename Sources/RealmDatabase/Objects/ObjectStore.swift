@@ -30,7 +30,7 @@ extension Realm {
     }
 
     /// The position of a property's value (and of a mixed tag after it) in a row from `fetchRow`.
-    func rowIndex(_ info: ClassInfo, _ property: Property) -> Int? { info.rowPositions[property.name] }
+    func rowIndex(_ info: ClassInfo, _ property: Property) -> Int? { info.slots[property.name]?.position }
 
     func readValue(_ info: ClassInfo, property: Property, row: [SQLiteValue]) throws -> RealmValue {
         guard let i = rowIndex(info, property), i < row.count else {
@@ -41,9 +41,13 @@ extension Realm {
 
     /// A stored value as a `RealmValue`, with links resolved to objects.
     func decodeStored(_ stored: SQLiteValue, tag: SQLiteValue?, property: Property) throws -> RealmValue {
-        switch property.type {
+        try decodeStored(stored, tag: tag, type: property.type, objectClassName: property.objectClassName)
+    }
+
+    func decodeStored(_ stored: SQLiteValue, tag: SQLiteValue?, type: PropertyType, objectClassName: String?) throws -> RealmValue {
+        switch type {
         case .object:
-            guard case .integer(let key) = stored, let target = property.objectClassName else { return .null }
+            guard case .integer(let key) = stored, let target = objectClassName else { return .null }
             return .object(DynamicObject(realm: self, info: try classInfo(target), key: key))
         case .mixed:
             guard case .integer(let t)? = tag else { return .null }
@@ -51,7 +55,7 @@ extension Realm {
             if t == MixedTag.object.rawValue, case .string(let ref) = value { return try objectFromMixedReference(ref) }
             return value
         default:
-            return ValueCoding.decode(stored, as: property.type)
+            return ValueCoding.decode(stored, as: type)
         }
     }
 
@@ -184,7 +188,9 @@ extension Realm {
         if let pk = schema.primaryKeyProperty {
             let pkValue = values[pk.name] ?? defaultValue(pk)
             values[pk.name] = pkValue
-            if !isMigrating, let existing = try existingKey(info, primaryKey: pk, value: pkValue) {
+            // With `.error` the unique index reports a duplicate (below): no lookup per insert.
+            // Except for nil, which a unique index lets repeat.
+            if !isMigrating, policy != .error || pkValue.isNull, let existing = try existingKey(info, primaryKey: pk, value: pkValue) {
                 if policy == .error {
                     throw RealmError(.primaryKeyExists, "Attempting to create an object of type '\(info.className)' with an existing primary key value '\(pkValue)'.")
                 }
@@ -205,19 +211,24 @@ extension Realm {
             bindings.append(stored)
             if p.type == .mixed { bindings.append(tag) }
         }
-        let placeholders = Array(repeating: "?", count: bindings.count).joined(separator: ", ")
-        let columns = info.columnNames.joined(separator: ", ")
-        let sql = bindings.isEmpty ? "INSERT INTO \(info.quotedTable) DEFAULT VALUES"
-                                   : "INSERT INTO \(info.quotedTable) (\(columns)) VALUES (\(placeholders))"
         do {
-            try connection.run(sql, bindings)
+            let statement: Statement
+            if let prepared = info.insertStatement {
+                prepared.reset()
+                statement = prepared
+            } else {
+                statement = try connection.prepare(info.insertSQL)
+                info.insertStatement = statement
+            }
+            try statement.bind(bindings)
+            while try statement.step() {}
         } catch let e as SQLiteError where (e.code & 0xff) == 19 {
             throw RealmError(.primaryKeyExists, "Attempting to create an object of type '\(info.className)' with an existing primary key value '\(values[schema.primaryKey ?? ""] ?? .null)'.")
         }
         let key = connection.lastInsertRowID
         transaction?.inserted(info.className, key)
         noteLocalChange()
-        for p in schema.persistedProperties where p.isCollection {
+        for p in info.collectionProperties {
             let v = values[p.name] ?? .null
             if v.isNull { continue }
             try RealmCollectionStorage(realm: self, ownerInfo: info, ownerKey: key, property: p)

@@ -146,7 +146,9 @@ public final class Realm {
     /// the throttle reading a million objects would run a million extra statements.
     func readStamp(force: Bool = false) -> Int {
         if isFrozen { return 0 }
-        guard transaction == nil else { return localStamp }
+        // While `Results.forEach` steps a statement, its read transaction pins the snapshot: no
+        // commit from elsewhere can become visible, so only local changes (localStamp) matter.
+        guard transaction == nil, streamingReads == 0 else { return localStamp }
         let commits = coordinator.commitCount
         if commits != lastSeenCommitCount {
             lastSeenCommitCount = commits
@@ -164,6 +166,9 @@ public final class Realm {
     }
 
     func noteLocalChange() { localStamp += 1 }
+
+    /// How many `Results.forEach` loops are stepping a statement on this connection right now.
+    var streamingReads = 0
 
     /// Releases the connection early; the instance can't be used afterwards.
     public func invalidate() {

@@ -7,9 +7,11 @@ extension Realm {
         if isFrozen { throw RealmError.frozenRealmWrite }
         if configuration.readOnly { throw RealmError.readOnlyWrite }
         if transaction != nil { throw RealmError.alreadyInWrite }
-        refresh()
+        // Realm delivers pending notifications when a write begins; with no observers there is
+        // nothing to deliver, and the implicit write of every REPL verb skips the check.
+        if notifiers.isEmpty { _ = mailbox.take() } else { refresh() }
         do {
-            try connection.execute("BEGIN IMMEDIATE")
+            try connection.run("BEGIN IMMEDIATE")
         } catch {
             throw RealmError.wrap(error, context: "Could not begin a write transaction on \(configuration.displayPath)")
         }
@@ -23,9 +25,8 @@ extension Realm {
         guard var changes = transaction else { throw RealmError.notInWriteToCommit }
         let version: Int64
         do {
-            try connection.run("UPDATE _realm_meta SET value = value + 1 WHERE key = 'version'")
-            version = try connection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'version'") ?? 0
-            try connection.execute("COMMIT")
+            version = try connection.scalarInt("UPDATE _realm_meta SET value = value + 1 WHERE key = 'version' RETURNING value") ?? 0
+            try connection.run("COMMIT")
         } catch {
             try? connection.execute("ROLLBACK")
             transaction = nil

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The classes of a realm, in declared order.
 public struct Schema: Equatable, Codable {
@@ -17,6 +18,44 @@ public struct Schema: Equatable, Codable {
                 throw RealmError(.schemaValidation, "Class '\(objectSchema.className)' is declared more than once.")
             }
             try objectSchema.validate(in: self)
+        }
+        try validateStorageNames()
+    }
+
+    /// Every table, index and column the storage layout derives from class and property names must
+    /// be unique, as SQLite compares them (ASCII case-insensitively). Names can meet: `Dog.x__t` and
+    /// the type column of a mixed `Dog.x`, `Dog.name` and `Dog.Name`, the list `A.b_c` and the list
+    /// `A_b.c`; such a schema passed validation and then could not be stored (found by ReliabilityTests).
+    private func validateStorageNames() throws {
+        func key(_ name: String) -> String {
+            String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+        }
+        var schemaNames = [String: String]()   // tables and indexes share one namespace
+        func claim(_ name: String, by owner: String) throws {
+            if let other = schemaNames.updateValue(owner, forKey: key(name)), other != owner {
+                throw RealmError(.schemaValidation, "'\(owner)' and '\(other)' would both be stored as '\(name)': rename one of them.")
+            }
+        }
+        for objectSchema in objectSchemas {
+            let c = objectSchema.className
+            try claim(StorageLayout.table(c), by: c)
+            var columns = [key("_key"): "\(c)._key"]
+            for p in objectSchema.persistedProperties {
+                let owner = "\(c).\(p.name)"
+                if p.isCollection {
+                    let table = StorageLayout.collectionTable(c, p)
+                    try claim(table, by: owner)
+                    try claim("idx_" + table, by: owner)
+                    if p.type == .object { try claim("idx_" + table + "_value", by: owner) }
+                    continue
+                }
+                try claim(StorageLayout.indexName(c, p.name), by: owner)
+                for column in p.type == .mixed ? [p.name, StorageLayout.typeTagColumn(p.name)] : [p.name] {
+                    if let other = columns.updateValue(owner, forKey: key(column)) {
+                        throw RealmError(.schemaValidation, "'\(owner)' and '\(other)' would both be stored in the column '\(column)' of class '\(c)': rename one of them.")
+                    }
+                }
+            }
         }
     }
 
@@ -44,10 +83,22 @@ public struct Schema: Equatable, Codable {
         return try encoder.encode(self)
     }
 
+    /// Decodes a stored schema. Opening a realm decodes its schema every time, and JSON decoding
+    /// costs as much as the rest of an open: decoded schemas are kept, by their text.
     static func fromJSON(_ data: Data) throws -> Schema {
-        try JSONDecoder().decode(Schema.self, from: data)
+        if let cached = decodedSchemas.withLock({ $0[data] }) { return cached.schema }
+        let schema = try JSONDecoder().decode(Schema.self, from: data)
+        decodedSchemas.withLock { cache in
+            if cache.count > 256 { cache.removeAll() }
+            cache[data] = SchemaBox(schema: schema)
+        }
+        return schema
     }
 }
+
+/// A decoded stored schema (no defaults, so nothing thread-bound in it) shared between threads.
+struct SchemaBox: @unchecked Sendable { let schema: Schema }
+private let decodedSchemas = Mutex<[Data: SchemaBox]>([:])
 
 /// One difference between a stored schema and a configured one.
 public enum SchemaChange: Equatable, CustomStringConvertible {

@@ -28,25 +28,48 @@ final class ClassInfo {
 
     var className: String { objectSchema.className }
 
-    /// Properties by name, and each non-collection property's position in a row from `fetchRow`
-    /// (reads look these up for every property of every object, so they are dictionaries).
-    private lazy var propertiesByName = Dictionary(objectSchema.properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-    lazy var rowPositions: [String: Int] = {
+    /// A property and, for a non-collection one, its position in a row from `fetchRow` (a mixed
+    /// property's tag follows its value). Reads look a slot up for every property of every
+    /// object, so slots are found with one dictionary lookup.
+    final class Slot {
+        let property: Property
+        let position: Int?
+        /// Copies of what reading a value needs, so a read never copies the whole `Property`.
+        let type: PropertyType
+        let objectClassName: String?
+        init(_ property: Property, _ position: Int?) {
+            self.property = property
+            self.position = position
+            type = property.type
+            objectClassName = property.objectClassName
+        }
+    }
+
+    private(set) lazy var slots: [String: Slot] = {
         var positions = [String: Int]()
         var i = 0
         for p in rowColumns {
             positions[p.name] = i
             i += p.type == .mixed ? 2 : 1
         }
-        return positions
+        var slots = [String: Slot]()
+        for p in objectSchema.properties where slots[p.name] == nil { slots[p.name] = Slot(p, positions[p.name]) }
+        return slots
     }()
 
-    func property(_ name: String) throws -> Property {
-        guard let p = propertiesByName[name] else {
+    func slot(_ name: String) throws -> Slot {
+        guard let slot = slots[name] else {
             throw RealmError(.invalidProperty, "Property '\(name)' does not exist on object type '\(className)'.")
         }
-        return p
+        return slot
     }
+
+    func property(_ name: String) throws -> Property { try slot(name).property }
+
+    /// The non-collection properties, in the order `selectRowSQL` lists their columns.
+    private(set) lazy var rowColumns: [Property] = objectSchema.persistedProperties.filter { !$0.isCollection }
+    /// The list, set and map properties.
+    private(set) lazy var collectionProperties: [Property] = objectSchema.persistedProperties.filter(\.isCollection)
 
     /// The quoted column (or side table) of a persisted property.
     func quotedStorage(_ property: Property) -> String {
@@ -57,8 +80,6 @@ final class ClassInfo {
         StorageLayout.quote(StorageLayout.typeTagColumn(storage[property.name] ?? property.name))
     }
 
-    /// The non-collection properties, in the order `selectRowSQL` lists their columns.
-    var rowColumns: [Property] { objectSchema.persistedProperties.filter { !$0.isCollection } }
 
     private var cachedSelectRowSQL: String?
 
@@ -71,16 +92,41 @@ final class ClassInfo {
         return sql
     }
 
+    private var cachedColumnNames: [String]?
+    private var cachedInsertSQL: String?
+
     /// The quoted non-collection columns, in `rowColumns` order (mixed: value then tag).
+    /// Cached: every insert reads it.
     var columnNames: [String] {
+        if let cachedColumnNames { return cachedColumnNames }
         var cols = [String]()
         for p in rowColumns {
             cols.append(quotedStorage(p))
             if p.type == .mixed { cols.append(quotedTypeTag(p)) }
         }
+        cachedColumnNames = cols
         return cols
     }
 
+    /// The INSERT of a new row with every column of `columnNames` bound, in that order.
+    var insertSQL: String {
+        if let cachedInsertSQL { return cachedInsertSQL }
+        let cols = columnNames
+        let sql = cols.isEmpty ? "INSERT INTO \(quotedTable) DEFAULT VALUES"
+            : "INSERT INTO \(quotedTable) (\(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count).joined(separator: ", ")))"
+        cachedInsertSQL = sql
+        return sql
+    }
+
     /// Call after changing `storage`.
-    func storageChanged() { cachedSelectRowSQL = nil }
+    func storageChanged() {
+        cachedSelectRowSQL = nil
+        cachedColumnNames = nil
+        cachedInsertSQL = nil
+        insertStatement = nil
+    }
+
+    /// The prepared `insertSQL` on the owning realm's connection (an insert skips the statement
+    /// cache's lookup by SQL text).
+    var insertStatement: Statement?
 }

@@ -15,7 +15,9 @@ enum StorageLayout {
     static let formatMagic = "RealmHost-1"
 
     static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Validated names never hold a quote: skip Foundation's (bridging, slow) replace then.
+        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     static func table(_ className: String) -> String { "class_" + className }

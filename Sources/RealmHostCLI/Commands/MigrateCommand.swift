@@ -1,0 +1,165 @@
+import ArgumentParser
+import Foundation
+import RealmDatabase
+import RealmHost
+
+/// `realm-host migrate [--all-users | --user NAME] [--dry-run]`.
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Bring users' realms to the plugins' schema version.",
+        discussion: """
+        Each user's realm migrates in one transaction: a user whose migration fails is reported \
+        and left untouched, the others are migrated. With --dry-run every migration runs and is \
+        rolled back, and the report says what it would do. The exit status is 0 when every user \
+        succeeded, 1 otherwise. A progress bar shows on a terminal.
+        """
+    )
+
+    @OptionGroup var host: HostFlags
+
+    @Flag(name: .long, help: "Migrate every user with a realm in the data folder.")
+    var allUsers = false
+
+    @Option(name: .long, help: ArgumentHelp("Migrate this user (default: 'default'); repeat for several.", valueName: "name"))
+    var user: [String] = []
+
+    @Flag(name: .long, help: "Run the migrations, report, and roll everything back.")
+    var dryRun = false
+
+    func validate() throws {
+        if allUsers && !user.isEmpty { throw ValidationError("Use either --all-users or --user, not both.") }
+    }
+
+    func run() throws {
+        try runReportingErrors {
+            let host = try self.host.makeHost()
+            let users: [String]
+            if allUsers {
+                users = try host.userNames()
+            } else {
+                users = try (user.isEmpty ? ["default"] : user).map(checkedUser)
+                for name in users where !FileManager.default.fileExists(atPath: try host.fileURL(for: name).path) {
+                    throw CLIError.failed("user '\(name)' has no realm in \(displayPath(host.dataFolder)) (no \(name).realm)")
+                }
+            }
+            let target = host.registry.schemaVersion
+            if users.isEmpty {
+                StandardStreams.line("No users in \(displayPath(host.dataFolder)).")
+                return 0
+            }
+            let progress = Terminal.errorIsTerminal ? ProgressBar(total: users.count) : nil
+            var results = [TenantMigrationResult]()
+            if let progress {
+                // Batches, so that the bar moves as tenants finish (each batch runs in parallel).
+                let batch = max(ProcessInfo.processInfo.activeProcessorCount, users.count / 100)
+                var start = 0
+                progress.draw()
+                while start < users.count {
+                    let slice = Array(users[start..<min(users.count, start + batch)])
+                    results += host.migrate(users: slice, dryRun: dryRun) { user, step in progress.step(user: user, step) }
+                    start += slice.count
+                    progress.finished(results.count)
+                }
+                progress.clear()
+            } else {
+                results = host.migrate(users: users, dryRun: dryRun)
+            }
+            let style = Style(enabled: Terminal.colourAllowed(onTerminal: Terminal.outputIsTerminal))
+            StandardStreams.line(MigrationReportTable.render(results, target: target, dryRun: dryRun, style: style))
+            return results.allSatisfy(\.succeeded) ? 0 : 1
+        }
+    }
+}
+
+/// The per-tenant report of `migrate`.
+enum MigrationReportTable {
+    static func render(_ results: [TenantMigrationResult], target: UInt64, dryRun: Bool, style: Style) -> String {
+        var table = TextTable(headers: ["user", "from", "to", "result", "details"], rightAligned: [1, 2])
+        table.maxCellWidth = 200
+        var migrated = 0, current = 0, failed = 0
+        for r in results {
+            if let error = r.error {
+                failed += 1
+                table.rows.append([r.user, "", "", "FAILED", oneLine(error)])
+            } else if let report = r.report {
+                if report.migrated {
+                    migrated += 1
+                    table.rows.append([r.user, "\(report.fromVersion)", "\(report.toVersion)", dryRun ? "would migrate" : "migrated", details(report)])
+                } else {
+                    current += 1
+                    table.rows.append([r.user, "\(report.fromVersion)", "\(report.toVersion)", "up to date", ""])
+                }
+            }
+        }
+        var text = table.render(style: style)
+        for r in results {
+            if let error = r.error, error.contains("\n") { text += "\n\n" + style.red("\(r.user):") + " " + error }
+        }
+        var summary = ["\(results.count) user\(results.count == 1 ? "" : "s") at schema version \(target) checked"]
+        summary.append(dryRun ? "\(migrated) would migrate (dry run: nothing was changed)" : "\(migrated) migrated")
+        summary.append("\(current) up to date")
+        summary.append(failed > 0 ? style.red("\(failed) failed (left untouched)") : "0 failed")
+        text += "\n" + summary.joined(separator: ", ") + "."
+        return text
+    }
+
+    static func details(_ report: MigrationReport) -> String {
+        report.classes.keys.sorted().compactMap { name -> String? in
+            let c = report.classes[name]!
+            var parts = [String]()
+            if c.enumerated > 0 { parts.append("\(c.enumerated) enumerated") }
+            if c.changed > 0 { parts.append("\(c.changed) changed") }
+            if c.created > 0 { parts.append("\(c.created) created") }
+            if c.deleted > 0 { parts.append("\(c.deleted) deleted") }
+            return parts.isEmpty ? nil : "\(name): " + parts.joined(separator: ", ")
+        }.joined(separator: "; ")
+    }
+
+    static func oneLine(_ s: String) -> String {
+        s.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? s
+    }
+}
+
+/// A progress bar on standard error: tenants done, and the class being enumerated.
+final class ProgressBar: @unchecked Sendable {
+    private let total: Int
+    private let lock = NSLock()
+    private var done = 0
+    private var detail = ""
+    private var lastDraw = Date.distantPast
+
+    init(total: Int) { self.total = total }
+
+    func step(user: String, _ progress: MigrationProgress) {
+        lock.lock()
+        detail = "\(user): \(progress.className) \(progress.done)/\(progress.total)"
+        let now = Date()
+        let due = now.timeIntervalSince(lastDraw) > 0.05
+        if due { lastDraw = now }
+        lock.unlock()
+        if due { draw() }
+    }
+
+    func finished(_ count: Int) {
+        lock.lock()
+        done = count
+        lock.unlock()
+        draw()
+    }
+
+    func draw() {
+        lock.lock()
+        let width = 30
+        let filled = total == 0 ? width : width * done / total
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        var line = "\r\u{1B}[K\(bar) \(done)/\(total) users"
+        if !detail.isEmpty { line += "  " + detail }
+        lock.unlock()
+        let maxWidth = Terminal.width - 1
+        if line.count > maxWidth + 4 { line = String(line.prefix(maxWidth + 4)) }
+        StandardStreams.err(line)
+    }
+
+    func clear() { StandardStreams.err("\r\u{1B}[K") }
+}
