@@ -19,6 +19,8 @@ public final class RealmLuaRuntime {
     private var openedRealms: [WeakRealm] = []
     /// See `methodForwarder()`.
     var forwarder: LuaFunctionRef?
+    /// See `box(_:)`.
+    var boxesSinceCollection = 0
 
     struct WeakRealm { weak var realm: Realm? }
 

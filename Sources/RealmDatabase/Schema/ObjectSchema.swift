@@ -48,6 +48,12 @@ public struct ObjectSchema: Equatable, Codable {
                 guard let target = p.objectClassName, let targetSchema = schema[target] else {
                     throw RealmError(.schemaValidation, "Property '\(c).\(p.name)' of type '\(p.typeString)' links to an unknown class '\(p.objectClassName ?? "")'.")
                 }
+                // A default value for a link makes every new object create a linked object, whose
+                // own default creates another, without end for a class linking to itself: the host
+                // crashed with a stack overflow (found by realm-fuzz schema-lua).
+                if p.type == .object, let d = p.defaultValue, !d.isNull {
+                    throw RealmError(.schemaValidation, "Property '\(c).\(p.name)': a link cannot have a default value.")
+                }
                 if p.type == .object && p.collection == .list && p.isOptional {
                     throw RealmError(.schemaValidation, "Property '\(c).\(p.name)': a list of objects cannot hold nil ('\(p.typeString)').")
                 }

@@ -52,7 +52,9 @@ extension RealmLuaRuntime {
         let newConfiguration = try state.makeFunction { [unowned self] ctx in
             let box = defaultConfiguration.copy()
             if let fields = try ctx.optionalTable(1) {
-                let t = try state.copy(fields, maxDepth: 1)
+                // Only the keys are needed, but the copy must not refuse nested values:
+                // `Realm.Configuration{ schema = {…} }` failed with "nested too deeply" (found by ReliabilityTests).
+                let t = try state.copy(fields)
                 for (k, _) in t.hash {
                     guard let key = k.stringValue else { throw ctx.argumentError(1, "configuration fields must be named") }
                     try setConfigurationField(box, key, try state.get(fields, k))

@@ -1,0 +1,1 @@
+{ { name = 'C0', properties = { link1 = { type = 'C0', default = {} } } }, { name = 'C1', properties = {  } }, { name = 'C2', properties = { _id = { type = 'int?{}' }, name4 = { type = 'mixed', indexed = false } } } }

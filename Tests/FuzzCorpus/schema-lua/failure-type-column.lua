@@ -1,0 +1,1 @@
+{ { name = 'C0', properties = { { name = '_id', type = 'double' }, { name = 'x__t', type = 'int' }, { name = 'x', type = 'mixed' } } } }
