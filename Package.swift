@@ -40,7 +40,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "RealmBench", dependencies: ["RealmDatabase", "RealmLua", "LuaSandbox", "CSQLite"]),
+        .executableTarget(name: "RealmBench", dependencies: ["RealmDatabase", "RealmLua", "RealmHost", "LuaSandbox", "CSQLite"]),
         // A writer the crash-safety tests kill with SIGKILL at random moments.
         .executableTarget(name: "RealmCrashWriter", dependencies: ["RealmDatabase", "RealmHost"]),
         // Seeded mutation fuzzing of the query language, schema and plugin loaders and JSON import (issue 6).

@@ -32,10 +32,23 @@ extension Host {
     func migrateOne(_ user: String, dryRun: Bool, progress: (@Sendable (String, MigrationProgress) -> Void)?) -> TenantMigrationResult {
         do {
             let url = try fileURL(for: user)
-            // A tenant already at the target version needs no Lua at all: read its version directly.
-            if !dryRun, FileManager.default.fileExists(atPath: url.path),
-               let stored = try? Realm.storedSchemaVersion(at: url), stored == registry.schemaVersion {
+            let target = registry.schemaVersion
+            let stored = FileManager.default.fileExists(atPath: url.path) ? try? Realm.storedSchemaVersion(at: url) : nil
+            // A tenant already at the target version needs no Lua at all: its version is read directly.
+            if !dryRun, let stored, stored == target {
                 return TenantMigrationResult(user: user, report: MigrationReport(fromVersion: stored, toVersion: stored, migrated: false, dryRun: false), error: nil)
+            }
+            // Nor does a step no plugin has code for (added or removed properties and classes
+            // migrate by themselves): then no Lua state is built for the tenant.
+            if let stored, stored < target, !registry.plugins.contains(where: { plugin in
+                plugin.hasMigrationFunction || plugin.migrationFiles.keys.contains { $0 > stored && $0 <= target }
+            }) {
+                try fileAccessPolicy(for: user)(url)
+                var configuration = Realm.Configuration(fileURL: url)
+                configuration.schema = registry.schema
+                configuration.schemaVersion = target
+                if let progress { configuration.migrationProgress = { progress(user, $0) } }
+                return TenantMigrationResult(user: user, report: try Realm.performMigration(for: configuration, dryRun: dryRun), error: nil)
             }
             var (runtime, _, configuration) = try makeRuntime(for: user)
             if let progress { configuration.migrationProgress = { progress(user, $0) } }
