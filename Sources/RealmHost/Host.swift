@@ -92,16 +92,8 @@ public final class Host: @unchecked Sendable {
         if plugins.contains(where: { $0.migration != nil || !$0.manifest.migrationFiles.isEmpty }) {
             c.migrationBlock = { [weak runtime] migration, oldVersion in
                 guard let runtime else { throw RealmError(.migration, "The tenant's Lua runtime is gone.") }
-                let value = try runtime.luaValue(migration)
-                for plugin in plugins {
-                    if let f = plugin.migration { try runtime.state.call(f, [value, .integer(Int64(oldVersion))]) }
-                    for (version, file) in plugin.manifest.migrationFiles.sorted(by: { $0.key < $1.key }) where version > oldVersion && version <= target {
-                        let chunk = try runtime.state.loadFile(file.path, chunkName: "@" + PluginLoader.displayPath(file), environment: plugin.environment)
-                        guard case .function(let step)? = try runtime.state.call(chunk).first else {
-                            throw HostError.plugin("\(file.path): a migration file must return a function(migration, oldSchemaVersion)")
-                        }
-                        try runtime.state.call(step, [value, .integer(Int64(oldVersion))])
-                    }
+                try runtime.withMigrationLimits {
+                    try Host.runPluginMigrations(plugins, to: target, in: runtime, migration: migration, from: oldVersion)
                 }
             }
         }
@@ -122,6 +114,23 @@ public final class Host: @unchecked Sendable {
             }
         }
         return c
+    }
+
+    /// Each plugin's `migration` function, then its numbered migration files for the steps from
+    /// `oldVersion` (exclusive) to `target` (inclusive), in order, in the open migration.
+    static func runPluginMigrations(_ plugins: [LoadedPlugin], to target: UInt64, in runtime: RealmLuaRuntime,
+                                    migration: Migration, from oldVersion: UInt64) throws {
+        let value = try runtime.luaValue(migration)
+        for plugin in plugins {
+            if let f = plugin.migration { try runtime.state.call(f, [value, .integer(Int64(oldVersion))]) }
+            for (version, file) in plugin.manifest.migrationFiles.sorted(by: { $0.key < $1.key }) where version > oldVersion && version <= target {
+                let chunk = try runtime.state.loadFile(file.path, chunkName: "@" + PluginLoader.displayPath(file), environment: plugin.environment)
+                guard case .function(let step)? = try runtime.state.call(chunk).first else {
+                    throw HostError.plugin("\(file.path): a migration file must return a function(migration, oldSchemaVersion)")
+                }
+                try runtime.state.call(step, [value, .integer(Int64(oldVersion))])
+            }
+        }
     }
 
     /// Opens (or takes from the cache) a user's tenant and runs `body` with it, serialized with

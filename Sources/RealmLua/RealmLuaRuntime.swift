@@ -21,6 +21,8 @@ public final class RealmLuaRuntime {
     var forwarder: LuaFunctionRef?
     /// See `box(_:)`.
     var boxesSinceCollection = 0
+    /// The time a migration step may take (see `withMigrationLimits`): 10 minutes by default.
+    public var migrationTimeLimit: Duration = .seconds(600)
 
     struct WeakRealm { weak var realm: Realm? }
 
@@ -136,7 +138,9 @@ public final class RealmLuaRuntime {
         if let block = box.migrationBlock {
             c.migrationBlock = { [weak self] migration, oldVersion in
                 guard let self else { throw RealmError(.migration, "The Lua runtime of this migration is gone.") }
-                try self.state.call(block, [try self.box(MigrationBox(migration)), .integer(Int64(oldVersion))])
+                try self.withMigrationLimits {
+                    try self.state.call(block, [try self.box(MigrationBox(migration)), .integer(Int64(oldVersion))])
+                }
             }
         }
         if let block = box.initialSubscriptions {
@@ -146,6 +150,16 @@ public final class RealmLuaRuntime {
             }
         }
         return c
+    }
+}
+
+extension RealmLuaRuntime {
+    /// Runs a migration step under the migration time limit: a step over a million objects
+    /// legitimately runs longer than a REPL line may (the memory cap stays as configured).
+    public func withMigrationLimits<T>(_ body: () throws -> T) rethrows -> T {
+        var limits = state.limits
+        if let time = limits.time, time < migrationTimeLimit { limits.time = migrationTimeLimit }
+        return try state.withLimits(limits, body)
     }
 }
 
