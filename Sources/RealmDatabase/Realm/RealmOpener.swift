@@ -95,7 +95,13 @@ struct RealmOpener {
         if pageSize == 1 { pageSize = 65536 }
         let pageCount = Int(header[28]) << 24 | Int(header[29]) << 16 | Int(header[30]) << 8 | Int(header[31])
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        if pageCount > 0 && size < pageCount * pageSize {
+        // The page count in the header is only trustworthy when its "valid-for" number matches
+        // the change counter, and when no write-ahead log holds pages still to be copied back (a
+        // checkpoint interrupted by a crash writes page 1 before the rest; SQLite's recovery
+        // replays the log). Only then is a shorter file a truncated one.
+        let changeCounter = header[24..<28], validFor = header[92..<96]
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        if pageCount > 0 && changeCounter.elementsEqual(validFor) && walSize == 0 && size < pageCount * pageSize {
             throw RealmError(.corruptFile, "Unable to open a realm at path '\(path)': the file is truncated (\(size) bytes, expected \(pageCount * pageSize)).")
         }
     }
