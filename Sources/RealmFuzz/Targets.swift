@@ -76,35 +76,7 @@ final class QueryTarget: FuzzTarget {
     let arguments: [RealmValue] = [.int(3), .string("a"), .null, .list([1, "x", nil]), .double(2.5), .bool(true), .list([])]
 
     init() throws {
-        let schema = Schema([
-            ObjectSchema(className: "Person", properties: [
-                Property(name: "name", type: .string, isIndexed: true),
-                Property(name: "age", type: .int),
-                Property(name: "score", type: .int, isOptional: true),
-                Property(name: "height", type: .double, isOptional: true),
-                Property(name: "ratio", type: .float),
-                Property(name: "balance", type: .decimal128, isOptional: true),
-                Property(name: "active", type: .bool),
-                Property(name: "born", type: .date, isOptional: true),
-                Property(name: "oid", type: .objectId, isOptional: true),
-                Property(name: "uid", type: .uuid, isOptional: true),
-                Property(name: "blob", type: .data, isOptional: true),
-                Property(name: "any", type: .mixed),
-                Property(name: "tags", type: .string, collection: .list),
-                Property(name: "nums", type: .int, isOptional: true, collection: .list),
-                Property(name: "tagSet", type: .string, collection: .set),
-                Property(name: "attrs", type: .string, collection: .map),
-                Property(name: "friend", type: .object, objectClassName: "Person"),
-                Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
-                Property(name: "friendOf", type: .linkingObjects, objectClassName: "Person", linkOriginPropertyName: "friend"),
-            ]),
-            ObjectSchema(className: "Dog", properties: [
-                Property(name: "name", type: .string),
-                Property(name: "age", type: .int),
-                Property(name: "mood", type: .mixed),
-                Property(name: "walkers", type: .linkingObjects, objectClassName: "Person", linkOriginPropertyName: "dogs"),
-            ]),
-        ])
+        let schema = QueryFuzzer.schema
         realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "fuzz-query", schema: schema))
         try realm.write {
             let rex = try realm.create("Dog", value: ["name": "Rex", "age": 3, "mood": 1.5])

@@ -94,7 +94,7 @@ public enum RealmJSON {
                     var values = [String: RealmValue]()
                     for (name, json) in fields where name != "$key" {
                         guard let p = objectSchema[name], p.isPersisted else { throw bad("'\(className).\(name)' is not a property") }
-                        if !involvesLinks(p, realm: realm) { values[name] = try decode(json, p, keys: [:], realm: realm, at: "\(className)[\(i)].\(name)") }
+                        if !involvesLinks(p) { values[name] = try decode(json, p, keys: [:], realm: realm, at: "\(className)[\(i)].\(name)") }
                     }
                     let object = try realm.create(className, value: .dictionary(values))
                     if let key = fields["$key"] as? Int { keys[className, default: [:]][Int64(key)] = object }
@@ -103,7 +103,7 @@ public enum RealmJSON {
             }
             // Pass 2: links, now that every object has its new key.
             for (object, objectSchema, fields) in pending {
-                for p in objectSchema.properties where p.isPersisted && involvesLinks(p, realm: realm) {
+                for p in objectSchema.properties where p.isPersisted && involvesLinks(p) {
                     guard let json = fields[p.name] else { continue }
                     try object.setValue(try decode(json, p, keys: keys, realm: realm, at: "\(objectSchema.className).\(p.name)"), forKey: p.name)
                 }
@@ -112,7 +112,7 @@ public enum RealmJSON {
     }
 
     /// Whether a property's values can hold links (to be set once every object exists).
-    private static func involvesLinks(_ p: Property, realm: Realm) -> Bool {
+    private static func involvesLinks(_ p: Property) -> Bool {
         p.type == .object || p.type == .mixed
     }
 

@@ -59,13 +59,7 @@ struct MigrationRunner {
         }
 
         let migration = Migration(oldSchema: oldSchema, newSchema: newSchema, realm: realm)
-        if let block = configuration.migrationBlock {
-            do {
-                try block(migration, oldVersion)
-            } catch {
-                throw error
-            }
-        }
+        try configuration.migrationBlock?(migration, oldVersion)
 
         let q = StorageLayout.quote
         for newClass in newSchema.objectSchemas {

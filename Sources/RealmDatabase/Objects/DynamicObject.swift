@@ -211,7 +211,7 @@ public final class DynamicObject: CustomStringConvertible {
     public var description: String {
         switch state {
         case .unmanaged(let c, let values):
-            return "\(c) (unmanaged) {" + values.keys.sorted().map { "\($0) = \(values[$0]!.description)" }.joined(separator: "; ") + "}"
+            return "\(c) (unmanaged) {" + values.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: "; ") + "}"
         case let .managed(_, info, key):
             guard (try? loadRow()) != nil else { return "\(info.className) (invalidated)" }
             if let pk = info.objectSchema.primaryKey, let v = try? value(forKey: pk) { return "\(info.className)(\(pk) = \(v))" }

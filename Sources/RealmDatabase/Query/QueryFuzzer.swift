@@ -80,6 +80,47 @@ public enum QueryFuzzer {
 
     // MARK: - The schema queries are compiled against
 
+    /// Every kind of property and path the grammar can reach (also used by realm-fuzz).
+    public static var schema: Schema {
+        Schema([
+            ObjectSchema(className: "Person", properties: [
+                Property(name: "name", type: .string, isIndexed: true),
+                Property(name: "age", type: .int),
+                Property(name: "score", type: .int, isOptional: true),
+                Property(name: "height", type: .double, isOptional: true),
+                Property(name: "ratio", type: .float),
+                Property(name: "balance", type: .decimal128, isOptional: true),
+                Property(name: "active", type: .bool),
+                Property(name: "born", type: .date, isOptional: true),
+                Property(name: "oid", type: .objectId, isOptional: true),
+                Property(name: "uid", type: .uuid, isOptional: true),
+                Property(name: "blob", type: .data, isOptional: true),
+                Property(name: "any", type: .mixed),
+                Property(name: "tags", type: .string, collection: .list),
+                Property(name: "nums", type: .int, isOptional: true, collection: .list),
+                Property(name: "decs", type: .decimal128, collection: .list),
+                Property(name: "mixes", type: .mixed, collection: .list),
+                Property(name: "tagSet", type: .string, collection: .set),
+                Property(name: "attrs", type: .string, collection: .map),
+                Property(name: "friend", type: .object, objectClassName: "Person"),
+                Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
+                Property(name: "petMap", type: .object, objectClassName: "Dog", collection: .map),
+                Property(name: "friendOf", type: .linkingObjects, objectClassName: "Person", linkOriginPropertyName: "friend"),
+            ]),
+            ObjectSchema(className: "Dog", properties: [
+                Property(name: "name", type: .string),
+                Property(name: "age", type: .int),
+                Property(name: "mood", type: .mixed),
+                Property(name: "toys", type: .object, objectClassName: "Toy", collection: .set),
+                Property(name: "walkers", type: .linkingObjects, objectClassName: "Person", linkOriginPropertyName: "dogs"),
+            ], primaryKey: nil),
+            ObjectSchema(className: "Toy", properties: [
+                Property(name: "name", type: .string, isPrimaryKey: true),
+                Property(name: "price", type: .double),
+            ]),
+        ])
+    }
+
     final class Harness {
         let schema: Schema
         let execute: Bool
@@ -87,43 +128,7 @@ public enum QueryFuzzer {
         let arguments: [RealmValue]
 
         init(execute: Bool) {
-            schema = Schema([
-                ObjectSchema(className: "Person", properties: [
-                    Property(name: "name", type: .string, isIndexed: true),
-                    Property(name: "age", type: .int),
-                    Property(name: "score", type: .int, isOptional: true),
-                    Property(name: "height", type: .double, isOptional: true),
-                    Property(name: "ratio", type: .float),
-                    Property(name: "balance", type: .decimal128, isOptional: true),
-                    Property(name: "active", type: .bool),
-                    Property(name: "born", type: .date, isOptional: true),
-                    Property(name: "oid", type: .objectId, isOptional: true),
-                    Property(name: "uid", type: .uuid, isOptional: true),
-                    Property(name: "blob", type: .data, isOptional: true),
-                    Property(name: "any", type: .mixed),
-                    Property(name: "tags", type: .string, collection: .list),
-                    Property(name: "nums", type: .int, isOptional: true, collection: .list),
-                    Property(name: "decs", type: .decimal128, collection: .list),
-                    Property(name: "mixes", type: .mixed, collection: .list),
-                    Property(name: "tagSet", type: .string, collection: .set),
-                    Property(name: "attrs", type: .string, collection: .map),
-                    Property(name: "friend", type: .object, objectClassName: "Person"),
-                    Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
-                    Property(name: "petMap", type: .object, objectClassName: "Dog", collection: .map),
-                    Property(name: "friendOf", type: .linkingObjects, objectClassName: "Person", linkOriginPropertyName: "friend"),
-                ]),
-                ObjectSchema(className: "Dog", properties: [
-                    Property(name: "name", type: .string),
-                    Property(name: "age", type: .int),
-                    Property(name: "mood", type: .mixed),
-                    Property(name: "toys", type: .object, objectClassName: "Toy", collection: .set),
-                    Property(name: "walkers", type: .linkingObjects, objectClassName: "Person", linkOriginPropertyName: "dogs"),
-                ], primaryKey: nil),
-                ObjectSchema(className: "Toy", properties: [
-                    Property(name: "name", type: .string, isPrimaryKey: true),
-                    Property(name: "price", type: .double),
-                ]),
-            ])
+            schema = QueryFuzzer.schema
             self.execute = execute
             arguments = [.int(3), .string("a"), .null, .list([1, "x", nil]), .double(2.5),
                          .date(Timestamp(seconds: 100, nanoseconds: 0)!), .bool(true), .list([]),

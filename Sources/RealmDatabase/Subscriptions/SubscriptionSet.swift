@@ -38,7 +38,6 @@ public final class SubscriptionSet: Sequence {
 
     init(realm: Realm) throws {
         self.realm = realm
-        try SubscriptionStore.ensureTable(realm, create: false)
         version = try SubscriptionStore.version(realm)
         subscriptions = try SubscriptionStore.all(realm)
     }
@@ -67,7 +66,7 @@ public final class SubscriptionSet: Sequence {
         if realm.isFrozen { throw RealmError.frozenRealmWrite }
         try realm.writeImplicitly {
             try realm.withSavepoint {
-                try SubscriptionStore.ensureTable(realm, create: true)
+                try SubscriptionStore.ensureTable(realm)
                 let mutable = MutableSubscriptionSet(realm: realm)
                 defer { mutable.isOpen = false }
                 try block(mutable)
@@ -158,8 +157,7 @@ public final class MutableSubscriptionSet {
 
 /// The SQL behind subscriptions.
 enum SubscriptionStore {
-    static func ensureTable(_ realm: Realm, create: Bool) throws {
-        guard create else { return }
+    static func ensureTable(_ realm: Realm) throws {
         try realm.connection.execute("""
             CREATE TABLE IF NOT EXISTS _realm_subscriptions (
                 id INTEGER PRIMARY KEY, name TEXT UNIQUE, object_class TEXT NOT NULL, query TEXT NOT NULL,

@@ -175,12 +175,10 @@ extension RealmLuaRuntime {
             }
             return .double(numbers.reduce(0, +))
         case "average": return numbers.isEmpty ? .null : .double(numbers.reduce(0, +) / Double(numbers.count))
-        case "min":
-            guard let i = values.indices.filter({ values[$0].numericValue != nil }).min(by: { values[$0].numericValue! < values[$1].numericValue! }) else { return .null }
-            return values[i]
         default:
-            guard let i = values.indices.filter({ values[$0].numericValue != nil }).max(by: { values[$0].numericValue! < values[$1].numericValue! }) else { return .null }
-            return values[i]
+            let numbered = values.compactMap { v in v.numericValue.map { (v, $0) } }
+            let pick = name == "min" ? numbered.min { $0.1 < $1.1 } : numbered.max { $0.1 < $1.1 }
+            return pick?.0 ?? .null
         }
     }
 }
