@@ -66,7 +66,7 @@ struct Mutator {
         case 4 where !data.isEmpty:  // duplicate a range
             let r = randomRange(data.count, rng: &rng)
             data.insert(contentsOf: data[r], at: at)
-        case 5, 6, 7 where !dictionary.isEmpty:  // insert a token
+        case 5...7 where !dictionary.isEmpty:  // insert a token
             data.insert(contentsOf: rng.pick(dictionary), at: at)
         case 8 where !dictionary.isEmpty && !data.isEmpty:  // replace a range by a token
             data.replaceSubrange(randomRange(data.count, rng: &rng), with: rng.pick(dictionary))

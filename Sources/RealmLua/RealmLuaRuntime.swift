@@ -138,7 +138,7 @@ public final class RealmLuaRuntime {
         if let block = box.migrationBlock {
             c.migrationBlock = { [weak self] migration, oldVersion in
                 guard let self else { throw RealmError(.migration, "The Lua runtime of this migration is gone.") }
-                try self.withMigrationLimits {
+                _ = try self.withMigrationLimits {
                     try self.state.call(block, [try self.box(MigrationBox(migration)), .integer(Int64(oldVersion))])
                 }
             }

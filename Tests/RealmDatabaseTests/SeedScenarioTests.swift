@@ -38,7 +38,7 @@ final class SeedScenarioTests: RealmTestCase {
             XCTAssertEqual(oldVersion, 1)
             calls += 1
             try migration.enumerateObjects(ofType: "Dog") { old, new in
-                XCTAssertNil(try old?.objectSchema?["favoriteTreat"])
+                XCTAssertNil(old?.objectSchema?["favoriteTreat"])
                 let name = try old!["name"].stringValue ?? ""
                 try new!.setValue(.string(name == "Maui" ? "bone" : "kibble"), forKey: "favoriteTreat")
             }

@@ -217,18 +217,28 @@ public final class Results: Sequence {
         let (sql, bindings) = try selectSQL(columns: info.selectRowSQL)
         let statement = try realm.connection.prepare(sql)
         try statement.bind(bindings)
-        let stamp = realm.readStamp(force: true)
-        let n = statement.columnCount
+        // Notice commits from elsewhere now: the loop's snapshot may be newer than cached rows.
+        _ = realm.readStamp(force: true)
         // The first step opens the read transaction; from then on the snapshot holds still.
         guard try statement.step() else { return }
         realm.streamingReads += 1
-        defer { realm.streamingReads -= 1 }
-        repeat {
-            var row = [SQLiteValue]()
-            row.reserveCapacity(Int(n) - 1)
-            for i in 1..<n { row.append(statement.value(at: i)) }
-            try body(DynamicObject(realm: realm, info: info, key: statement.int64(at: 0), row: row, stamp: stamp))
-        } while try statement.step()
+        let cursor = RowCursor(statement, realm: realm, info: info)
+        defer {
+            cursor.close()
+            realm.streamingReads -= 1
+        }
+        var object = DynamicObject(realm: realm, info: info, key: statement.int64(at: 0), cursor: cursor)
+        while true {
+            try body(object)
+            guard try cursor.advance() else { break }
+            // An object the body did not keep is reused for the next row: one allocation per
+            // loop instead of one per row.
+            if isKnownUniquelyReferenced(&object) {
+                object.moveToCursorRow(key: statement.int64(at: 0))
+            } else {
+                object = DynamicObject(realm: realm, info: info, key: statement.int64(at: 0), cursor: cursor)
+            }
+        }
     }
 
     public func makeIterator() -> IndexingIterator<[DynamicObject]> {

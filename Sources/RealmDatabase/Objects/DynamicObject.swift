@@ -21,20 +21,37 @@ public final class DynamicObject: CustomStringConvertible {
     /// The managed row's values in `info.rowColumns` order, valid while the realm's stamp is unchanged.
     private var rowCache: [SQLiteValue]?
     private var rowCacheStamp = -1
+    /// The `Results.forEach` loop that handed this object out: while it is still on the object's
+    /// row, properties are read straight from its statement (no row is copied).
+    private let cursor: RowCursor?
+    private var cursorRow: Int
 
     /// A new unmanaged object of a class, with some of its values.
     public init(className: String, value: [String: RealmValue] = [:]) {
         state = .unmanaged(className: className, values: value)
+        cursor = nil
+        cursorRow = 0
     }
 
     init(realm: Realm, info: ClassInfo, key: Int64) {
         state = .managed(realm: realm, info: info, key: key)
+        cursor = nil
+        cursorRow = 0
     }
 
-    init(realm: Realm, info: ClassInfo, key: Int64, row: [SQLiteValue], stamp: Int) {
+    init(realm: Realm, info: ClassInfo, key: Int64, cursor: RowCursor) {
         state = .managed(realm: realm, info: info, key: key)
-        rowCache = row
-        rowCacheStamp = stamp
+        self.cursor = cursor
+        cursorRow = cursor.row
+    }
+
+    /// Makes an object handed out by `cursor` the object on the cursor's current row. Only for
+    /// an object nobody else holds (`Results.forEach` checks), so no caller sees it change.
+    func moveToCursorRow(key: Int64) {
+        guard let cursor, case let .managed(realm, info, _) = state else { return }
+        state = .managed(realm: realm, info: info, key: key)
+        cursorRow = cursor.row
+        rowCache = nil
     }
 
     public var className: String {
@@ -107,6 +124,7 @@ public final class DynamicObject: CustomStringConvertible {
     }
 
     public func value(forKey name: String) throws -> RealmValue {
+        if let cursor, let value = try cursor.value(forKey: name, row: cursorRow) { return value }
         switch state {
         case .unmanaged(_, let values):
             return values[name] ?? .null

@@ -128,10 +128,7 @@ extension Realm {
     func valuesByName(_ value: RealmValue, info: ClassInfo) throws -> [String: RealmValue] {
         switch value {
         case .dictionary(let d):
-            for name in d.keys where info.objectSchema[name] == nil {
-                throw RealmError(.invalidProperty, "Property '\(name)' does not exist on object type '\(info.className)'.")
-            }
-            return d
+            return d // `createOrUpdate` checks every name
         case .list(let array):
             let properties = info.objectSchema.properties.filter(\.isPersisted)
             guard array.count <= properties.count else {
@@ -171,9 +168,6 @@ extension Realm {
         }
         let info = try classInfo(targetClass)
         guard case .unmanaged(_, let values) = object.state else { throw RealmError.addInvalidated }
-        for name in values.keys where info.objectSchema[name] == nil {
-            throw RealmError(.invalidProperty, "Property '\(name)' does not exist on object type '\(info.className)'.")
-        }
         let key = try createOrUpdate(info, values: values, policy: policy, mode: mode)
         if mode == .add || info.objectSchema.isEmbedded == false {
             object.state = .managed(realm: self, info: info, key: key)
@@ -181,11 +175,12 @@ extension Realm {
         return key
     }
 
-    /// Inserts a new object, or updates the one with the same primary key (per `policy`).
+    /// Inserts a new object, or updates the one with the same primary key (per `policy`). Every
+    /// name in `values` must be a property of the class: an unknown one fails with an error
+    /// naming it, before anything is written.
     func createOrUpdate(_ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy, mode: LinkMode) throws -> Int64 {
-        let schema = info.objectSchema
         var values = values
-        if let pk = schema.primaryKeyProperty {
+        if let pk = info.primaryKeyProperty {
             let pkValue = values[pk.name] ?? defaultValue(pk)
             values[pk.name] = pkValue
             // With `.error` the unique index reports a duplicate (below): no lookup per insert.
@@ -194,7 +189,8 @@ extension Realm {
                 if policy == .error {
                     throw RealmError(.primaryKeyExists, "Attempting to create an object of type '\(info.className)' with an existing primary key value '\(pkValue)'.")
                 }
-                for p in schema.properties where p.isPersisted && !p.isPrimaryKey {
+                for name in values.keys { _ = try info.slot(name) }
+                for p in info.objectSchema.properties where p.isPersisted && !p.isPrimaryKey {
                     guard let v = values[p.name] else { continue }
                     try setProperty(info, key: existing, property: p, value: v, policy: policy, compare: policy == .modified)
                 }
@@ -203,27 +199,54 @@ extension Realm {
         } else if policy != .error && !isMigrating {
             throw RealmError(.invalidValue, "'\(info.className)' does not have a primary key and can not be updated")
         }
-        // Insert: one row with every column, then the collections.
-        var bindings = [SQLiteValue]()
-        for p in info.rowColumns {
-            let v = values[p.name] ?? defaultValue(p)
-            let (stored, tag) = try encodeForStorage(v, property: p, info: info, policy: policy, mode: mode)
-            bindings.append(stored)
-            if p.type == .mixed { bindings.append(tag) }
+        // Insert: one row with every column, then the collections. Values are bound straight
+        // into the prepared INSERT, with no row built in between:
+        // 1. Links and mixed values first, in property order: encoding one may create objects
+        //    (a nested value), maybe of this very class, which uses this statement too.
+        // 2. Plain values while walking the dictionary (names are found by `slot`, no hashing).
+        // 3. The defaults of the plain properties the value leaves out.
+        // Every parameter is bound each time, so the previous bindings need no clearing.
+        var objectColumns: [(position: Int, stored: SQLiteValue, tag: SQLiteValue?)] = []
+        if info.hasObjectCreatingColumns {
+            for name in values.keys { _ = try info.slot(name) } // nothing is created for a bad value
+            for slot in info.rowSlots where slot.encodingMayCreateObjects {
+                guard let position = slot.position else { continue }
+                let (stored, tag) = try encodeForStorage(values[slot.property.name] ?? defaultValue(slot.property),
+                                                         property: slot.property, info: info, policy: policy, mode: mode)
+                objectColumns.append((position, stored, slot.type == .mixed ? tag : nil))
+            }
+        }
+        let statement: Statement
+        if let prepared = info.insertStatement {
+            prepared.reset(clearingBindings: false)
+            statement = prepared
+        } else {
+            statement = try connection.prepare(info.insertSQL)
+            info.insertStatement = statement
+        }
+        // Parameters are 1-based; row positions 0-based.
+        for column in objectColumns {
+            try statement.bind(column.stored, at: Int32(column.position + 1))
+            if let tag = column.tag { try statement.bind(tag, at: Int32(column.position + 2)) }
+        }
+        var givenPlainColumns = 0
+        for (name, value) in values {
+            let slot = try info.slot(name)
+            guard let position = slot.position, !slot.encodingMayCreateObjects else { continue }
+            givenPlainColumns += 1
+            try statement.bind(try encodeForStorage(value, property: slot.property, info: info, policy: policy, mode: mode).0, at: Int32(position + 1))
+        }
+        if givenPlainColumns < info.plainColumnCount {
+            for slot in info.rowSlots where !slot.encodingMayCreateObjects && values[slot.property.name] == nil {
+                guard let position = slot.position else { continue }
+                try statement.bind(try encodeForStorage(defaultValue(slot.property), property: slot.property, info: info, policy: policy, mode: mode).0,
+                                   at: Int32(position + 1))
+            }
         }
         do {
-            let statement: Statement
-            if let prepared = info.insertStatement {
-                prepared.reset()
-                statement = prepared
-            } else {
-                statement = try connection.prepare(info.insertSQL)
-                info.insertStatement = statement
-            }
-            try statement.bind(bindings)
             while try statement.step() {}
         } catch let e as SQLiteError where (e.code & 0xff) == 19 {
-            throw RealmError(.primaryKeyExists, "Attempting to create an object of type '\(info.className)' with an existing primary key value '\(values[schema.primaryKey ?? ""] ?? .null)'.")
+            throw RealmError(.primaryKeyExists, "Attempting to create an object of type '\(info.className)' with an existing primary key value '\(values[info.primaryKeyProperty?.name ?? ""] ?? .null)'.")
         }
         let key = connection.lastInsertRowID
         transaction?.inserted(info.className, key)

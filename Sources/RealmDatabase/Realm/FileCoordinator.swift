@@ -5,10 +5,17 @@ import Synchronization
 /// the modified properties). This is what notifications are computed from, and what sync will read.
 public struct ChangeSet: Sendable, Equatable {
     public struct ClassChanges: Sendable, Equatable {
-        public var insertions = Set<Int64>()
-        public var deletions = Set<Int64>()
+        public var insertions = KeySet()
+        public var deletions = KeySet()
         public var modifications = [Int64: Set<String>]()
         public var isEmpty: Bool { insertions.isEmpty && deletions.isEmpty && modifications.isEmpty }
+        /// The highest key given out in this transaction (deleted ones included): what a cancelled
+        /// write must keep from being given out again. Not part of what changed.
+        var highestInsertedKey: Int64 = 0
+
+        public static func == (a: ClassChanges, b: ClassChanges) -> Bool {
+            a.insertions == b.insertions && a.deletions == b.deletions && a.modifications == b.modifications
+        }
     }
     /// The version the commit produced.
     public var version: Int64 = 0
@@ -18,20 +25,21 @@ public struct ChangeSet: Sendable, Equatable {
 
     public var isEmpty: Bool { classes.values.allSatisfy(\.isEmpty) }
 
-    /// The highest key given out per class in this transaction (deleted ones included): what a
-    /// cancelled write must keep from being given out again.
-    var highestInsertedKeys = [String: Int64]()
+    /// Per class, the highest key given out in this transaction.
+    var highestInsertedKeys: [String: Int64] {
+        classes.compactMapValues { $0.highestInsertedKey > 0 ? $0.highestInsertedKey : nil }
+    }
 
     mutating func inserted(_ className: String, _ key: Int64) {
-        classes[className, default: ClassChanges()].insertions.insert(key)
-        highestInsertedKeys[className] = Swift.max(highestInsertedKeys[className] ?? 0, key)
+        // One lookup of the class per insertion: a bulk insert records 100,000s of them.
+        classes[className, default: ClassChanges()].recordInsertion(key)
     }
 
     // Each change is made in place (`classes[c, default:]…`): copying a class's changes out and
     // back would copy its sets on every change, making a large write quadratic.
 
     mutating func deleted(_ className: String, _ key: Int64) {
-        if classes[className, default: ClassChanges()].insertions.remove(key) == nil {
+        if !classes[className, default: ClassChanges()].insertions.remove(key) {
             classes[className, default: ClassChanges()].deletions.insert(key)
         }
         classes[className, default: ClassChanges()].modifications[key] = nil
@@ -55,6 +63,13 @@ public struct ChangeSet: Sendable, Equatable {
     var countsModificationsOnly = false
     private(set) var modificationCounts = [String: Int]()
     private var lastModifiedKeys = [String: Int64]()
+}
+
+extension ChangeSet.ClassChanges {
+    mutating func recordInsertion(_ key: Int64) {
+        insertions.insert(key)
+        if key > highestInsertedKey { highestInsertedKey = key }
+    }
 }
 
 /// Where commits on a file are announced to the other instances of the same file in this process.

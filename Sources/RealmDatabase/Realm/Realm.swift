@@ -119,7 +119,11 @@ public final class Realm {
     }
 
     /// Whether a write transaction is open on this instance.
-    public var isInWriteTransaction: Bool { transaction != nil }
+    public var isInWriteTransaction: Bool {
+        // A pattern match reads the optional in place; `!= nil` copied the whole change log.
+        if case .some = transaction { return true }
+        return false
+    }
 
     /// Whether `self` and `other` use the same file (or in-memory identifier).
     func isSameFile(as other: Realm) -> Bool { coordinator === other.coordinator }

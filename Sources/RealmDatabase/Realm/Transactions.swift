@@ -93,7 +93,7 @@ extension Realm {
     func checkWritable() throws {
         if isFrozen { throw RealmError.frozenRealmWrite }
         if configuration.readOnly { throw RealmError.readOnlyWrite }
-        if transaction == nil { throw RealmError.notInWrite }
+        if !isInWriteTransaction { throw RealmError.notInWrite }
     }
 
     /// Brings this instance up to date with commits made elsewhere and delivers their notifications.

@@ -145,9 +145,9 @@ final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
-    func reset() {
+    func reset(clearingBindings: Bool = true) {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        if clearingBindings { sqlite3_clear_bindings(handle) }
     }
 
     func bind(_ values: [SQLiteValue]) throws {
@@ -160,9 +160,15 @@ final class Statement {
         case .null: rc = sqlite3_bind_null(handle, index)
         case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
         case .real(let v): rc = sqlite3_bind_double(handle, index, v)
-        case .text(let v):
-            // With its byte length, not -1: a Swift string may hold NUL characters, which -1 would cut at.
-            rc = v.withCString { sqlite3_bind_text(handle, index, $0, Int32(v.utf8.count), sqliteTransient) }
+        case .text(var v):
+            // With its byte length, not -1: a Swift string may hold NUL characters, which -1 would
+            // cut at. An empty buffer may have no address, which SQLite would bind as NULL.
+            rc = v.withUTF8 { utf8 in
+                guard let bytes = utf8.baseAddress, !utf8.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, sqliteTransient) }
+                return bytes.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                    sqlite3_bind_text(handle, index, $0, Int32(utf8.count), sqliteTransient)
+                }
+            }
         case .blob(let v):
             rc = v.withUnsafeBytes { raw in
                 sqlite3_bind_blob(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(v.count), sqliteTransient)
@@ -188,17 +194,8 @@ final class Statement {
     func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
 
-    func string(at column: Int32) -> String {
-        guard let text = sqlite3_column_text(handle, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
-    }
-
-    func data(at column: Int32) -> Data {
-        let count = Int(sqlite3_column_bytes(handle, column))
-        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }
-        return Data(bytes: bytes, count: count)
-    }
+    func string(at column: Int32) -> String { StatementColumn(handle: handle, column: column).text }
+    func data(at column: Int32) -> Data { StatementColumn(handle: handle, column: column).blob }
 
     func value(at column: Int32) -> SQLiteValue {
         switch sqlite3_column_type(handle, column) {
@@ -208,5 +205,33 @@ final class Statement {
         case SQLITE_BLOB: return .blob(data(at: column))
         default: return .null
         }
+    }
+}
+
+/// One column of the row a statement is on, read in place (see `StoredValue`). Holds the raw
+/// handle, not the statement: valid only while its owner keeps the statement on that row.
+struct StatementColumn: StoredValue {
+    let handle: OpaquePointer?
+    let column: Int32
+
+    var storageClass: StorageClass {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer
+        case SQLITE_FLOAT: return .real
+        case SQLITE_TEXT: return .text
+        case SQLITE_BLOB: return .blob
+        default: return .null
+        }
+    }
+    var integer: Int64 { sqlite3_column_int64(handle, column) }
+    var real: Double { sqlite3_column_double(handle, column) }
+    var text: String {
+        guard let text = sqlite3_column_text(handle, column) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
+    }
+    var blob: Data {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }
+        return Data(bytes: bytes, count: count)
     }
 }

@@ -24,40 +24,70 @@ final class ClassInfo {
             storage[p.name] = p.isCollection ? StorageLayout.collectionTable(objectSchema.className, p) : p.name
         }
         self.storage = storage
+        rowColumns = objectSchema.persistedProperties.filter { !$0.isCollection }
+        collectionProperties = objectSchema.persistedProperties.filter(\.isCollection)
+        var rowSlots = [Slot]()
+        var position = 0
+        for (column, p) in rowColumns.enumerated() {
+            rowSlots.append(Slot(p, position: position, rowColumn: column))
+            position += p.type == .mixed ? 2 : 1
+        }
+        var slots = [String: Slot]()
+        var slotsByNameBits = [(bits: StringBits, slot: Slot)]()
+        for p in objectSchema.properties where slots[p.name] == nil {
+            let slot = rowSlots.first { $0.property.name == p.name } ?? Slot(p, position: nil, rowColumn: nil)
+            slots[p.name] = slot
+            slotsByNameBits.append((StringBits(p.name), slot))
+        }
+        self.rowSlots = rowSlots
+        primaryKeyProperty = objectSchema.primaryKeyProperty
+        hasObjectCreatingColumns = rowSlots.contains { $0.encodingMayCreateObjects }
+        plainColumnCount = rowSlots.count { !$0.encodingMayCreateObjects }
+        self.slots = slots
+        self.slotsByNameBits = slotsByNameBits
     }
 
     var className: String { objectSchema.className }
 
     /// A property and, for a non-collection one, its position in a row from `fetchRow` (a mixed
-    /// property's tag follows its value). Reads look a slot up for every property of every
-    /// object, so slots are found with one dictionary lookup.
+    /// property's tag follows its value).
     final class Slot {
         let property: Property
+        /// Where the value is in a row from `fetchRow` (nil for a collection or backlink).
         let position: Int?
+        /// Which of `rowColumns` the property is (nil for a collection or backlink).
+        let rowColumn: Int?
         /// Copies of what reading a value needs, so a read never copies the whole `Property`.
         let type: PropertyType
         let objectClassName: String?
-        init(_ property: Property, _ position: Int?) {
+        /// A link or mixed value: storing one may add or create the objects it holds.
+        var encodingMayCreateObjects: Bool { type == .object || type == .mixed }
+        init(_ property: Property, position: Int?, rowColumn: Int?) {
             self.property = property
             self.position = position
+            self.rowColumn = rowColumn
             type = property.type
             objectClassName = property.objectClassName
         }
     }
 
-    private(set) lazy var slots: [String: Slot] = {
-        var positions = [String: Int]()
-        var i = 0
-        for p in rowColumns {
-            positions[p.name] = i
-            i += p.type == .mixed ? 2 : 1
-        }
-        var slots = [String: Slot]()
-        for p in objectSchema.properties where slots[p.name] == nil { slots[p.name] = Slot(p, positions[p.name]) }
-        return slots
-    }()
+    /// Every property's slot by name.
+    let slots: [String: Slot]
+    /// The same slots with the raw bits of their names, for `slot(_:)`'s fast path.
+    private let slotsByNameBits: [(bits: StringBits, slot: Slot)]
 
+    /// The slot of a property by name. Reads look a slot up for every property of every object,
+    /// and hashing a name costs more than the rest of a read: a name whose bits equal those of a
+    /// property's name (always so for short names, which Swift stores inline) is found by
+    /// comparing two words per property; any other name takes the dictionary.
+    @inline(__always)
     func slot(_ name: String) throws -> Slot {
+        let bits = StringBits(name)
+        for entry in slotsByNameBits where entry.bits == bits { return entry.slot }
+        return try slotByHashing(name)
+    }
+
+    private func slotByHashing(_ name: String) throws -> Slot {
         guard let slot = slots[name] else {
             throw RealmError(.invalidProperty, "Property '\(name)' does not exist on object type '\(className)'.")
         }
@@ -67,9 +97,17 @@ final class ClassInfo {
     func property(_ name: String) throws -> Property { try slot(name).property }
 
     /// The non-collection properties, in the order `selectRowSQL` lists their columns.
-    private(set) lazy var rowColumns: [Property] = objectSchema.persistedProperties.filter { !$0.isCollection }
+    let rowColumns: [Property]
+    /// The primary key property, if the class has one (looked up on every insert).
+    let primaryKeyProperty: Property?
+    /// Whether some row column is a link or mixed (see `Slot.encodingMayCreateObjects`).
+    let hasObjectCreatingColumns: Bool
+    /// How many row columns are neither links nor mixed.
+    let plainColumnCount: Int
+    /// The slots of `rowColumns`, in that order.
+    let rowSlots: [Slot]
     /// The list, set and map properties.
-    private(set) lazy var collectionProperties: [Property] = objectSchema.persistedProperties.filter(\.isCollection)
+    let collectionProperties: [Property]
 
     /// The quoted column (or side table) of a persisted property.
     func quotedStorage(_ property: Property) -> String {
@@ -129,4 +167,15 @@ final class ClassInfo {
     /// The prepared `insertSQL` on the owning realm's connection (an insert skips the statement
     /// cache's lookup by SQL text).
     var insertStatement: Statement?
+}
+
+/// A string's two words as stored. Equal bits mean equal strings (the same inline bytes, or the
+/// same buffer and length); different bits say nothing, so this is only ever a fast positive test.
+struct StringBits: Equatable {
+    let low: UInt64
+    let high: UInt64
+
+    init(_ string: String) {
+        (low, high) = unsafeBitCast(string, to: (UInt64, UInt64).self)
+    }
 }

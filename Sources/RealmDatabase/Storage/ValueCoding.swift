@@ -33,24 +33,27 @@ enum ValueCoding {
     }
 
     /// The value read back from storage for a property of `type` (links are returned as `.int(key)`).
-    static func decode(_ stored: SQLiteValue, as type: PropertyType) -> RealmValue {
-        switch (type, stored) {
+    /// Generic over where the stored value is: an `SQLiteValue`, or a column of the statement a
+    /// streaming read is stepping (read in place, with no intermediate value).
+    @inline(__always)
+    static func decode<Stored: StoredValue>(_ stored: Stored, as type: PropertyType) -> RealmValue {
+        switch (type, stored.storageClass) {
         case (_, .null): return .null
-        case (.bool, .integer(let v)): return .bool(v != 0)
-        case (.int, .integer(let v)): return .int(v)
-        case (.int, .real(let v)): return .int(Int64(v))
-        case (.float, .real(let v)): return .float(Float(v))
-        case (.float, .integer(let v)): return .float(Float(v))
-        case (.double, .real(let v)): return .double(v)
-        case (.double, .integer(let v)): return .double(Double(v))
-        case (.string, .text(let v)): return .string(v)
-        case (.data, .blob(let v)): return .data(v)
-        case (.data, .text(let v)): return .data(Data(v.utf8))
-        case (.date, .integer(let v)): return .date(Timestamp(storedNanoseconds: v))
-        case (.decimal128, .text(let v)): return Decimal128(string: v).map { .decimal128($0) } ?? .null
-        case (.objectId, .blob(let v)): return ObjectId(bytes: [UInt8](v)).map { .objectId($0) } ?? .null
-        case (.uuid, .blob(let v)): return UUID(realmBytes: v).map { .uuid($0) } ?? .null
-        case (.object, .integer(let v)): return .int(v)
+        case (.bool, .integer): return .bool(stored.integer != 0)
+        case (.int, .integer): return .int(stored.integer)
+        case (.int, .real): return .int(Int64(stored.real))
+        case (.float, .real): return .float(Float(stored.real))
+        case (.float, .integer): return .float(Float(stored.integer))
+        case (.double, .real): return .double(stored.real)
+        case (.double, .integer): return .double(Double(stored.integer))
+        case (.string, .text): return .string(stored.text)
+        case (.data, .blob): return .data(stored.blob)
+        case (.data, .text): return .data(Data(stored.text.utf8))
+        case (.date, .integer): return .date(Timestamp(storedNanoseconds: stored.integer))
+        case (.decimal128, .text): return Decimal128(string: stored.text).map { .decimal128($0) } ?? .null
+        case (.objectId, .blob): return ObjectId(bytes: [UInt8](stored.blob)).map { .objectId($0) } ?? .null
+        case (.uuid, .blob): return UUID(realmBytes: stored.blob).map { .uuid($0) } ?? .null
+        case (.object, .integer): return .int(stored.integer)
         default: return .null
         }
     }

@@ -1,0 +1,56 @@
+/// The statement a streaming loop (`Results.forEach`) is stepping, shared with the objects it
+/// hands out.
+///
+/// An object read while the loop is still on its row takes its values straight from the
+/// statement's columns, so streaming a million objects copies no row. Once the loop has stepped
+/// on (or ended), or the realm has changed under it (a write in the loop's body), the object
+/// falls back to loading its row by key, as any other object does.
+final class RowCursor {
+    private let statement: Statement
+    /// The statement's handle, read without touching the statement object.
+    private let handle: OpaquePointer?
+    private let realm: Realm
+    private let info: ClassInfo
+    /// Which row the statement is on: 0 for the first, +1 per step, -1 once closed.
+    private(set) var row = 0
+    /// The realm's local stamp when the loop began; a write through the realm changes it, and
+    /// the statement's columns may then be stale.
+    private let stamp: Int
+
+    init(_ statement: Statement, realm: Realm, info: ClassInfo) {
+        self.statement = statement
+        handle = statement.handle
+        self.realm = realm
+        self.info = info
+        stamp = realm.localStamp
+    }
+
+    /// The value of a non-collection property of the object on `row`; nil when the cursor has
+    /// moved on, the realm changed, or the property is a collection (the caller takes the
+    /// general path then).
+    func value(forKey name: String, row: Int) throws -> RealmValue? {
+        guard row == self.row, realm.localStamp == stamp else { return nil }
+        let slot = try info.slot(name)
+        guard let position = slot.position else { return nil }
+        // Column 0 is the key; the row's columns follow.
+        let column = Int32(position + 1)
+        switch slot.type {
+        case .object, .mixed, .linkingObjects:
+            // Links become objects: the realm resolves them.
+            return try realm.decodeStored(statement.value(at: column), tag: slot.type == .mixed ? statement.value(at: column + 1) : nil,
+                                          type: slot.type, objectClassName: slot.objectClassName)
+        default:
+            return ValueCoding.decode(StatementColumn(handle: handle, column: column), as: slot.type)
+        }
+    }
+
+    /// Steps to the next row; false at the end.
+    func advance() throws -> Bool {
+        guard row >= 0 else { return false }
+        row += 1
+        return try statement.step()
+    }
+
+    /// Ends the loop: objects still holding the cursor no longer read from it.
+    func close() { row = -1 }
+}
