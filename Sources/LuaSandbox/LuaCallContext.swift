@@ -42,6 +42,28 @@ public struct LuaCallContext {
         return state.value(thread, at: Int32(index))
     }
 
+    /// Calls `body` with each key and value of the table argument `index`, in Lua's traversal
+    /// order, reading the table where it is: no copy of it is made first. A nested table comes as
+    /// a `.table` reference. `body` must leave the stack as it found it and not change the table.
+    public func forEachEntry(ofTable index: Int, _ body: (_ key: LuaValue, _ value: LuaValue) throws -> Void) throws {
+        guard index >= 1, index <= argumentCount, lua_type(thread, Int32(index)) == LUA_TTABLE else {
+            throw typeError(index, expected: "table")
+        }
+        try state.ensureStack(thread, 3)
+        lua_pushnil(thread)
+        while lua_next(thread, Int32(index)) != 0 {
+            let key = state.value(thread, at: -2)
+            let value = state.value(thread, at: -1)
+            lua_settop(thread, -2) // the value; the key stays for lua_next
+            do {
+                try body(key, value)
+            } catch {
+                lua_settop(thread, -2) // the key
+                throw error
+            }
+        }
+    }
+
     /// All arguments.
     public var arguments: [LuaValue] {
         argumentCount == 0 ? [] : (1...argumentCount).map { argument($0) }

@@ -64,18 +64,38 @@ extension RealmLuaRuntime {
     }
 
     private func tableValue(_ table: LuaTable, depth: Int) throws -> RealmValue {
-        if table.hash.isEmpty { return .list(try table.array.map { try toRealm($0, depth: depth + 1) }) }
-        guard table.array.isEmpty else {
+        try tableValue(depth: depth) { visit in
+            for (i, v) in table.array.enumerated() { try visit(.integer(Int64(i + 1)), v) }
+            for (k, v) in table.hash { try visit(k, v) }
+        }
+    }
+
+    /// A table as a realm value: a sequence 1...n becomes a list, string keys a dictionary (an
+    /// object's values, or a map); anything else is an error. `entries` calls its argument with
+    /// every key and value, from a copied table or straight from the Lua stack.
+    private func tableValue(depth: Int, entries: ((LuaValue, LuaValue) throws -> Void) throws -> Void) throws -> RealmValue {
+        var fields = [String: RealmValue]()
+        var items = [Int64: RealmValue]()
+        var otherKey: LuaValue?
+        try entries { key, value in
+            switch key {
+            case .string(let name): fields[name] = try toRealm(value, depth: depth + 1)
+            case .integer(let n): items[n] = try toRealm(value, depth: depth + 1)
+            default: otherKey = otherKey ?? key
+            }
+        }
+        // Lua's sequence: 1, 2, … n without a hole; other integer keys are named fields.
+        var length: Int64 = 0
+        while items[length + 1] != nil { length += 1 }
+        let hasNamedFields = !fields.isEmpty || otherKey != nil || items.count > Int(length)
+        if !hasNamedFields { return .list((0..<length).map { items[$0 + 1] ?? .null }) }
+        guard length == 0 else {
             throw LuaError(.runtime, "a table mixing a sequence and named fields cannot be stored: use either a list {a, b} or fields {x = a}")
         }
-        var d = [String: RealmValue]()
-        for (k, v) in table.hash {
-            guard case .string(let key) = k else {
-                throw LuaError(.runtime, "table keys must be strings (or a sequence 1..n), got \(k.typeName) key \(k)")
-            }
-            d[key] = try toRealm(v, depth: depth + 1)
+        if let key = otherKey ?? items.keys.min().map({ LuaValue.integer($0) }) {
+            throw LuaError(.runtime, "table keys must be strings (or a sequence 1..n), got \(key.typeName) key \(key)")
         }
-        return .dictionary(d)
+        return .dictionary(fields)
     }
 
     func unbox(_ ref: LuaUserdataRef) throws -> RealmValue {
@@ -91,9 +111,13 @@ extension RealmLuaRuntime {
         throw LuaError(.runtime, "this value cannot be stored in a realm")
     }
 
-    /// Argument `i` of a call as a realm value.
+    /// Argument `i` of a call as a realm value. A table is read where it is on the stack (the
+    /// values of every object a script appends come this way).
     func realmArgument(_ ctx: LuaCallContext, _ i: Int) throws -> RealmValue {
-        try toRealm(ctx.argument(i))
+        if ctx.type(at: i) == .table {
+            return try tableValue(depth: 0) { visit in try ctx.forEachEntry(ofTable: i, visit) }
+        }
+        return try toRealm(ctx.argument(i))
     }
 
     /// Arguments from `i` on, as query arguments (`dogs:where("age > $0", 2)`).

@@ -172,7 +172,7 @@ final class FreezeTests: RealmTestCase {
 
     // MARK: maximumNumberOfActiveVersions
 
-    func testPinnedVersionsAreBounded() throws {
+    func testWritesFailWhileTooManyVersionsArePinned() throws {
         var config = doggoConfig()
         config.maximumNumberOfActiveVersions = 3
         let realm = try Realm(configuration: config)
@@ -180,21 +180,29 @@ final class FreezeTests: RealmTestCase {
         var first: Realm? = try realm.freeze()
         try realm.write { try realm.create("Dog", value: ["name": "v2"]) }
         let second = try realm.freeze()
+        // Two frozen versions and the live one are three: writing is still allowed...
         try realm.write { try realm.create("Dog", value: ["name": "v3"]) }
-        // The live version and two frozen ones are three: a fourth is refused.
-        XCTAssertThrowsError(try realm.freeze()) { error in
+        // ...and freezing never fails (freezing the live version adds no version)...
+        let third = try realm.freeze()
+        XCTAssertEqual(try third.objects("Dog").countObjects(), 3)
+        try realm.write { try realm.create("Dog", value: ["name": "v4"]) }
+        // ...but now three frozen versions and the live one are four: a write is refused, as
+        // Realm does, and the realm is left as it was.
+        XCTAssertThrowsError(try realm.write { try realm.create("Dog", value: ["name": "v5"]) }) { error in
             guard let error = error as? RealmError else { return XCTFail("\(error)") }
             XCTAssertEqual(error.code, .maximumActiveVersions)
             XCTAssertEqual(error.message, "Number of active versions (4) in the Realm exceeded the limit of 3")
         }
-        XCTAssertThrowsError(try realm.objects("Dog").freeze())
+        XCTAssertFalse(realm.isInWriteTransaction)
+        XCTAssertThrowsError(try realm.objects("Dog").append(["name": "implicit"]))
+        XCTAssertEqual(try realm.objects("Dog").countObjects(), 4)
         // Freezing again at a version already pinned costs nothing.
         XCTAssertTrue(try second.freeze() === second)
         // Releasing a frozen version makes room again.
         XCTAssertEqual(try first?.objects("Dog").countObjects(), 1)
         first = nil
-        let third = try realm.freeze()
-        XCTAssertEqual(try third.objects("Dog").countObjects(), 3)
+        try realm.write { try realm.create("Dog", value: ["name": "v5"]) }
+        XCTAssertEqual(try realm.objects("Dog").countObjects(), 5)
         XCTAssertEqual(try second.objects("Dog").countObjects(), 2)
     }
 
@@ -206,7 +214,13 @@ final class FreezeTests: RealmTestCase {
         try a.write { try a.create("Dog", value: ["name": "x"]) }
         let frozenA = try a.freeze()
         try a.write { try a.create("Dog", value: ["name": "y"]) }
-        assertRealmError(try b.freeze(), code: .maximumActiveVersions)
+        let frozenB = try b.freeze()
+        // a's frozen version and b's (the live one): two, at the limit.
+        try a.write { try a.create("Dog", value: ["name": "z"]) }
+        // Now a's frozen version, b's and the live one: three, over the limit, for both.
+        assertRealmError(try b.write {}, code: .maximumActiveVersions)
+        assertRealmError(try a.write {}, code: .maximumActiveVersions)
         XCTAssertEqual(try frozenA.objects("Dog").countObjects(), 1)
+        XCTAssertEqual(try frozenB.objects("Dog").countObjects(), 2)
     }
 }

@@ -213,6 +213,30 @@ final class ObjectTests: RealmTestCase {
         XCTAssertEqual(try realm.objects("Dog").countObjects(), 1)
     }
 
+    func testCreateCopiesUnmanagedObjectsAndLeavesThemUnmanaged() throws {
+        let realm = try Realm(configuration: doggoConfig())
+        let toy = DynamicObject(className: "DogToy", value: ["name": "Wubba"])
+        let dog = DynamicObject(className: "Dog", value: ["name": "Rex", "favoriteToy": .object(toy)])
+        let created = try realm.write { try realm.create("Dog", value: .object(dog)) }
+        // As RealmSwift's create: the values are copied in, the objects given stay unmanaged.
+        XCTAssertFalse(dog.isManaged)
+        XCTAssertFalse(toy.isManaged)
+        XCTAssertTrue(created.isManaged)
+        XCTAssertEqual(try created["favoriteToy"].objectValue?["name"], "Wubba")
+        try toy.setValue("changed", forKey: "name") // still a plain unmanaged object: no write needed
+        XCTAssertEqual(try created["favoriteToy"].objectValue?["name"], "Wubba")
+        // A nested unmanaged object in a dictionary value is copied too.
+        let ball = DynamicObject(className: "DogToy", value: ["name": "Ball"])
+        try realm.write { try realm.create("Dog", value: ["name": "Max", "favoriteToy": .object(ball)]) }
+        XCTAssertFalse(ball.isManaged)
+        XCTAssertEqual(try realm.objects("DogToy").countObjects(), 2)
+        // Setting a link to an unmanaged object adds it: that object becomes managed.
+        let rope = DynamicObject(className: "DogToy", value: ["name": "Rope"])
+        try realm.write { try created.setValue(.object(rope), forKey: "favoriteToy") }
+        XCTAssertTrue(rope.isManaged)
+        XCTAssertTrue(try created["favoriteToy"].objectValue?.isSameObject(as: rope) ?? false)
+    }
+
     func testAddingAnObjectOfAnotherRealmFails() throws {
         let other = try Realm(configuration: doggoConfig("other"))
         let toy = try other.write { try other.create("DogToy", value: ["name": "Wubba"]) }

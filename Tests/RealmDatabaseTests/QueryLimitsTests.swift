@@ -75,4 +75,19 @@ final class QueryLimitsTests: XCTestCase {
         done.wait()
         XCTAssertEqual(box.errors, [])
     }
+
+    /// The fuzzer's slow input: runs of '-' once made the lexer quadratic (each '-' looked ahead
+    /// for `-inf` over the whole run), 16 KB took seconds. At the 64 KiB limit, a quadratic lexer
+    /// would take minutes here; a linear one refuses these at once.
+    func testLongRunsOfMinusSignsAreRefusedQuickly() throws {
+        let realm = try QueryFixture.makeRealm()
+        let signs = String(repeating: "-", count: 60_000)
+        for query in ["age > 0-f" + signs, "age > " + signs + "1", "age > " + signs + "inf", signs] {
+            XCTAssertNotNil(outcome(realm, query))
+        }
+        // `-inf` and friends still lex as numbers, and only as whole words.
+        XCTAssertNil(outcome(realm, "height > -inf"))
+        XCTAssertNil(outcome(realm, "height > -Infinity AND height < +INF"))
+        XCTAssertEqual(outcome(realm, "height > -infinityx"), "Invalid query 'height > -infinityx' at column 10: expected a value or predicate, found '-'")
+    }
 }

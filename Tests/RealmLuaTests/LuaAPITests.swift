@@ -21,6 +21,29 @@ final class LuaAPITests: LuaTestCase {
         XCTAssertEqual(try other.objects("Dog").countObjects(), 2)
     }
 
+    func testTablesPassedAsValuesFollowOneSetOfRules() throws {
+        // Appended values are read straight from the Lua stack; nested ones are copied first.
+        // Both follow the same rules: a sequence is a list, string keys are fields.
+        let r = try run("""
+            realm = Realm()
+            local dogs = realm:objects("Dog")
+            local d = dogs:append({ name = "Rex", age = 2, tags = { "a", "b", "c" }, attributes = { color = "red", size = 3 },
+                                    favoriteToy = { name = "Ball" } })
+            local e = dogs:append({})
+            return #d.tags, d.tags[3], d.attributes.color, d.attributes.size, d.favoriteToy.name, e.name, e.age, #dogs
+            """)
+        XCTAssertEqual(r.map(\.description), ["3", "\"c\"", "\"red\"", "3", "\"Ball\"", "\"\"", "0", "2"])
+        let mixing = "a table mixing a sequence and named fields cannot be stored: use either a list {a, b} or fields {x = a}"
+        XCTAssertTrue(failure("realm:objects('Dog'):append({ 'x', name = 'Rex' })").contains(mixing))
+        XCTAssertTrue(failure("realm:objects('Dog'):append({ name = 'Rex', tags = { 'x', y = 1 } })").contains(mixing))
+        XCTAssertTrue(failure("realm:objects('Dog'):append({ [2] = 'hole' })").contains("table keys must be strings (or a sequence 1..n), got number key 2"))
+        XCTAssertTrue(failure("realm:objects('Dog'):append({ [true] = 1 })").contains("table keys must be strings (or a sequence 1..n), got boolean key true"))
+        XCTAssertTrue(failure("local t = { name = 'Loop' }; t.tags = t; realm:objects('Dog'):append(t)").contains("contains itself"))
+        XCTAssertTrue(failure("realm:objects('Dog'):append({ name = 'Rex', nope = 1 })").contains("Property 'nope' does not exist on object type 'Dog'."))
+        // Nothing of the failed appends was written, and the stack is still usable.
+        XCTAssertEqual(try run("return #realm:objects('Dog')").first?.integerValue, 2)
+    }
+
     func testWriteBlockRollsBackOnError() throws {
         let message = failure("""
             realm = Realm()

@@ -124,7 +124,7 @@ public final class DynamicObject: CustomStringConvertible {
     }
 
     public func value(forKey name: String) throws -> RealmValue {
-        if let cursor, let value = try cursor.value(forKey: name, row: cursorRow) { return value }
+        if let value = try cursor?.value(forKey: name, row: cursorRow) { return value }
         switch state {
         case .unmanaged(_, let values):
             return values[name] ?? .null

@@ -12,9 +12,13 @@ public enum UpdatePolicy: String, Sendable {
 
 /// How a nested object value is turned into a link.
 enum LinkMode {
-    /// `add`: unmanaged objects are added; objects of another realm are an error.
+    /// `add`: unmanaged objects are added (and become managed); objects of another realm are an error.
     case add
-    /// `create`: objects of another realm are copied in.
+    /// Setting a property: unmanaged objects are added (and become managed); objects of another
+    /// realm are copied in.
+    case assign
+    /// `create`: unmanaged objects and objects of another realm are copied in; the objects given
+    /// are left as they were (as RealmSwift's `create`).
     case copy
 }
 
@@ -169,7 +173,7 @@ extension Realm {
         let info = try classInfo(targetClass)
         guard case .unmanaged(_, let values) = object.state else { throw RealmError.addInvalidated }
         let key = try createOrUpdate(info, values: values, policy: policy, mode: mode)
-        if mode == .add || info.objectSchema.isEmbedded == false {
+        if mode == .add || (mode == .assign && !info.objectSchema.isEmbedded) {
             object.state = .managed(realm: self, info: info, key: key)
         }
         return key
@@ -336,7 +340,7 @@ extension Realm {
         if p.isCollection {
             let storage = RealmCollectionStorage(realm: self, ownerInfo: info, ownerKey: key, property: p)
             if compare, try storage.snapshotValue() == value { return }
-            try storage.replaceAll(with: value, policy: policy, mode: .copy, recordChange: true)
+            try storage.replaceAll(with: value, policy: policy, mode: .assign, recordChange: true)
             return
         }
         let ownsEmbedded = p.type == .object && (p.objectClassName.flatMap { classInfos[$0]?.objectSchema.isEmbedded } ?? false)
@@ -347,7 +351,7 @@ extension Realm {
             // The embedded object being replaced belongs to nobody else: delete it.
             try deleteObject(try classInfo(targetClass), key: previousKey)
         }
-        let (stored, tag) = try encodeForStorage(value, property: p, info: info, policy: policy, mode: .copy)
+        let (stored, tag) = try encodeForStorage(value, property: p, info: info, policy: policy, mode: .assign)
         if p.type == .mixed {
             try connection.run("UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ?, \(info.quotedTypeTag(p)) = ? WHERE \"_key\" = ?", [stored, tag, .integer(key)])
         } else {

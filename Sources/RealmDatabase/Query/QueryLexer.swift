@@ -259,9 +259,11 @@ struct QueryLexer {
 
     /// `inf`, `infinity`, `nan` (any case) starting at `j`, not followed by an identifier character.
     private func scanSpecialFloat(from j: Int) -> (value: Double, end: Int)? {
+        // At most the 8 letters of "infinity", and then the word must end: scanning the whole
+        // identifier instead (which may go on with '-') made a run of '-' quadratic.
         var k = j
-        while k < bytes.count, Self.isIdentifierChar(bytes[k]) { k += 1 }
-        guard k > j else { return nil }
+        while k < bytes.count, k - j < 9, Self.isLetter(bytes[k]) { k += 1 }
+        guard k > j, k - j <= 8, !Self.isIdentifierChar(at(k)) else { return nil }
         let word = String(decoding: bytes[j..<k], as: UTF8.self).lowercased()
         switch word {
         case "inf", "infinity": return (Double.infinity, k)

@@ -121,17 +121,18 @@ final class FileCoordinator: Sendable {
         for mailbox in targets { mailbox.post(changes) }
     }
 
-    /// Pins `version` for a frozen realm; fails past `limit` active versions (the live one counts).
-    func pin(_ version: Int64, limit: UInt?) throws {
-        try state.withLock { s in
-            if s.pinnedVersions[version] == nil, let limit, limit > 0 {
-                let active = s.pinnedVersions.count + 1 + 1
-                if active > Int(limit) {
-                    throw RealmError(.maximumActiveVersions,
-                                     "Number of active versions (\(active)) in the Realm exceeded the limit of \(limit)")
-                }
-            }
-            s.pinnedVersions[version, default: 0] += 1
+    /// Pins `version` for a frozen realm, until `unpin`.
+    func pin(_ version: Int64) {
+        state.withLock { $0.pinnedVersions[version, default: 0] += 1 }
+    }
+
+    /// Fails when more than `limit` versions are active: the pinned ones and `liveVersion`.
+    /// Checked when a write begins, as Realm does: freezing never fails, writing on while old
+    /// versions stay pinned does.
+    func checkActiveVersions(liveVersion: Int64, limit: UInt) throws {
+        let active = state.withLock { s in s.pinnedVersions.count + (s.pinnedVersions[liveVersion] == nil ? 1 : 0) }
+        if active > Int(limit) {
+            throw RealmError(.maximumActiveVersions, "Number of active versions (\(active)) in the Realm exceeded the limit of \(limit)")
         }
     }
 

@@ -25,7 +25,7 @@ extension Realm {
             try frozenConnection.execute("BEGIN")
             pinned = try frozenConnection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'version'") ?? current
         }
-        try coordinator.pin(pinned, limit: configuration.maximumNumberOfActiveVersions)
+        coordinator.pin(pinned)
         let frozen = Realm(configuration: configuration, connection: frozenConnection, schema: schema,
                            fileSchema: fileSchema, coordinator: coordinator, frozenVersion: pinned)
         frozen.liveOrigin = self

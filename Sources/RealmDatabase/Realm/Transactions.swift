@@ -15,6 +15,14 @@ extension Realm {
         } catch {
             throw RealmError.wrap(error, context: "Could not begin a write transaction on \(configuration.displayPath)")
         }
+        if let limit = configuration.maximumNumberOfActiveVersions, limit > 0 {
+            do {
+                try coordinator.checkActiveVersions(liveVersion: version, limit: limit)
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
         transaction = ChangeSet()
         notifiers.oldValues = [:]
         noteLocalChange()

@@ -33,18 +33,21 @@ final class ClassInfo {
             position += p.type == .mixed ? 2 : 1
         }
         var slots = [String: Slot]()
-        var slotsByNameBits = [(bits: StringBits, slot: Slot)]()
+        var summaries = [SlotSummary]()
+        var slotList = [Slot]()
         for p in objectSchema.properties where slots[p.name] == nil {
             let slot = rowSlots.first { $0.property.name == p.name } ?? Slot(p, position: nil, rowColumn: nil)
             slots[p.name] = slot
-            slotsByNameBits.append((StringBits(p.name), slot))
+            summaries.append(SlotSummary(nameBits: StringBits(p.name), index: slotList.count, position: slot.position ?? -1, type: p.type))
+            slotList.append(slot)
         }
         self.rowSlots = rowSlots
         primaryKeyProperty = objectSchema.primaryKeyProperty
         hasObjectCreatingColumns = rowSlots.contains { $0.encodingMayCreateObjects }
         plainColumnCount = rowSlots.count { !$0.encodingMayCreateObjects }
         self.slots = slots
-        self.slotsByNameBits = slotsByNameBits
+        self.slotList = slotList
+        self.summaries = summaries
     }
 
     var className: String { objectSchema.className }
@@ -71,28 +74,45 @@ final class ClassInfo {
         }
     }
 
+    /// What a read needs of a slot, without references: copying one costs no reference counting.
+    struct SlotSummary {
+        let nameBits: StringBits
+        /// Where the slot is in `slotList`.
+        let index: Int
+        /// `Slot.position`, or -1 for a collection or backlink.
+        let position: Int
+        let type: PropertyType
+    }
+
     /// Every property's slot by name.
     let slots: [String: Slot]
-    /// The same slots with the raw bits of their names, for `slot(_:)`'s fast path.
-    private let slotsByNameBits: [(bits: StringBits, slot: Slot)]
+    /// The slots in property order, and their summaries in the same order.
+    private let slotList: [Slot]
+    private let summaries: [SlotSummary]
 
-    /// The slot of a property by name. Reads look a slot up for every property of every object,
-    /// and hashing a name costs more than the rest of a read: a name whose bits equal those of a
-    /// property's name (always so for short names, which Swift stores inline) is found by
-    /// comparing two words per property; any other name takes the dictionary.
+    /// The summary of a property's slot, by name. Reads look one up for every property of every
+    /// object, and hashing a name costs more than the rest of a read: a name whose bits equal
+    /// those of a property's name (always so for short names, which Swift stores inline) is found
+    /// by comparing two words per property; any other name takes the dictionary.
     @inline(__always)
-    func slot(_ name: String) throws -> Slot {
+    func slotSummary(_ name: String) throws -> SlotSummary {
         let bits = StringBits(name)
-        for entry in slotsByNameBits where entry.bits == bits { return entry.slot }
-        return try slotByHashing(name)
+        for summary in summaries where summary.nameBits == bits { return summary }
+        return try slotSummaryByHashing(name)
     }
 
-    private func slotByHashing(_ name: String) throws -> Slot {
-        guard let slot = slots[name] else {
+    private func slotSummaryByHashing(_ name: String) throws -> SlotSummary {
+        guard let slot = slots[name], let summary = summaries.first(where: { slotList[$0.index] === slot }) else {
             throw RealmError(.invalidProperty, "Property '\(name)' does not exist on object type '\(className)'.")
         }
-        return slot
+        return summary
     }
+
+    func slot(at index: Int) -> Slot { slotList[index] }
+
+    /// The slot of a property by name (see `slotSummary`).
+    @inline(__always)
+    func slot(_ name: String) throws -> Slot { slotList[try slotSummary(name).index] }
 
     func property(_ name: String) throws -> Property { try slot(name).property }
 
