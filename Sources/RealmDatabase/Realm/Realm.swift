@@ -12,7 +12,9 @@ public final class Realm {
     /// Every class stored in the file, including those `objectTypes` hides.
     var fileSchema: Schema
     let connection: SQLiteConnection
-    var classInfos: [String: ClassInfo] = [:]
+    var classInfos: [String: ClassInfo] = [:] { didSet { lastClassInfo = nil } }
+    /// The class `classInfo` found last, with its name (kept alive for its bits, see `StringBits`).
+    private var lastClassInfo: (name: String, bits: StringBits, info: ClassInfo)?
     public let isFrozen: Bool
     /// The version a frozen realm is pinned at.
     let frozenVersion: Int64?
@@ -112,9 +114,12 @@ public final class Realm {
     }
 
     func classInfo(_ className: String) throws -> ClassInfo {
+        // Bulk work names one class again and again: compare the name's bits before hashing it.
+        if let last = lastClassInfo, last.bits == StringBits(className) { return last.info }
         guard let info = classInfos[className] else {
             throw RealmError(.invalidClass, "Object type '\(className)' is not managed by the Realm.")
         }
+        lastClassInfo = (info.className, StringBits(info.className), info)
         return info
     }
 

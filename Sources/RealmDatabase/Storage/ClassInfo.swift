@@ -33,7 +33,7 @@ final class ClassInfo {
             position += p.type == .mixed ? 2 : 1
         }
         var slots = [String: Slot]()
-        var summaries = [SlotSummary]()
+        var summaries = [SlotSummary]() // names kept alive by `objectSchema` (see `StringBits`)
         var slotList = [Slot]()
         for p in objectSchema.properties where slots[p.name] == nil {
             let slot = rowSlots.first { $0.property.name == p.name } ?? Slot(p, position: nil, rowColumn: nil)
@@ -191,6 +191,8 @@ final class ClassInfo {
 
 /// A string's two words as stored. Equal bits mean equal strings (the same inline bytes, or the
 /// same buffer and length); different bits say nothing, so this is only ever a fast positive test.
+/// Invariant: whoever keeps the bits of a string keeps the string alive too, so that its buffer
+/// cannot be freed and reused by a different string with the same length.
 struct StringBits: Equatable {
     let low: UInt64
     let high: UInt64
