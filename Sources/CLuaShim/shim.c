@@ -224,11 +224,16 @@ static void rh_hook(lua_State *L, lua_Debug *ar) {
     c->tripped = reason;
     lua_sethook(L, rh_hook, LUA_MASKLINE | LUA_MASKCOUNT, 1);
     if (c->main != NULL && c->main != L) lua_sethook(c->main, rh_hook, LUA_MASKLINE | LUA_MASKCOUNT, 1);
+    /* Where the script was: in a hook, level 0 is the function the hook interrupted (luaL_error
+       would name level 1, its caller). Empty when that is a C function. */
+    luaL_where(L, 0);
     switch (reason) {
-    case RH_TRIP_TIME: luaL_error(L, "script exceeded its time limit"); break;
-    case RH_TRIP_INSTRUCTIONS: luaL_error(L, "script exceeded its instruction limit"); break;
-    default: luaL_error(L, "interrupted"); break;
+    case RH_TRIP_TIME: lua_pushliteral(L, "script exceeded its time limit"); break;
+    case RH_TRIP_INSTRUCTIONS: lua_pushliteral(L, "script exceeded its instruction limit"); break;
+    default: lua_pushliteral(L, "interrupted"); break;
     }
+    lua_concat(L, 2);
+    lua_error(L);
 }
 
 // MARK: - Panic and warnings

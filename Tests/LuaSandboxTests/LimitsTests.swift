@@ -35,6 +35,20 @@ final class LimitsTests: XCTestCase {
         XCTAssertGreaterThan(state.memoryInUse, before + 900_000)
     }
 
+    func testLimitErrorsSayWhereTheScriptWas() throws {
+        let state = try LuaState(limits: shortLimits)
+        let time = expectLuaError { try state.execute("local n = 0\nwhile true do\n  n = n + 1\nend", chunkName: "=loop.lua") }
+        XCTAssertEqual(time?.kind, .timeLimit)
+        XCTAssertTrue(time?.message.hasPrefix("loop.lua:") ?? false, time?.message ?? "")
+        XCTAssertTrue(time?.message.hasSuffix("script exceeded its time limit") ?? false, time?.message ?? "")
+        let budget = try LuaState(limits: LuaLimits(instructions: 10_000, time: nil))
+        let instructions = expectLuaError {
+            try budget.execute("local function spin()\n  while true do end\nend\nspin()", chunkName: "=spin.lua")
+        }
+        XCTAssertEqual(instructions?.kind, .instructionLimit)
+        XCTAssertEqual(instructions?.message, "spin.lua:2: script exceeded its instruction limit")
+    }
+
     func testInfiniteLoopHitsTimeLimitAndNextCallRunsNormally() throws {
         let state = try LuaState(limits: shortLimits)
         let error = expectLuaError { try state.execute("while true do end", chunkName: "=loop") }
