@@ -23,6 +23,8 @@ extension RealmLuaRuntime {
         if let b = try state.object(ref, as: ObjectBox.self) { return .object(b.object) }
         if let b = try state.object(ref, as: ResultsBox.self) { return .results(b.results) }
         if let b = try state.object(ref, as: ListBox.self) { return .list(b.list) }
+        if let b = try state.object(ref, as: SetBox.self) { return .set(b.set) }
+        if let b = try state.object(ref, as: MapBox.self) { return .map(b.map) }
         if let b = try state.object(ref, as: RealmBox.self) { return .realm(b.realm) }
         return nil
     }
@@ -33,5 +35,7 @@ public enum InspectedValue {
     case object(DynamicObject)
     case results(Results)
     case list(List)
+    case set(MutableSet)
+    case map(Map)
     case realm(Realm)
 }

@@ -141,6 +141,29 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(r.stderr, "")
     }
 
+    func testPipedREPLPrintsSetsAndMapsAsTables() throws {
+        try workspace.write("bagplugins/bag/plugin.lua", """
+            return { name = "bag", version = "1.0.0", schemaVersion = 1, schema = {
+              { name = "Bag", properties = { name = "string", tags = "string<>", sizes = "int{}" } } } }
+            """)
+        let input = """
+            bag = realm:objects("Bag"):append{ name = "b", tags = { "x", "y" }, sizes = { s = 1, m = 2 } }
+            bag.tags
+            bag.sizes
+            .mode json
+            bag.sizes
+
+            """
+        let r = try workspace.run(["repl", "--plugins", "bagplugins"], input: input)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        XCTAssertTrue(lines.contains("#  tags"), r.stdout)
+        XCTAssertTrue(lines.contains("1  x") && lines.contains("2  y"), r.stdout)
+        XCTAssertTrue(lines.contains("key  sizes"), r.stdout)
+        XCTAssertTrue(lines.contains("m    2") && lines.contains("s    1"), r.stdout)
+        XCTAssertTrue(lines.contains("{\"m\": 2, \"s\": 1}"), r.stdout)
+    }
+
     func testPipedREPLReportsFailuresWithLinesAndExitsNonZero() throws {
         let input = """
             x = 1

@@ -174,6 +174,7 @@ struct Completer {
         case .results(let r)?: return r.objectSchema
         case .object(let o)?: return o.objectSchema
         case .list(let l)?: return l.property.objectClassName.flatMap { l.realm.schema[$0] }
+        case .set(let set)?: return set.property.objectClassName.flatMap { set.realm.schema[$0] }
         default: return nil
         }
     }
@@ -191,6 +192,8 @@ struct Completer {
                 case .realm: typeName = "Realm"
                 case .results: typeName = "Results"
                 case .list: typeName = "List"
+                case .set: typeName = "Set"
+                case .map: typeName = "Map"
                 case .object(let o):
                     typeName = "Object"
                     properties = o.objectSchema?.properties.map(\.name) ?? []

@@ -59,18 +59,16 @@ struct ValuePrinter {
                 for i in 0..<min(total, maxRows) { objects.append(try r[i]) }
                 return try objectsTable(objects, schema: r.objectSchema, total: total, numbered: true)
             case .list(let l):
-                let total = l.count
-                if l.property.type == .object, let className = l.property.objectClassName, let schema = l.realm.schema[className] {
-                    var objects = [DynamicObject]()
-                    for i in 0..<min(total, maxRows) { if let o = try l[i].objectValue { objects.append(o) } }
-                    return try objectsTable(objects, schema: schema, total: total, numbered: true)
-                }
-                var rows = [[String]]()
-                for i in 0..<min(total, maxRows) { rows.append(["\(i + 1)", cell(try l[i])]) }
-                var table = TextTable(headers: ["#", l.property.name], rows: rows, rightAligned: [0])
+                return try collectionTable(l, count: l.count, element: { try l[$0] })
+            case .set(let set):
+                return try collectionTable(set, count: set.count, element: { try set[$0] })
+            case .map(let map):
+                let entries = try map.entries().sorted { $0.key < $1.key }
+                let rows = entries.prefix(maxRows).map { [$0.key, cell($0.value)] }
+                var table = TextTable(headers: ["key", map.property.name], rows: Array(rows))
                 table.maxCellWidth = 60
-                var text = rows.isEmpty ? style.dim("(empty list)") : table.render(style: style, maxWidth: maxWidth)
-                if total > rows.count { text += "\n" + style.dim("… \(total - rows.count) more") }
+                var text = rows.isEmpty ? style.dim("(empty map)") : table.render(style: style, maxWidth: maxWidth)
+                if entries.count > rows.count { text += "\n" + style.dim("… \(entries.count - rows.count) more") }
                 return text
             case .realm(let r):
                 return realmSummary(r)
@@ -83,6 +81,23 @@ struct ValuePrinter {
     }
 
     /// Objects as rows, their persisted properties as columns.
+    /// A list or set: its objects as a table of objects, or its values numbered.
+    private func collectionTable(_ collection: ManagedCollection, count total: Int, element: (Int) throws -> RealmValue) throws -> String {
+        let property = collection.property
+        if property.type == .object, let className = property.objectClassName, let schema = collection.realm.schema[className] {
+            var objects = [DynamicObject]()
+            for i in 0..<min(total, maxRows) { if let o = try element(i).objectValue { objects.append(o) } }
+            return try objectsTable(objects, schema: schema, total: total, numbered: true)
+        }
+        var rows = [[String]]()
+        for i in 0..<min(total, maxRows) { rows.append(["\(i + 1)", cell(try element(i))]) }
+        var table = TextTable(headers: ["#", property.name], rows: rows, rightAligned: [0])
+        table.maxCellWidth = 60
+        var text = rows.isEmpty ? style.dim("(empty \(property.collection.rawValue))") : table.render(style: style, maxWidth: maxWidth)
+        if total > rows.count { text += "\n" + style.dim("… \(total - rows.count) more") }
+        return text
+    }
+
     func objectsTable(_ objects: [DynamicObject], schema: ObjectSchema, total: Int, numbered: Bool) throws -> String {
         guard total > 0 else { return style.dim("(no \(schema.className) objects)") }
         let properties = schema.properties.filter(\.isPersisted)
@@ -187,6 +202,7 @@ struct ValuePrinter {
                     return luaList(items, indent: indent)
                 case .list(let l):
                     return luaList(try l.values().map { try luaLiteral($0, indent: indent + "  ", depth: depth + 1) }, indent: indent)
+                case .set, .map: break // as their values, below
                 case .realm: return try tostring(value)
                 }
             }
@@ -299,6 +315,7 @@ struct ValuePrinter {
                     return JSONText.array(items)
                 case .list(let l):
                     return JSONText.array(try l.values().map { try jsonValue($0, depth: depth + 1) })
+                case .set, .map: break // as their values, below
                 case .realm: return JSONText.quoted(try tostring(value))
                 }
             }
