@@ -5,7 +5,7 @@ struct Options {
     var json = false
     var only: [String]?
     var scale = 1.0
-    var runs = 3
+    var runs = 5
     var dir: String?
     var keep = false
 
@@ -19,7 +19,7 @@ struct Options {
           --only NAMES   comma-separated workloads: \(Catalog.names.joined(separator: ", "))
                          (a row name such as query_count/indexed selects that row's workload)
           --scale F      multiply every count by F (e.g. 0.1 for a quick run)
-          --runs N       measured runs per side, best counts (default 3; plus one warm-up)
+          --runs N       measured runs per side, best counts (default 5; plus one warm-up)
           --dir PATH     where to put the temporary folder (default: the system temp folder)
           --keep         keep the temporary folder (default: removed afterwards)
         """

@@ -1,0 +1,42 @@
+import Foundation
+import XCTest
+
+/// `realm-bench` at a tiny scale: every workload runs on both sides, they agree on what they read
+/// and wrote (a checksum mismatch is reported in the JSON), and each line has the documented
+/// fields. No timing is asserted: figures come from release runs (docs/BENCHMARKS.md).
+final class BenchmarkSmokeTests: XCTestCase {
+    func testEveryWorkloadRunsAndBothSidesAgree() throws {
+        let binary = CLI.binary.deletingLastPathComponent().appendingPathComponent("realm-bench")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            return XCTFail("realm-bench is not built next to realm-host (\(binary.path))")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("realm-bench-smoke-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["--json", "--scale", "0.001", "--runs", "1", "--dir", folder.path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let rows = try String(decoding: data, as: UTF8.self).split(separator: "\n").map { line in
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+        }
+        let names = rows.compactMap { $0["workload"] as? String }
+        XCTAssertEqual(names, ["insert_bulk", "append_implicit", "open", "read_all", "query_count/plain", "query_count/indexed",
+                               "query_list", "lua_insert_bulk", "lua_migration", "migrate_tenants"])
+        for row in rows {
+            let name = row["workload"] as? String ?? "?"
+            XCTAssertNil(row["mismatch"], "\(name): both sides must read and write the same data")
+            XCTAssertNil(row["skipped"], "\(name) was skipped")
+            for key in ["ours_s", "baseline_s", "ratio", "peak_rss_mb", "target"] {
+                XCTAssertNotNil(row[key] as? Double, "\(name): \(key)")
+            }
+            XCTAssertNotNil(row["baseline"] as? String, name)
+        }
+    }
+}
