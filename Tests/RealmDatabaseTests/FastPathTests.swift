@@ -107,6 +107,23 @@ final class FastPathTests: RealmTestCase {
         XCTAssertEqual(try handles[2]["any"].stringValue, "text")
     }
 
+    func testALoopLeftEarlyDoesNotKeepTheRealmOnItsSnapshot() throws {
+        let realm = try openRealm()
+        try fill(realm, 10)
+        struct Stop: Error {}
+        var kept: DynamicObject?
+        XCTAssertThrowsError(try realm.objects("Item").forEach { item in
+            kept = item
+            throw Stop()
+        })
+        // Another instance commits; the first must see it although an object of the stopped
+        // loop is still alive.
+        let other = try Realm(configuration: realm.configuration)
+        try other.write { try other.create("Item", value: ["name": "from elsewhere"]) }
+        XCTAssertEqual(try realm.objects("Item").countObjects(), 11)
+        XCTAssertEqual(try kept?["name"].stringValue, "item 0")
+    }
+
     func testUnknownPropertyInTheLoopIsTheUsualError() throws {
         let realm = try openRealm()
         try fill(realm, 1)

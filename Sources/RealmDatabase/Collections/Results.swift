@@ -207,7 +207,8 @@ public final class Results: Sequence {
 
     public func contains(_ object: DynamicObject) -> Bool { index(of: object) != nil }
 
-    /// Calls `body` with each object, streaming rows from SQLite (memory stays flat).
+    /// Calls `body` with each object, streaming rows from SQLite (memory stays flat). An object
+    /// the body does not keep a strong reference to may be handed out again for the next row.
     public func forEach(_ body: (DynamicObject) throws -> Void) throws {
         if realm.isInWriteTransaction {
             // Writes during the loop must not disturb it: walk a snapshot of the keys.

@@ -51,6 +51,11 @@ final class RowCursor {
         return try statement.step()
     }
 
-    /// Ends the loop: objects still holding the cursor no longer read from it.
-    func close() { row = -1 }
+    /// Ends the loop: objects still holding the cursor no longer read from it, and the statement
+    /// is reset, which ends its read transaction even when the loop stopped early (a statement
+    /// left mid-way would keep the connection on its snapshot for as long as an object lives).
+    func close() {
+        row = -1
+        statement.reset()
+    }
 }
