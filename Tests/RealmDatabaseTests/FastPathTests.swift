@@ -155,6 +155,8 @@ final class FastPathTests: RealmTestCase {
             // An unknown name fails even when a nested value would create an object first.
             assertRealmError(try realm.create("Item", value: ["next": ["name": "nested"], "bogus": 1]),
                              "Property 'bogus' does not exist on object type 'Item'.")
+            // So does a bad plain value.
+            XCTAssertThrowsError(try realm.create("Item", value: ["next": ["name": "nested"], "count": "many"]))
         }
         XCTAssertEqual(try realm.objects("Item").countObjects(), 1)
     }
@@ -242,6 +244,28 @@ final class KeySetTests: XCTestCase {
         XCTAssertEqual(keys.description, "[1...49999, 50001...100000]")
         keys.insert(50_000)
         XCTAssertEqual(keys.description, "[1...100000]")
+    }
+
+    func testAnyOrderStaysFast() {
+        // Deletions come in a query's sort order: descending keys with gaps, 200,000 of them.
+        // Kept as runs alone, each would shift every run after it: quadratic, minutes here.
+        var keys = KeySet()
+        for key in stride(from: Int64(400_000), to: 0, by: -2) { keys.insert(key) }
+        XCTAssertEqual(keys.count, 200_000)
+        XCTAssertTrue(keys.contains(2) && keys.contains(400_000) && !keys.contains(3))
+        XCTAssertEqual(keys.first(where: { _ in true }), 2)
+        XCTAssertTrue(keys.remove(1000))
+        XCTAssertFalse(keys.contains(1000))
+        XCTAssertEqual(keys.count, 199_999)
+        // A scattered key past the last run after removals is still found, not added twice.
+        var small: KeySet = [1, 2, 3, 10]
+        small.insert(5)          // out of order
+        small.remove(10)
+        small.remove(3)          // the last run now ends at 2, below 5
+        XCTAssertFalse(small.insert(5))
+        XCTAssertEqual(Array(small), [1, 2, 5])
+        XCTAssertEqual(small, [1, 2, 5])
+        XCTAssertEqual(small.hashValue, KeySet([5, 2, 1]).hashValue)
     }
 
     func testUnion() {

@@ -212,7 +212,14 @@ extension Realm {
         // Every parameter is bound each time, so the previous bindings need no clearing.
         var objectColumns: [(position: Int, stored: SQLiteValue, tag: SQLiteValue?)] = []
         if info.hasObjectCreatingColumns {
-            for name in values.keys { _ = try info.slot(name) } // nothing is created for a bad value
+            // Check every name and plain value first, so that a bad one fails before any nested
+            // object is created (plain values encode without side effects; step 2 binds them).
+            for (name, value) in values {
+                let slot = try info.slot(name)
+                if slot.position != nil, !slot.encodingMayCreateObjects {
+                    _ = try encodeForStorage(value, property: slot.property, info: info, policy: policy, mode: mode)
+                }
+            }
             for slot in info.rowSlots where slot.encodingMayCreateObjects {
                 guard let position = slot.position else { continue }
                 let (stored, tag) = try encodeForStorage(values[slot.property.name] ?? defaultValue(slot.property),
