@@ -6,11 +6,12 @@ struct Options {
     var only: [String]?
     var scale = 1.0
     var runs = 5
+    var minTime = 5.0
     var dir: String?
     var keep = false
 
     static let usage = """
-        usage: realm-bench [--json] [--only NAME[,NAME…]] [--scale F] [--runs N] [--dir PATH] [--keep]
+        usage: realm-bench [--json] [--only NAME[,NAME…]] [--scale F] [--runs N] [--min-time S] [--dir PATH] [--keep]
 
         Runs each workload through RealmDatabase and the same work through raw SQLite C calls,
         and reports the time ratio ours/raw against this round's target.
@@ -19,7 +20,9 @@ struct Options {
           --only NAMES   comma-separated workloads: \(Catalog.names.joined(separator: ", "))
                          (a row name such as query_count/indexed selects that row's workload)
           --scale F      multiply every count by F (e.g. 0.1 for a quick run)
-          --runs N       measured runs per side, best counts (default 5; plus one warm-up)
+          --runs N       measured runs per side at least, best counts (default 5; plus one warm-up)
+          --min-time S   more runs, up to 50, until each side has run S seconds in all (default 5):
+                         short workloads get more tries at their best time on a noisy machine
           --dir PATH     where to put the temporary folder (default: the system temp folder)
           --keep         keep the temporary folder (default: removed afterwards)
         """
@@ -53,6 +56,9 @@ struct Options {
             case "--runs":
                 guard let n = Int(try value(arg)), n >= 1 else { throw OptionsError("--runs needs a whole number ≥ 1") }
                 runs = n
+            case "--min-time":
+                guard let t = Double(try value(arg)), t >= 0, t.isFinite else { throw OptionsError("--min-time needs a number of seconds ≥ 0") }
+                minTime = t
             case "--dir": dir = try value(arg)
             case "-h", "--help": throw OptionsError(nil)
             default: throw OptionsError("unknown argument '\(arg)'")

@@ -7,6 +7,8 @@ struct SideResult {
     var cpuSeconds = Double.infinity
     var memory = MemoryUse()
     var checksum: Int64?
+    /// Measured seconds over all runs.
+    var totalSeconds = 0.0
 }
 
 /// One row of the report.
@@ -15,7 +17,7 @@ struct Measurement {
     let target: Double
     let baseline: String
     let size: Int
-    let runs: Int
+    var runs: Int
     var ours = SideResult()
     var raw = SideResult()
     /// Set when the two sides disagreed on what they read or wrote.
@@ -44,7 +46,8 @@ struct Measurement {
     }
 }
 
-/// Runs comparisons: a warm-up of each side, then `runs` rounds in alternating order (ours first
+/// Runs comparisons: a warm-up of each side, then at least `runs` rounds (more for a short
+/// workload, until each side has run `minTime` seconds in all) in alternating order (ours first
 /// in rounds 1, 3, 5…, raw first in rounds 2, 4…) so that neither side always benefits from a cache the
 /// other warmed or suffers from a checkpoint the other left behind; the best time of each side counts.
 struct Runner {
@@ -57,7 +60,11 @@ struct Runner {
             _ = try once(c.ours, size: warm)
             _ = try once(c.raw, size: warm)
         }
-        for round in 0..<context.runs {
+        // At least `runs` rounds; more (up to 50) while a side has run less than `minTime` in all.
+        var round = 0
+        while round < context.runs || (round < Self.maxRounds && min(m.ours.totalSeconds, m.raw.totalSeconds) < context.minTime) {
+            defer { round += 1 }
+            m.runs = round + 1
             let oursFirst = round % 2 == 0
             for isOurs in oursFirst ? [true, false] : [false, true] {
                 let (seconds, checksum, memory) = try once(isOurs ? c.ours : c.raw, size: c.size)
@@ -75,7 +82,10 @@ struct Runner {
         return m
     }
 
+    static let maxRounds = 50
+
     private func update(_ side: inout SideResult, seconds: (wall: Double, cpu: Double), checksum: Int64, memory: MemoryUse) {
+        side.totalSeconds += seconds.wall
         if seconds.wall < side.bestSeconds {
             side.bestSeconds = seconds.wall
             side.cpuSeconds = seconds.cpu

@@ -53,14 +53,17 @@ final class BenchContext {
     let folder: URL
     let scale: Double
     let runs: Int
+    /// Measured seconds each side should reach in all; short workloads run more rounds for it.
+    let minTime: Double
     private var fileCounter = 0
     /// Fixture files by description, built on first use and shared by the workloads that read them.
     var fixtures: [String: URL] = [:]
 
-    init(folder: URL, scale: Double, runs: Int) {
+    init(folder: URL, scale: Double, runs: Int, minTime: Double) {
         self.folder = folder
         self.scale = scale
         self.runs = runs
+        self.minTime = minTime
     }
 
     /// A count scaled by `--scale`, never below `minimum`.

@@ -26,7 +26,7 @@ do {
     fail("cannot create the temporary folder \(folder.path): \(error)")
 }
 
-let context = BenchContext(folder: folder, scale: options.scale, runs: options.runs)
+let context = BenchContext(folder: folder, scale: options.scale, runs: options.runs, minTime: options.minTime)
 context.log("files in \(folder.path); scale \(options.scale); \(options.runs) runs per side; memory: \(MemoryProbe.method)")
 let runner = Runner(context: context)
 var measurements = [Measurement]()

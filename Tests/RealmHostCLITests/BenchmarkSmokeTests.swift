@@ -15,7 +15,7 @@ final class BenchmarkSmokeTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["--json", "--scale", "0.001", "--runs", "1", "--dir", folder.path]
+        process.arguments = ["--json", "--scale", "0.001", "--runs", "1", "--min-time", "0", "--dir", folder.path]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

@@ -112,7 +112,11 @@ extension RealmValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expr
     public init(stringLiteral value: String) { self = .string(value) }
     public init(arrayLiteral elements: RealmValue...) { self = .list(elements) }
     public init(dictionaryLiteral elements: (String, RealmValue)...) {
-        self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        // A plain loop into a sized dictionary: `Dictionary(_:uniquingKeysWith:)` costs twice as
+        // much, and literals are how values are usually given (a repeated key: the last wins).
+        var dictionary = [String: RealmValue](minimumCapacity: elements.count)
+        for (key, value) in elements { dictionary[key] = value }
+        self = .dictionary(dictionary)
     }
 }
 
