@@ -34,7 +34,7 @@ extension Realm {
     }
 
     /// The position of a property's value (and of a mixed tag after it) in a row from `fetchRow`.
-    func rowIndex(_ info: ClassInfo, _ property: Property) -> Int? { info.slots[property.name]?.position }
+    func rowIndex(_ info: ClassInfo, _ property: Property) -> Int? { (try? info.slot(property.name))?.position }
 
     func readValue(_ info: ClassInfo, property: Property, row: [SQLiteValue]) throws -> RealmValue {
         guard let i = rowIndex(info, property), i < row.count else {

@@ -28,16 +28,16 @@ final class ClassInfo {
         collectionProperties = objectSchema.persistedProperties.filter(\.isCollection)
         var rowSlots = [Slot]()
         var position = 0
-        for (column, p) in rowColumns.enumerated() {
-            rowSlots.append(Slot(p, position: position, rowColumn: column))
+        for p in rowColumns {
+            rowSlots.append(Slot(p, position: position))
             position += p.type == .mixed ? 2 : 1
         }
-        var slots = [String: Slot]()
+        var slotIndexByName = [String: Int]()
         var summaries = [SlotSummary]() // names kept alive by `objectSchema` (see `StringBits`)
         var slotList = [Slot]()
-        for p in objectSchema.properties where slots[p.name] == nil {
-            let slot = rowSlots.first { $0.property.name == p.name } ?? Slot(p, position: nil, rowColumn: nil)
-            slots[p.name] = slot
+        for p in objectSchema.properties where slotIndexByName[p.name] == nil {
+            let slot = rowSlots.first { $0.property.name == p.name } ?? Slot(p, position: nil)
+            slotIndexByName[p.name] = slotList.count
             summaries.append(SlotSummary(nameBits: StringBits(p.name), index: slotList.count, position: slot.position ?? -1, type: p.type))
             slotList.append(slot)
         }
@@ -45,7 +45,7 @@ final class ClassInfo {
         primaryKeyProperty = objectSchema.primaryKeyProperty
         hasObjectCreatingColumns = rowSlots.contains { $0.encodingMayCreateObjects }
         plainColumnCount = rowSlots.count { !$0.encodingMayCreateObjects }
-        self.slots = slots
+        self.slotIndexByName = slotIndexByName
         self.slotList = slotList
         self.summaries = summaries
     }
@@ -58,17 +58,14 @@ final class ClassInfo {
         let property: Property
         /// Where the value is in a row from `fetchRow` (nil for a collection or backlink).
         let position: Int?
-        /// Which of `rowColumns` the property is (nil for a collection or backlink).
-        let rowColumn: Int?
         /// Copies of what reading a value needs, so a read never copies the whole `Property`.
         let type: PropertyType
         let objectClassName: String?
         /// A link or mixed value: storing one may add or create the objects it holds.
         var encodingMayCreateObjects: Bool { type == .object || type == .mixed }
-        init(_ property: Property, position: Int?, rowColumn: Int?) {
+        init(_ property: Property, position: Int?) {
             self.property = property
             self.position = position
-            self.rowColumn = rowColumn
             type = property.type
             objectClassName = property.objectClassName
         }
@@ -84,11 +81,10 @@ final class ClassInfo {
         let type: PropertyType
     }
 
-    /// Every property's slot by name.
-    let slots: [String: Slot]
-    /// The slots in property order, and their summaries in the same order.
+    /// The slots in property order, their summaries in the same order, and their index by name.
     private let slotList: [Slot]
     private let summaries: [SlotSummary]
+    private let slotIndexByName: [String: Int]
 
     /// The summary of a property's slot, by name. Reads look one up for every property of every
     /// object, and hashing a name costs more than the rest of a read: a name whose bits equal
@@ -102,10 +98,10 @@ final class ClassInfo {
     }
 
     private func slotSummaryByHashing(_ name: String) throws -> SlotSummary {
-        guard let slot = slots[name], let summary = summaries.first(where: { slotList[$0.index] === slot }) else {
+        guard let index = slotIndexByName[name] else {
             throw RealmError(.invalidProperty, "Property '\(name)' does not exist on object type '\(className)'.")
         }
-        return summary
+        return summaries[index]
     }
 
     func slot(at index: Int) -> Slot { slotList[index] }
