@@ -194,6 +194,10 @@ struct StringBits: Equatable {
     let high: UInt64
 
     init(_ string: String) {
-        (low, high) = unsafeBitCast(string, to: (UInt64, UInt64).self)
+        #if arch(x86_64) || arch(arm64)
+        (low, high) = unsafeBitCast(string, to: (UInt64, UInt64).self) // a String is two words here
+        #else
+        #error("StringBits reads a String as two 64-bit words: check the layout on this platform")
+        #endif
     }
 }
