@@ -1,4 +1,5 @@
 import Foundation
+import RealmHost
 
 /// Prints measurements as JSON lines or as an aligned table.
 enum Report {
@@ -6,14 +7,14 @@ enum Report {
 
     /// One object per line, keys in a fixed order (JSONSerialization would shuffle them).
     static func json(_ m: Measurement) -> String {
-        var fields: [(String, String)] = [("workload", quote(m.name))]
+        var fields: [(String, String)] = [("workload", JSONText.quoted(m.name))]
         if let reason = m.skipped {
-            fields += [("ours_s", "null"), ("baseline", quote(m.baseline)), ("baseline_s", "null"), ("ratio", "null"),
-                       ("peak_rss_mb", "null"), ("target", number(m.target, 2)), ("pass", "null"), ("skipped", quote(reason))]
+            fields += [("ours_s", "null"), ("baseline", JSONText.quoted(m.baseline)), ("baseline_s", "null"), ("ratio", "null"),
+                       ("peak_rss_mb", "null"), ("target", number(m.target, 2)), ("pass", "null"), ("skipped", JSONText.quoted(reason))]
         } else {
             fields += [
                 ("ours_s", number(m.ours.bestSeconds, 6)),
-                ("baseline", quote(m.baseline)),
+                ("baseline", JSONText.quoted(m.baseline)),
                 ("baseline_s", number(m.raw.bestSeconds, 6)),
                 ("ratio", m.ratio.map { number($0, 3) } ?? "null"),
                 ("cpu_ratio", m.cpuRatio.map { number($0, 3) } ?? "null"),
@@ -26,29 +27,13 @@ enum Report {
                 ("size", String(m.size)),
                 ("runs", String(m.runs)),
             ]
-            if let mismatch = m.mismatch { fields.append(("mismatch", quote(mismatch))) }
+            if let mismatch = m.mismatch { fields.append(("mismatch", JSONText.quoted(mismatch))) }
         }
-        return "{" + fields.map { "\(quote($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
+        return JSONText.object(fields)
     }
 
     static func number(_ v: Double, _ decimals: Int) -> String {
         v.isFinite ? String(format: "%.\(decimals)f", v) : "null"
-    }
-
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
     }
 
     // MARK: Table

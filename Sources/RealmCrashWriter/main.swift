@@ -20,7 +20,7 @@ import Foundation
 import RealmDatabase
 import RealmHost
 
-/// The schemas the tests open the files with (kept identical in Tests/ReliabilityTests/CrashSafetyTests.swift).
+/// The writer's schemas; the tests read them back from the files.
 enum CrashSchemas {
     static var commits: Schema { Schema([
         ObjectSchema(className: "Entry", properties: [

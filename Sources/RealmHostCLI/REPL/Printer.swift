@@ -1,6 +1,7 @@
 import Foundation
 import LuaSandbox
 import RealmDatabase
+import RealmHost
 import RealmLua
 
 /// How the REPL prints values (`.mode`).
@@ -384,43 +385,5 @@ enum LuaFormat {
         var s = String(format: "%.14g", d)
         if s.allSatisfy({ $0 == "-" || $0.isNumber }) { s += ".0" }
         return s
-    }
-}
-
-/// Writing JSON text.
-enum JSONText {
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
-    }
-
-    static func number(_ d: Double) -> String {
-        guard d.isFinite else { return "null" }
-        if d == d.rounded(), abs(d) < 1e15 { return String(format: "%.1f", d) }
-        return "\(d)"
-    }
-
-    /// Objects (and arrays of objects) one per line; short arrays of values on one line.
-    static func array(_ items: [String], compact: Bool = false) -> String {
-        if items.isEmpty { return "[]" }
-        if compact { return "[" + items.joined(separator: ", ") + "]" }
-        return "[\n" + items.map { "  " + $0 }.joined(separator: ",\n") + "\n]"
-    }
-
-    static func object(_ fields: [(String, String)]) -> String {
-        "{" + fields.map { "\(quoted($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
     }
 }
