@@ -1,16 +1,11 @@
 import Foundation
+import RealmDatabase
 
-/// A small deterministic generator (SplitMix64), so a run is replayed from its seed.
-struct FuzzRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The fuzzer's generator: RealmDatabase's SplitMix64, deterministic, so a run is replayed from
+/// its seed.
+typealias FuzzRandom = SplitMix64
+
+extension SplitMix64 {
     mutating func below(_ n: Int) -> Int { n <= 1 ? 0 : Int(next() % UInt64(n)) }
     mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
     mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }

@@ -216,18 +216,11 @@ final class ChildProcess: @unchecked Sendable {
     }
 }
 
-/// A small deterministic generator, so a failing run can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// A deterministic generator (RealmDatabase's SplitMix64), so a failing run can be replayed from
+/// its seed.
+typealias SeededGenerator = SplitMix64
 
+extension SplitMix64 {
     /// `RELIABILITY_SEED` from the environment, else a random seed; printed so it can be replayed.
     static func fromEnvironment(_ label: String) -> SeededGenerator {
         let seed = ProcessInfo.processInfo.environment["RELIABILITY_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)

@@ -16,6 +16,11 @@ public struct ChangeSet: Sendable, Equatable {
         public static func == (a: ClassChanges, b: ClassChanges) -> Bool {
             a.insertions == b.insertions && a.deletions == b.deletions && a.modifications == b.modifications
         }
+
+        mutating func recordInsertion(_ key: Int64) {
+            insertions.insert(key)
+            if key > highestInsertedKey { highestInsertedKey = key }
+        }
     }
     /// The version the commit produced.
     public var version: Int64 = 0
@@ -63,13 +68,6 @@ public struct ChangeSet: Sendable, Equatable {
     var countsModificationsOnly = false
     private(set) var modificationCounts = [String: Int]()
     private var lastModifiedKeys = [String: Int64]()
-}
-
-extension ChangeSet.ClassChanges {
-    mutating func recordInsertion(_ key: Int64) {
-        insertions.insert(key)
-        if key > highestInsertedKey { highestInsertedKey = key }
-    }
 }
 
 /// Where commits on a file are announced to the other instances of the same file in this process.

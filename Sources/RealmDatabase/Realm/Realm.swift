@@ -13,8 +13,9 @@ public final class Realm {
     var fileSchema: Schema
     let connection: SQLiteConnection
     var classInfos: [String: ClassInfo] = [:] { didSet { lastClassInfo = nil } }
-    /// The class `classInfo` found last, with its name (kept alive for its bits, see `StringBits`).
-    private var lastClassInfo: (name: String, bits: StringBits, info: ClassInfo)?
+    /// The class `classInfo` found last, and the bits of its name (a string `info` keeps alive,
+    /// see `StringBits`).
+    private var lastClassInfo: (bits: StringBits, info: ClassInfo)?
     public let isFrozen: Bool
     /// The version a frozen realm is pinned at.
     let frozenVersion: Int64?
@@ -119,7 +120,7 @@ public final class Realm {
         guard let info = classInfos[className] else {
             throw RealmError(.invalidClass, "Object type '\(className)' is not managed by the Realm.")
         }
-        lastClassInfo = (info.className, StringBits(info.className), info)
+        lastClassInfo = (StringBits(info.className), info)
         return info
     }
 
