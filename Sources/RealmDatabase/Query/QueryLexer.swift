@@ -9,7 +9,8 @@ import Foundation
 enum QuerySymbol: String {
     case equal = "==", notEqual = "!=", less = "<", lessEqual = "<=", greater = ">", greaterEqual = ">="
     case and = "&&", or = "||", bang = "!", plus = "+", minus = "-", star = "*", slash = "/"
-    case leftParen = "(", rightParen = ")", leftBracket = "[", rightBracket = "]", leftBrace = "{", rightBrace = "}"
+    case leftParen = "(", rightParen = ")", leftBracket = "[", rightBracket = "]"
+    case leftBrace = "{", rightBrace = "}"
     case comma = ",", dot = "."
 }
 
@@ -29,40 +30,44 @@ enum QueryKeyword {
             guard bytes.count <= 16 else { return nil }
             var i = 0
             for var c in bytes {
-                guard c < 0x80 else { return nil }
-                if lowercase && c >= 0x41 && c <= 0x5A { c += 32 }
-                if i < 8 { a |= UInt64(c) << (8 * UInt64(i)) } else { b |= UInt64(c) << (8 * UInt64(i - 8)) }
+                guard c < ASCII.firstNonASCII else { return nil }
+                if lowercase && ASCII.isUpperLetter(c) { c += ASCII.caseOffset }
+                if i < 8 {
+                    a |= UInt64(c) << (8 * UInt64(i))
+                } else {
+                    b |= UInt64(c) << (8 * UInt64(i - 8))
+                }
                 i += 1
             }
         }
     }
 
     /// Keywords that must be written in lower or upper case exactly.
-    private static let exactCase: [Packed: QueryKeyword] = {
-        var t = [Packed: QueryKeyword]()
-        let words: [(String, QueryKeyword)] = [
-            ("not", .not), ("NOT", .not), ("any", .any), ("ANY", .any), ("some", .any), ("SOME", .any),
-            ("all", .all), ("ALL", .all), ("none", .noneOf), ("NONE", .noneOf), ("true", .trueValue), ("TRUE", .trueValue),
-            ("false", .falseValue), ("FALSE", .falseValue), ("in", .in), ("IN", .in),
-        ]
-        for (w, k) in words { t[Packed(Array(w.utf8), lowercase: false)!] = k }
-        return t
-    }()
+    private static let exactCase: [Packed: QueryKeyword] = table([
+        ("not", .not), ("NOT", .not), ("any", .any), ("ANY", .any), ("some", .any), ("SOME", .any),
+        ("all", .all), ("ALL", .all), ("none", .noneOf), ("NONE", .noneOf),
+        ("true", .trueValue), ("TRUE", .trueValue), ("false", .falseValue), ("FALSE", .falseValue),
+        ("in", .in), ("IN", .in),
+    ])
 
     /// Keywords in any case, by their lower-case spelling.
-    private static let anyCase: [Packed: QueryKeyword] = {
+    private static let anyCase: [Packed: QueryKeyword] = table([
+        ("and", .and), ("or", .or), ("truepredicate", .truePredicate), ("falsepredicate", .falsePredicate),
+        ("null", .null), ("nil", .null), ("inf", .infinity), ("infinity", .infinity), ("nan", .nan),
+        ("subquery", .subquery), ("sort", .sort), ("distinct", .distinct), ("limit", .limit),
+        ("asc", .ascending), ("ascending", .ascending), ("desc", .descending), ("descending", .descending),
+        ("beginswith", .beginsWith), ("endswith", .endsWith), ("contains", .contains), ("like", .like),
+        ("between", .between), ("text", .text), ("first", .first), ("last", .last),
+    ])
+
+    /// The words are short ASCII literals, so every one packs.
+    private static func table(_ words: [(String, QueryKeyword)]) -> [Packed: QueryKeyword] {
         var t = [Packed: QueryKeyword]()
-        let words: [(String, QueryKeyword)] = [
-            ("and", .and), ("or", .or), ("truepredicate", .truePredicate), ("falsepredicate", .falsePredicate),
-            ("null", .null), ("nil", .null), ("inf", .infinity), ("infinity", .infinity), ("nan", .nan),
-            ("subquery", .subquery), ("sort", .sort), ("distinct", .distinct), ("limit", .limit),
-            ("asc", .ascending), ("ascending", .ascending), ("desc", .descending), ("descending", .descending),
-            ("beginswith", .beginsWith), ("endswith", .endsWith), ("contains", .contains), ("like", .like),
-            ("between", .between), ("text", .text), ("first", .first), ("last", .last),
-        ]
-        for (w, k) in words { t[Packed(Array(w.utf8), lowercase: false)!] = k }
+        for (w, k) in words {
+            if let packed = Packed(Array(w.utf8), lowercase: false) { t[packed] = k }
+        }
         return t
-    }()
+    }
 
     static func classify<C: Collection>(_ word: C) -> QueryKeyword? where C.Element == UInt8 {
         guard word.count >= 2, word.count <= 14 else { return nil }
@@ -134,15 +139,40 @@ struct QueryLexer {
 
     // MARK: - Character classes
 
-    @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
-    @inline(__always) static func isHex(_ c: UInt8) -> Bool { isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46) }
-    @inline(__always) static func isLetter(_ c: UInt8) -> Bool { (c >= 0x61 && c <= 0x7A) || (c >= 0x41 && c <= 0x5A) }
+    @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c >= ASCII.zero && c <= ASCII.nine }
+
+    @inline(__always) static func isHex(_ c: UInt8) -> Bool {
+        isDigit(c) || (c >= ASCII.lowerA && c <= ASCII.lowerF) || (c >= ASCII.upperA && c <= ASCII.upperF)
+    }
+
+    @inline(__always) static func isLetter(_ c: UInt8) -> Bool {
+        (c >= ASCII.lowerA && c <= ASCII.lowerZ) || (c >= ASCII.upperA && c <= ASCII.upperZ)
+    }
+
     /// First character of an identifier: a letter, `_`, `$`, or the lead byte of a multi-byte UTF-8 sequence.
-    @inline(__always) static func isIdentifierStart(_ c: UInt8) -> Bool { isLetter(c) || c == 0x5F || c == 0x24 || c >= 0xC2 }
+    @inline(__always) static func isIdentifierStart(_ c: UInt8) -> Bool {
+        isLetter(c) || c == ASCII.underscore || c == ASCII.dollar || c >= ASCII.firstUTF8Lead
+    }
+
     /// Later characters: letters, digits, `_`, `-`, `$`, and UTF-8 bytes.
-    @inline(__always) static func isIdentifierChar(_ c: UInt8) -> Bool { isIdentifierStart(c) || isDigit(c) || c == 0x2D || c >= 0x80 }
+    @inline(__always) static func isIdentifierChar(_ c: UInt8) -> Bool {
+        isIdentifierStart(c) || isDigit(c) || c == ASCII.minus || c >= ASCII.firstNonASCII
+    }
+
+    @inline(__always) static func isSpace(_ c: UInt8) -> Bool {
+        c == ASCII.space || c == ASCII.tab || c == ASCII.carriageReturn || c == ASCII.newline
+    }
 
     private func at(_ i: Int) -> UInt8 { i < bytes.count ? bytes[i] : 0 }
+
+    /// The end of the run of decimal digits starting at `k`.
+    private func digitsEnd(from k: Int) -> Int {
+        var k = k
+        while k < bytes.count, Self.isDigit(bytes[k]) { k += 1 }
+        return k
+    }
+
+    private func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
 
     // MARK: - Tokenizing
 
@@ -150,7 +180,7 @@ struct QueryLexer {
         var i = 0
         let n = bytes.count
         while true {
-            while i < n, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0D || bytes[i] == 0x0A { i += 1 }
+            while i < n, Self.isSpace(bytes[i]) { i += 1 }
             if i >= n {
                 tokens.append(QueryToken(kind: .end, offset: n, length: 0))
                 return
@@ -161,94 +191,134 @@ struct QueryLexer {
         }
     }
 
+    /// The token starting at `i`, chosen by its first byte; advances `i` past it.
     private func scan(_ i: inout Int) throws -> QueryToken.Kind {
-        let start = i
         let c = bytes[i]
-
-        // Numbers (with a sign touching the digits), timestamps, special floats with a sign.
-        if Self.isDigit(c) || (c == 0x2E && Self.isDigit(at(i + 1))) {
-            if let ts = try scanReadableTimestamp(&i) { return ts }
+        if Self.isDigit(c) || (c == ASCII.dot && Self.isDigit(at(i + 1))) {
+            // A readable timestamp starts with the digits of its year.
+            if let timestamp = try scanReadableTimestamp(&i) { return timestamp }
             return try scanNumber(&i, signed: false)
         }
-        if c == 0x2B || c == 0x2D { // + -
-            let next = at(i + 1)
-            if Self.isDigit(next) || (next == 0x2E && Self.isDigit(at(i + 2))) {
-                return try scanNumber(&i, signed: true)
-            }
-            if let special = scanSpecialFloat(from: i + 1) {
-                i = special.end
-                return .special(c == 0x2D ? -special.value : special.value, text: String(decoding: bytes[start..<i], as: UTF8.self))
-            }
-            i += 1
-            return .symbol(c == 0x2B ? .plus : .minus)
-        }
-        // Strings.
-        if c == 0x22 || c == 0x27 { return .string(try scanString(&i)) }
-        // `@keyword`.
-        if c == 0x40 {
-            var j = i + 1
-            while j < bytes.count, Self.isLetter(bytes[j]) { j += 1 }
-            let word = String(decoding: bytes[(i + 1)..<j], as: UTF8.self)
-            let known = ["count", "size", "sum", "avg", "min", "max", "links", "type", "keys", "values"]
-            guard known.contains(word) else {
-                throw QuerySyntaxError(offset: start, message: word.isEmpty
-                    ? "invalid character '@'"
-                    : "unknown operator '@\(word)' (expected one of @count, @size, @sum, @avg, @min, @max, @links, @type, @keys, @values)")
-            }
-            i = j
-            return .atKeyword(word)
-        }
-        // `[c]`, `[d]`, `[cd]`, `[dc]`.
-        if c == 0x5B {
-            let b1 = at(i + 1), b2 = at(i + 2), b3 = at(i + 3)
-            if (b1 == 0x63 || b1 == 0x64) && b2 == 0x5D {
-                i += 3
-                return .modifier(caseInsensitive: b1 == 0x63, diacriticInsensitive: b1 == 0x64)
-            }
-            if (b1 == 0x63 && b2 == 0x64 || b1 == 0x64 && b2 == 0x63) && b3 == 0x5D {
-                i += 4
-                return .modifier(caseInsensitive: true, diacriticInsensitive: true)
-            }
-            i += 1
-            return .symbol(.leftBracket)
-        }
-        // Words (and the literal forms that start like words).
-        if Self.isIdentifierStart(c) || c == 0x5C {
-            return try scanWordLike(&i)
-        }
-        // Operators and punctuation.
-        let d = at(i + 1)
-        switch (c, d) {
-        case (0x3D, 0x3D): i += 2; return .symbol(.equal)
-        case (0x21, 0x3D), (0x3C, 0x3E): i += 2; return .symbol(.notEqual)
-        case (0x3C, 0x3D), (0x3D, 0x3C): i += 2; return .symbol(.lessEqual)
-        case (0x3E, 0x3D), (0x3D, 0x3E): i += 2; return .symbol(.greaterEqual)
-        case (0x26, 0x26): i += 2; return .symbol(.and)
-        case (0x7C, 0x7C): i += 2; return .symbol(.or)
+        switch c {
+        case ASCII.plus, ASCII.minus: return try scanSign(&i)
+        case ASCII.doubleQuote, ASCII.singleQuote: return .string(try scanString(&i))
+        case ASCII.at: return try scanAtKeyword(&i)
+        case ASCII.leftBracket: return scanBracket(&i)
         default: break
         }
-        switch c {
-        case 0x3D: i += 1; return .symbol(.equal)
-        case 0x3C: i += 1; return .symbol(.less)
-        case 0x3E: i += 1; return .symbol(.greater)
-        case 0x21: i += 1; return .symbol(.bang)
-        case 0x2A: i += 1; return .symbol(.star)
-        case 0x2F: i += 1; return .symbol(.slash)
-        case 0x28: i += 1; return .symbol(.leftParen)
-        case 0x29: i += 1; return .symbol(.rightParen)
-        case 0x5D: i += 1; return .symbol(.rightBracket)
-        case 0x7B: i += 1; return .symbol(.leftBrace)
-        case 0x7D: i += 1; return .symbol(.rightBrace)
-        case 0x2C: i += 1; return .symbol(.comma)
-        case 0x2E: i += 1; return .symbol(.dot)
-        default:
-            throw QuerySyntaxError(offset: start, message: "invalid character '\(Self.describeCharacter(at: start, in: bytes))'")
+        // Words (and the literal forms that start like words).
+        if Self.isIdentifierStart(c) || c == ASCII.backslash {
+            return try scanWordLike(&i)
+        }
+        return try scanOperator(&i)
+    }
+
+    /// `+` or `-`: the sign of a number or of `inf`/`nan` when it touches them, else an operator.
+    private func scanSign(_ i: inout Int) throws -> QueryToken.Kind {
+        let start = i
+        let sign = bytes[i]
+        let next = at(i + 1)
+        if Self.isDigit(next) || (next == ASCII.dot && Self.isDigit(at(i + 2))) {
+            return try scanNumber(&i, signed: true)
+        }
+        if let special = scanSpecialFloat(from: i + 1) {
+            i = special.end
+            return .special(sign == ASCII.minus ? -special.value : special.value, text: text(start..<i))
+        }
+        i += 1
+        return .symbol(sign == ASCII.plus ? .plus : .minus)
+    }
+
+    private static let atKeywords = ["count", "size", "sum", "avg", "min", "max", "links", "type", "keys", "values"]
+
+    /// `@count`, `@links`, …
+    private func scanAtKeyword(_ i: inout Int) throws -> QueryToken.Kind {
+        var j = i + 1
+        while j < bytes.count, Self.isLetter(bytes[j]) { j += 1 }
+        let word = text((i + 1)..<j)
+        guard Self.atKeywords.contains(word) else {
+            let expected = Self.atKeywords.map { "@" + $0 }.joined(separator: ", ")
+            throw QuerySyntaxError(offset: i, message: word.isEmpty
+                ? "invalid character '@'"
+                : "unknown operator '@\(word)' (expected one of \(expected))")
+        }
+        i = j
+        return .atKeyword(word)
+    }
+
+    /// `[c]`, `[d]`, `[cd]`, `[dc]`: a string operator's modifier; otherwise a `[`.
+    private func scanBracket(_ i: inout Int) -> QueryToken.Kind {
+        let c = UInt8(ascii: "c")
+        let d = UInt8(ascii: "d")
+        let b1 = at(i + 1)
+        let b2 = at(i + 2)
+        let b3 = at(i + 3)
+        if (b1 == c || b1 == d) && b2 == ASCII.rightBracket {
+            i += 3
+            return .modifier(caseInsensitive: b1 == c, diacriticInsensitive: b1 == d)
+        }
+        if (b1 == c && b2 == d || b1 == d && b2 == c) && b3 == ASCII.rightBracket {
+            i += 4
+            return .modifier(caseInsensitive: true, diacriticInsensitive: true)
+        }
+        i += 1
+        return .symbol(.leftBracket)
+    }
+
+    /// Operators and punctuation, two-byte forms first (longest match).
+    private func scanOperator(_ i: inout Int) throws -> QueryToken.Kind {
+        if let symbol = Self.twoByteSymbol(bytes[i], at(i + 1)) {
+            i += 2
+            return .symbol(symbol)
+        }
+        guard let symbol = Self.oneByteSymbol(bytes[i]) else {
+            throw invalidCharacter(at: i)
+        }
+        i += 1
+        return .symbol(symbol)
+    }
+
+    private static func twoByteSymbol(_ c: UInt8, _ d: UInt8) -> QuerySymbol? {
+        switch (c, d) {
+        case (ASCII.equal, ASCII.equal): return .equal
+        case (ASCII.bang, ASCII.equal), (ASCII.less, ASCII.greater): return .notEqual
+        case (ASCII.less, ASCII.equal), (ASCII.equal, ASCII.less): return .lessEqual
+        case (ASCII.greater, ASCII.equal), (ASCII.equal, ASCII.greater): return .greaterEqual
+        case (ASCII.ampersand, ASCII.ampersand): return .and
+        case (ASCII.pipe, ASCII.pipe): return .or
+        default: return nil
         }
     }
 
-    static func describeCharacter<C: RandomAccessCollection>(at offset: Int, in bytes: C) -> String where C.Element == UInt8, C.Index == Int {
+    private static func oneByteSymbol(_ c: UInt8) -> QuerySymbol? {
+        switch c {
+        case ASCII.equal: return .equal
+        case ASCII.less: return .less
+        case ASCII.greater: return .greater
+        case ASCII.bang: return .bang
+        case ASCII.star: return .star
+        case ASCII.slash: return .slash
+        case ASCII.leftParen: return .leftParen
+        case ASCII.rightParen: return .rightParen
+        case ASCII.rightBracket: return .rightBracket
+        case ASCII.leftBrace: return .leftBrace
+        case ASCII.rightBrace: return .rightBrace
+        case ASCII.comma: return .comma
+        case ASCII.dot: return .dot
+        default: return nil
+        }
+    }
+
+    private func invalidCharacter(at offset: Int) -> QuerySyntaxError {
+        let shown = Self.describeCharacter(at: offset, in: bytes)
+        return QuerySyntaxError(offset: offset, message: "invalid character '\(shown)'")
+    }
+
+    static func describeCharacter<C: RandomAccessCollection>(at offset: Int, in bytes: C) -> String
+    where C.Element == UInt8, C.Index == Int {
         guard offset < bytes.count else { return "" }
         var end = offset + 1
+        // UTF-8 continuation bytes are 10xxxxxx.
         while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
         let s = String(decoding: bytes[offset..<end], as: UTF8.self)
         if let scalar = s.unicodeScalars.first, scalar.value < 0x20 || scalar.value == 0x7F {
@@ -257,6 +327,8 @@ struct QueryLexer {
         return s
     }
 
+    // MARK: - Numbers
+
     /// `inf`, `infinity`, `nan` (any case) starting at `j`, not followed by an identifier character.
     private func scanSpecialFloat(from j: Int) -> (value: Double, end: Int)? {
         // At most the 8 letters of "infinity", and then the word must end: scanning the whole
@@ -264,149 +336,225 @@ struct QueryLexer {
         var k = j
         while k < bytes.count, k - j < 9, Self.isLetter(bytes[k]) { k += 1 }
         guard k > j, k - j <= 8, !Self.isIdentifierChar(at(k)) else { return nil }
-        let word = String(decoding: bytes[j..<k], as: UTF8.self).lowercased()
-        switch word {
+        switch text(j..<k).lowercased() {
         case "inf", "infinity": return (Double.infinity, k)
         case "nan": return (Double.nan, k)
         default: return nil
         }
     }
 
+    /// A number starting at `i` (after its sign when `signed`): hexadecimal, integer or float.
     private func scanNumber(_ i: inout Int, signed: Bool) throws -> QueryToken.Kind {
-        let start = i
         var j = i
         var negative = false
-        if signed { negative = bytes[j] == 0x2D; j += 1 }
-        // Hexadecimal.
-        if at(j) == 0x30, at(j + 1) == 0x78 || at(j + 1) == 0x58 {
-            var k = j + 2
-            while k < bytes.count, Self.isHex(bytes[k]) { k += 1 }
-            if k > j + 2 {
-                let hex = String(decoding: bytes[(j + 2)..<k], as: UTF8.self)
-                guard let magnitude = UInt64(hex, radix: 16) else {
-                    throw QuerySyntaxError(offset: start, message: "hexadecimal number '\(String(decoding: bytes[start..<k], as: UTF8.self))' is out of range")
-                }
-                let value: Int64
-                if negative {
-                    guard magnitude <= UInt64(Int64.max) + 1 else {
-                        throw QuerySyntaxError(offset: start, message: "number '\(String(decoding: bytes[start..<k], as: UTF8.self))' is out of range")
-                    }
-                    value = magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
-                } else {
-                    guard magnitude <= UInt64(Int64.max) else {
-                        throw QuerySyntaxError(offset: start, message: "number '\(String(decoding: bytes[start..<k], as: UTF8.self))' is out of range")
-                    }
-                    value = Int64(magnitude)
-                }
-                i = k
-                return .integer(value, text: String(decoding: bytes[start..<k], as: UTF8.self))
-            }
+        if signed {
+            negative = bytes[j] == ASCII.minus
+            j += 1
         }
-        var k = j
-        while k < bytes.count, Self.isDigit(bytes[k]) { k += 1 }
-        let intEnd = k
+        if let hex = try scanHexInteger(&i, digitsAt: j, negative: negative) { return hex }
+        return try scanDecimal(&i, digitsAt: j)
+    }
+
+    /// `0x1F`, `-0x80`: an integer in hexadecimal; nil when no hexadecimal digit follows the `0x`.
+    private func scanHexInteger(_ i: inout Int, digitsAt j: Int, negative: Bool) throws -> QueryToken.Kind? {
+        let x = at(j + 1)
+        guard at(j) == ASCII.zero, x == UInt8(ascii: "x") || x == UInt8(ascii: "X") else { return nil }
+        let start = i
+        var k = j + 2
+        while k < bytes.count, Self.isHex(bytes[k]) { k += 1 }
+        guard k > j + 2 else { return nil }
+        let literal = text(start..<k)
+        guard let magnitude = UInt64(text((j + 2)..<k), radix: 16) else {
+            throw QuerySyntaxError(offset: start, message: "hexadecimal number '\(literal)' is out of range")
+        }
+        let limit = negative ? UInt64(Int64.max) + 1 : UInt64(Int64.max)
+        guard magnitude <= limit else {
+            throw QuerySyntaxError(offset: start, message: "number '\(literal)' is out of range")
+        }
+        let value: Int64
+        if negative {
+            value = magnitude == limit ? Int64.min : -Int64(magnitude)
+        } else {
+            value = Int64(magnitude)
+        }
+        i = k
+        return .integer(value, text: literal)
+    }
+
+    /// Digits with an optional fraction, exponent and `f` suffix; an integer when it has none of them.
+    private func scanDecimal(_ i: inout Int, digitsAt j: Int) throws -> QueryToken.Kind {
+        let start = i
+        var k = digitsEnd(from: j)
         var isFloatLiteral = false
-        if at(k) == 0x2E, Self.isDigit(at(k + 1)) || k > j {
+        if at(k) == ASCII.dot, Self.isDigit(at(k + 1)) || k > j {
             // `10.`, `.5`, `1.25`
             isFloatLiteral = true
-            k += 1
-            while k < bytes.count, Self.isDigit(bytes[k]) { k += 1 }
+            k = digitsEnd(from: k + 1)
         }
-        if at(k) == 0x65 || at(k) == 0x45 { // exponent
-            var e = k + 1
-            if at(e) == 0x2B || at(e) == 0x2D { e += 1 }
-            if Self.isDigit(at(e)) {
-                while e < bytes.count, Self.isDigit(bytes[e]) { e += 1 }
-                isFloatLiteral = true
-                k = e
-            }
-        }
-        var floatSuffix = false
-        if at(k) == 0x66, !Self.isIdentifierChar(at(k + 1)) { // `f` suffix: a float
-            floatSuffix = true
+        if let end = exponentEnd(at: k) {
             isFloatLiteral = true
+            k = end
         }
-        let text = String(decoding: bytes[start..<k], as: UTF8.self)
-        if floatSuffix { k += 1 }
-        i = k
-        if !isFloatLiteral {
-            if let v = Int64(text) { return .integer(v, text: text) }
+        // An `f` suffix makes a float.
+        let floatSuffix = at(k) == UInt8(ascii: "f") && !Self.isIdentifierChar(at(k + 1))
+        let literal = text(start..<k)
+        i = floatSuffix ? k + 1 : k
+        if !isFloatLiteral && !floatSuffix {
+            if let v = Int64(literal) { return .integer(v, text: literal) }
             // Too large for an int: keep it as a float (still exact for decimal128 conversion).
-            return .float(Double(text) ?? .nan, text: text, isFloat: false)
+            return .float(Double(literal) ?? .nan, text: literal, isFloat: false)
         }
-        _ = intEnd
-        guard let v = Double(text.hasPrefix("+") ? String(text.dropFirst()) : text) else {
-            throw QuerySyntaxError(offset: start, message: "invalid number '\(text)'")
+        guard let v = Double(literal.hasPrefix("+") ? String(literal.dropFirst()) : literal) else {
+            throw QuerySyntaxError(offset: start, message: "invalid number '\(literal)'")
         }
-        return .float(v, text: text, isFloat: floatSuffix)
+        return .float(v, text: literal, isFloat: floatSuffix)
+    }
+
+    /// The end of an exponent (`e5`, `E-3`) starting at `k`, or nil when there is none.
+    private func exponentEnd(at k: Int) -> Int? {
+        guard at(k) == UInt8(ascii: "e") || at(k) == UInt8(ascii: "E") else { return nil }
+        var e = k + 1
+        if at(e) == ASCII.plus || at(e) == ASCII.minus { e += 1 }
+        guard Self.isDigit(at(e)) else { return nil }
+        return digitsEnd(from: e)
+    }
+
+    // MARK: - Timestamps
+
+    /// The fields of `YYYY-MM-DD@HH:MM:SS[:NANOS]`, as written (validated by `makeTimestamp`).
+    private struct ReadableTimestamp {
+        var year: Int64, month: Int64, day: Int64
+        var hour: Int64 = 0, minute: Int64 = 0, second: Int64 = 0, nanos: Int64 = 0
+    }
+
+    /// The value of the decimal digits at `j` (saturating past 11 digits), advancing `j`; nil when none.
+    private func readDigits(_ j: inout Int) -> Int64? {
+        let s = j
+        var v: Int64 = 0
+        while j < bytes.count, Self.isDigit(bytes[j]) {
+            if v < 100_000_000_000 { v = v * 10 + Int64(bytes[j] - ASCII.zero) }
+            j += 1
+        }
+        return j > s ? v : nil
+    }
+
+    /// `invalid date '<text>'`, with what was expected when known.
+    private func invalidDate(_ range: Range<Int>, _ expected: String? = nil) -> QuerySyntaxError {
+        let detail = expected.map { ": " + $0 } ?? ""
+        return QuerySyntaxError(offset: range.lowerBound, message: "invalid date '\(text(range))'\(detail)")
     }
 
     /// `YYYY-MM-DD@HH:MM:SS[:NANOS]` or with `T`; returns nil when the text is not shaped like one.
     private func scanReadableTimestamp(_ i: inout Int) throws -> QueryToken.Kind? {
         var j = i
-        func digits() -> (Int64, Int)? {
-            let s = j
-            var v: Int64 = 0
-            while j < bytes.count, Self.isDigit(bytes[j]) {
-                if v < 100_000_000_000 { v = v * 10 + Int64(bytes[j] - 0x30) }
-                j += 1
-            }
-            return j > s ? (v, j - s) : nil
+        guard var fields = try readDate(&j) else { return nil }
+        try readTime(&j, start: i, into: &fields)
+        if Self.isIdentifierChar(at(j)) || at(j) == ASCII.colon || at(j) == ASCII.at {
+            throw invalidDate(i..<min(j + 1, bytes.count))
         }
-        guard let year = digits(), at(j) == 0x2D else { return nil }
+        let timestamp = try makeTimestamp(fields, text: text(i..<j), offset: i)
+        i = j
+        return .timestamp(timestamp)
+    }
+
+    /// `YYYY-MM-DD` and the `@` or `T` after it; nil when the text is not a date.
+    private func readDate(_ j: inout Int) throws -> ReadableTimestamp? {
+        let start = j
+        guard let year = readDigits(&j), at(j) == ASCII.minus else { return nil }
         j += 1
-        guard let month = digits(), at(j) == 0x2D else { return nil }
+        guard let month = readDigits(&j), at(j) == ASCII.minus else { return nil }
         j += 1
-        guard let day = digits() else { return nil }
-        guard at(j) == 0x40 || at(j) == 0x54 else {
+        guard let day = readDigits(&j) else { return nil }
+        guard at(j) == ASCII.at || at(j) == UInt8(ascii: "T") else {
             // `2017-12-04` without a time: not a timestamp (Realm requires the time part).
-            if at(j) == 0x20 || at(j) == 0 || at(j) == 0x29 || at(j) == 0x2C || at(j) == 0x7D {
-                throw QuerySyntaxError(offset: i, message: "invalid date '\(String(decoding: bytes[i..<j], as: UTF8.self))': expected '@' or 'T' and a time (YYYY-MM-DD@HH:MM:SS)")
+            let c = at(j)
+            if c == ASCII.space || c == 0 || c == ASCII.rightParen || c == ASCII.comma || c == ASCII.rightBrace {
+                throw invalidDate(start..<j, "expected '@' or 'T' and a time (YYYY-MM-DD@HH:MM:SS)")
             }
             return nil
         }
         j += 1
-        guard let hour = digits(), at(j) == 0x3A else {
-            throw QuerySyntaxError(offset: i, message: "invalid date '\(String(decoding: bytes[i..<j], as: UTF8.self))': expected HH:MM:SS after the date")
+        return ReadableTimestamp(year: year, month: month, day: day)
+    }
+
+    /// `HH:MM:SS[:NANOS]` after the date that starts at `start`.
+    private func readTime(_ j: inout Int, start: Int, into fields: inout ReadableTimestamp) throws {
+        guard let hour = readDigits(&j), at(j) == ASCII.colon else {
+            throw invalidDate(start..<j, "expected HH:MM:SS after the date")
         }
         j += 1
-        guard let minute = digits(), at(j) == 0x3A else {
-            throw QuerySyntaxError(offset: i, message: "invalid date '\(String(decoding: bytes[i..<j], as: UTF8.self))': expected HH:MM:SS after the date")
+        guard let minute = readDigits(&j), at(j) == ASCII.colon else {
+            throw invalidDate(start..<j, "expected HH:MM:SS after the date")
         }
         j += 1
-        guard let second = digits() else {
-            throw QuerySyntaxError(offset: i, message: "invalid date '\(String(decoding: bytes[i..<j], as: UTF8.self))': expected the seconds")
+        guard let second = readDigits(&j) else {
+            throw invalidDate(start..<j, "expected the seconds")
         }
-        var nanos: Int64 = 0
-        if at(j) == 0x3A {
+        fields.hour = hour
+        fields.minute = minute
+        fields.second = second
+        if at(j) == ASCII.colon {
             j += 1
-            guard let ns = digits() else {
-                throw QuerySyntaxError(offset: i, message: "invalid date '\(String(decoding: bytes[i..<j], as: UTF8.self))': expected nanoseconds after ':'")
+            guard let nanos = readDigits(&j) else {
+                throw invalidDate(start..<j, "expected nanoseconds after ':'")
             }
-            nanos = ns.0
+            fields.nanos = nanos
         }
-        if Self.isIdentifierChar(at(j)) || at(j) == 0x3A || at(j) == 0x40 {
-            throw QuerySyntaxError(offset: i, message: "invalid date '\(String(decoding: bytes[i..<min(j + 1, bytes.count)], as: UTF8.self))'")
+    }
+
+    /// Checks the fields' ranges and converts them to a timestamp.
+    private func makeTimestamp(_ f: ReadableTimestamp, text: String, offset: Int) throws -> Timestamp {
+        guard f.year >= 1900 else {
+            throw QuerySyntaxError(offset: offset, message: "Conversion of dates before 1900 is not supported.")
         }
-        let text = String(decoding: bytes[i..<j], as: UTF8.self)
-        guard year.0 >= 1900 else {
-            throw QuerySyntaxError(offset: i, message: "Conversion of dates before 1900 is not supported.")
+        guard (1...12).contains(f.month), (1...31).contains(f.day), f.hour < 24, f.minute < 60, f.second < 61,
+              f.nanos < 1_000_000_000, f.year < 10_000 else {
+            throw QuerySyntaxError(offset: offset, message: "invalid date '\(text)'")
         }
-        guard (1...12).contains(month.0), (1...31).contains(day.0), hour.0 < 24, minute.0 < 60, second.0 < 61,
-              nanos < 1_000_000_000, year.0 < 10_000 else {
-            throw QuerySyntaxError(offset: i, message: "invalid date '\(text)'")
-        }
-        var seconds = daysFromCivil(year.0, Int(month.0), Int(day.0)) * 86400 + hour.0 * 3600 + minute.0 * 60 + second.0
-        var ns = nanos
+        let days = daysFromCivil(f.year, Int(f.month), Int(f.day))
+        var seconds = days * 86400 + f.hour * 3600 + f.minute * 60 + f.second
+        var ns = f.nanos
         // Realm's quirk: before the epoch, the nanoseconds take the sign of the seconds.
         if seconds < 0 { ns = -ns }
         if seconds == 0 && ns < 0 { seconds = 0 }
         guard let ts = Timestamp(seconds: seconds, nanoseconds: Int32(ns)), ts.storedNanoseconds != nil else {
-            throw QuerySyntaxError(offset: i, message: "date '\(text)' is out of the supported range")
+            throw QuerySyntaxError(offset: offset, message: "date '\(text)' is out of the supported range")
+        }
+        return ts
+    }
+
+    /// `T<seconds>:<nanos>` (each with an optional sign); nil when the text is not shaped like one.
+    private func scanSecondsTimestamp(_ i: inout Int) throws -> QueryToken.Kind? {
+        let start = i
+        var j = i + 1
+        let negativeSeconds = at(j) == ASCII.minus
+        if at(j) == ASCII.plus || negativeSeconds { j += 1 }
+        let secondsStart = j
+        j = digitsEnd(from: j)
+        guard j > secondsStart, at(j) == ASCII.colon else { return nil }
+        let secondsText = text(secondsStart..<j)
+        j += 1
+        let negativeNanos = at(j) == ASCII.minus
+        if at(j) == ASCII.plus || negativeNanos { j += 1 }
+        let nanosStart = j
+        j = digitsEnd(from: j)
+        guard j > nanosStart else { return nil }
+        let literal = text(start..<j)
+        guard let s = Int64(secondsText), let n = Int32(text(nanosStart..<j)), n < 1_000_000_000 else {
+            throw QuerySyntaxError(offset: start, message: "invalid timestamp '\(literal)'")
+        }
+        guard let ts = Timestamp(seconds: negativeSeconds ? -s : s, nanoseconds: negativeNanos ? -n : n) else {
+            let message = "invalid timestamp '\(literal)': seconds and nanoseconds must have the same sign"
+            throw QuerySyntaxError(offset: start, message: message)
+        }
+        guard ts.storedNanoseconds != nil else {
+            throw QuerySyntaxError(offset: start, message: "timestamp '\(literal)' is out of the supported range")
         }
         i = j
         return .timestamp(ts)
     }
+
+    // MARK: - Strings
 
     private func scanString(_ i: inout Int) throws -> String {
         let start = i
@@ -418,37 +566,12 @@ struct QueryLexer {
                 throw QuerySyntaxError(offset: start, message: "unterminated string literal")
             }
             let c = bytes[j]
-            if c == quote { j += 1; break }
-            if c == 0x5C {
-                let e = at(j + 1)
-                switch e {
-                case 0x22: out.append(0x22)
-                case 0x27: out.append(0x27)
-                case 0x5C: out.append(0x5C)
-                case 0x2F: out.append(0x2F)
-                case 0x62: out.append(0x08)
-                case 0x66: out.append(0x0C)
-                case 0x6E: out.append(0x0A)
-                case 0x72: out.append(0x0D)
-                case 0x74: out.append(0x09)
-                case 0x30: out.append(0x00)
-                case 0x75:
-                    var v: UInt32 = 0
-                    for k in 0..<4 {
-                        let h = at(j + 2 + k)
-                        guard let d = hexValue(h) else {
-                            throw QuerySyntaxError(offset: j, message: "invalid unicode escape in string: expected 4 hexadecimal digits after '\\u'")
-                        }
-                        v = v << 4 | UInt32(d)
-                    }
-                    let scalar = Unicode.Scalar(v) ?? Unicode.Scalar(0xFFFD)!
-                    out.append(contentsOf: Array(String(Character(scalar)).utf8))
-                    j += 6
-                    continue
-                default:
-                    throw QuerySyntaxError(offset: j, message: "invalid escape sequence '\\\(Self.describeCharacter(at: j + 1, in: bytes))' in string")
-                }
-                j += 2
+            if c == quote {
+                j += 1
+                break
+            }
+            if c == ASCII.backslash {
+                try appendEscape(at: &j, to: &out)
                 continue
             }
             out.append(c)
@@ -458,127 +581,160 @@ struct QueryLexer {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private func scanWordLike(_ i: inout Int) throws -> QueryToken.Kind {
-        let start = i
-        // `T<seconds>:<nanos>`
-        if bytes[i] == 0x54 {
-            var j = i + 1
-            var negSeconds = false
-            if at(j) == 0x2B || at(j) == 0x2D { negSeconds = at(j) == 0x2D; j += 1 }
-            let ds = j
-            while j < bytes.count, Self.isDigit(bytes[j]) { j += 1 }
-            if j > ds, at(j) == 0x3A {
-                let secondsText = String(decoding: bytes[ds..<j], as: UTF8.self)
-                j += 1
-                var negNanos = false
-                if at(j) == 0x2B || at(j) == 0x2D { negNanos = at(j) == 0x2D; j += 1 }
-                let dn = j
-                while j < bytes.count, Self.isDigit(bytes[j]) { j += 1 }
-                if j > dn {
-                    let nanosText = String(decoding: bytes[dn..<j], as: UTF8.self)
-                    let text = String(decoding: bytes[start..<j], as: UTF8.self)
-                    guard let s = Int64(secondsText), let n = Int32(nanosText), n < 1_000_000_000 else {
-                        throw QuerySyntaxError(offset: start, message: "invalid timestamp '\(text)'")
-                    }
-                    let seconds = negSeconds ? -s : s
-                    let nanos = negNanos ? -n : n
-                    guard let ts = Timestamp(seconds: seconds, nanoseconds: nanos) else {
-                        throw QuerySyntaxError(offset: start, message: "invalid timestamp '\(text)': seconds and nanoseconds must have the same sign")
-                    }
-                    guard ts.storedNanoseconds != nil else {
-                        throw QuerySyntaxError(offset: start, message: "timestamp '\(text)' is out of the supported range")
-                    }
-                    i = j
-                    return .timestamp(ts)
-                }
-            }
+    /// The escape sequence at `j` (a backslash) in a string literal, decoded onto `out`.
+    private func appendEscape(at j: inout Int, to out: inout [UInt8]) throws {
+        let e = at(j + 1)
+        switch e {
+        case ASCII.doubleQuote, ASCII.singleQuote, ASCII.backslash, ASCII.slash: out.append(e)
+        case UInt8(ascii: "b"): out.append(0x08)
+        case UInt8(ascii: "f"): out.append(0x0C)
+        case UInt8(ascii: "n"): out.append(ASCII.newline)
+        case UInt8(ascii: "r"): out.append(ASCII.carriageReturn)
+        case UInt8(ascii: "t"): out.append(ASCII.tab)
+        case ASCII.zero: out.append(0x00)
+        case UInt8(ascii: "u"):
+            try appendUnicodeEscape(at: j, to: &out)
+            j += 6
+            return
+        default:
+            let shown = Self.describeCharacter(at: j + 1, in: bytes)
+            throw QuerySyntaxError(offset: j, message: "invalid escape sequence '\\\(shown)' in string")
         }
-        // The word itself, with `\ ` escapes.
+        j += 2
+    }
+
+    /// `\uXXXX` at `j`; an unpaired surrogate becomes U+FFFD.
+    private func appendUnicodeEscape(at j: Int, to out: inout [UInt8]) throws {
+        var v: UInt32 = 0
+        for k in 0..<4 {
+            guard let d = hexValue(at(j + 2 + k)) else {
+                let message = "invalid unicode escape in string: expected 4 hexadecimal digits after '\\u'"
+                throw QuerySyntaxError(offset: j, message: message)
+            }
+            v = v << 4 | UInt32(d)
+        }
+        let scalar = Unicode.Scalar(v) ?? "\u{FFFD}"
+        out.append(contentsOf: Array(String(Character(scalar)).utf8))
+    }
+
+    // MARK: - Words
+
+    /// A word, or a literal that starts like one: `T1:0`, `$0`, `O12`, `B64"…"`, `oid(…)`, `uuid(…)`.
+    private func scanWordLike(_ i: inout Int) throws -> QueryToken.Kind {
+        if bytes[i] == UInt8(ascii: "T"), let timestamp = try scanSecondsTimestamp(&i) { return timestamp }
+        let start = i
+        let (word, j) = try readWord(from: i)
+        let text = String(decoding: word, as: UTF8.self)
+        if let numbered = try numberedWord(word, text: text, offset: start) {
+            i = j
+            return numbered
+        }
+        if text == "B64", at(j) == ASCII.doubleQuote { return try scanBase64(&i, quoteAt: j) }
+        if at(j) == ASCII.leftParen {
+            if text == "oid" { return try scanObjectId(&i, parenAt: j) }
+            if text == "uuid" { return try scanUUID(&i, parenAt: j) }
+        }
+        i = j
+        return .word(text, keyword: QueryKeyword.classify(word))
+    }
+
+    /// The word at `i` with its `\ ` escapes decoded, and where it ends.
+    private func readWord(from i: Int) throws -> (word: [UInt8], end: Int) {
         var j = i
         var word = [UInt8]()
         while j < bytes.count {
             let c = bytes[j]
-            if c == 0x5C {
-                let e = at(j + 1)
-                switch e {
-                case 0x20: word.append(0x20)
-                case 0x6E: word.append(0x0A)
-                case 0x72: word.append(0x0D)
-                case 0x74: word.append(0x09)
-                default:
-                    throw QuerySyntaxError(offset: j, message: "invalid escape '\\\(Self.describeCharacter(at: j + 1, in: bytes))' in a property name")
-                }
+            if c == ASCII.backslash {
+                word.append(try wordEscape(at: j))
                 j += 2
                 continue
             }
-            if j == i ? Self.isIdentifierStart(c) : Self.isIdentifierChar(c) {
-                word.append(c)
-                j += 1
-            } else {
-                break
-            }
+            guard j == i ? Self.isIdentifierStart(c) : Self.isIdentifierChar(c) else { break }
+            word.append(c)
+            j += 1
         }
         if word.isEmpty {
-            throw QuerySyntaxError(offset: start, message: "invalid character '\(Self.describeCharacter(at: start, in: bytes))'")
+            throw invalidCharacter(at: i)
         }
-        let text = String(decoding: word, as: UTF8.self)
-        // `$<n>`: an argument.
-        if word.count > 1, word[0] == 0x24, word.dropFirst().allSatisfy(Self.isDigit) {
+        return (word, j)
+    }
+
+    /// The byte a property name's escape at `j` (a backslash) stands for.
+    private func wordEscape(at j: Int) throws -> UInt8 {
+        switch at(j + 1) {
+        case ASCII.space: return ASCII.space
+        case UInt8(ascii: "n"): return ASCII.newline
+        case UInt8(ascii: "r"): return ASCII.carriageReturn
+        case UInt8(ascii: "t"): return ASCII.tab
+        default:
+            let shown = Self.describeCharacter(at: j + 1, in: bytes)
+            throw QuerySyntaxError(offset: j, message: "invalid escape '\\\(shown)' in a property name")
+        }
+    }
+
+    /// `$<n>` (an argument) and `O<key>` (an object key); nil for other words.
+    private func numberedWord(_ word: [UInt8], text: String, offset: Int) throws -> QueryToken.Kind? {
+        guard word.count > 1, word.dropFirst().allSatisfy(Self.isDigit) else { return nil }
+        if word[0] == ASCII.dollar {
             guard let n = Int(text.dropFirst()) else {
-                throw QuerySyntaxError(offset: start, message: "argument index '\(text)' is out of range")
+                throw QuerySyntaxError(offset: offset, message: "argument index '\(text)' is out of range")
             }
-            i = j
             return .argument(n)
         }
-        // `O<key>`: an object key.
-        if word.count > 1, word[0] == 0x4F, word.dropFirst().allSatisfy(Self.isDigit) {
+        if word[0] == UInt8(ascii: "O") {
             guard let n = Int64(text.dropFirst()) else {
-                throw QuerySyntaxError(offset: start, message: "object key '\(text)' is out of range")
+                throw QuerySyntaxError(offset: offset, message: "object key '\(text)' is out of range")
             }
-            i = j
             return .objectKey(n)
         }
-        // `B64"…"`
-        if text == "B64", at(j) == 0x22 {
-            var k = j + 1
-            while k < bytes.count, Self.isLetter(bytes[k]) || Self.isDigit(bytes[k]) || bytes[k] == 0x2F || bytes[k] == 0x2B || bytes[k] == 0x3D { k += 1 }
-            guard at(k) == 0x22 else {
-                throw QuerySyntaxError(offset: start, message: "invalid base64 literal: expected base64 characters and a closing '\"'")
-            }
-            let b64 = String(decoding: bytes[(j + 1)..<k], as: UTF8.self)
-            guard let data = Data(base64Encoded: b64) ?? Data(base64Encoded: Self.padBase64(b64)) else {
-                throw QuerySyntaxError(offset: start, message: "invalid base64 literal 'B64\"\(b64)\"'")
-            }
+        return nil
+    }
+
+    @inline(__always) private static func isBase64(_ c: UInt8) -> Bool {
+        isLetter(c) || isDigit(c) || c == ASCII.slash || c == ASCII.plus || c == ASCII.equal
+    }
+
+    /// `B64"…"`, the word `B64` starting at `i` and its opening quote at `j`.
+    private func scanBase64(_ i: inout Int, quoteAt j: Int) throws -> QueryToken.Kind {
+        var k = j + 1
+        while k < bytes.count, Self.isBase64(bytes[k]) { k += 1 }
+        guard at(k) == ASCII.doubleQuote else {
+            throw QuerySyntaxError(offset: i,
+                                   message: "invalid base64 literal: expected base64 characters and a closing '\"'")
+        }
+        let b64 = text((j + 1)..<k)
+        guard let data = Data(base64Encoded: b64) ?? Data(base64Encoded: Self.padBase64(b64)) else {
+            throw QuerySyntaxError(offset: i, message: "invalid base64 literal 'B64\"\(b64)\"'")
+        }
+        i = k + 1
+        return .base64(data, text: b64)
+    }
+
+    /// `oid(<24 hex>)`, the word `oid` starting at `i` and its parenthesis at `j`.
+    private func scanObjectId(_ i: inout Int, parenAt j: Int) throws -> QueryToken.Kind {
+        var k = j + 1
+        while k < bytes.count, Self.isHex(bytes[k]) { k += 1 }
+        if k - (j + 1) == 24, at(k) == ASCII.rightParen, let oid = ObjectId(string: text((j + 1)..<k)) {
             i = k + 1
-            return .base64(data, text: b64)
+            return .objectId(oid)
         }
-        // `oid(<24 hex>)` and `uuid(8-4-4-4-12)`.
-        if at(j) == 0x28 {
-            if text == "oid" {
-                var k = j + 1
-                while k < bytes.count, Self.isHex(bytes[k]) { k += 1 }
-                if k - (j + 1) == 24, at(k) == 0x29, let oid = ObjectId(string: String(decoding: bytes[(j + 1)..<k], as: UTF8.self)) {
-                    i = k + 1
-                    return .objectId(oid)
-                }
-                throw QuerySyntaxError(offset: start, message: "invalid ObjectId literal: expected oid(<24 hexadecimal digits>)")
-            }
-            if text == "uuid" {
-                let k = j + 1 + 36
-                if k < bytes.count, bytes[k] == 0x29 {
-                    let body = String(decoding: bytes[(j + 1)..<k], as: UTF8.self)
-                    let parts = body.split(separator: "-", omittingEmptySubsequences: false)
-                    if parts.map(\.count) == [8, 4, 4, 4, 12], parts.allSatisfy({ $0.utf8.allSatisfy(Self.isHex) }),
-                       let uuid = UUID(uuidString: body) {
-                        i = k + 1
-                        return .uuid(uuid)
-                    }
-                }
-                throw QuerySyntaxError(offset: start, message: "invalid UUID literal: expected uuid(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)")
+        throw QuerySyntaxError(offset: i, message: "invalid ObjectId literal: expected oid(<24 hexadecimal digits>)")
+    }
+
+    /// `uuid(8-4-4-4-12)`, the word `uuid` starting at `i` and its parenthesis at `j`.
+    private func scanUUID(_ i: inout Int, parenAt j: Int) throws -> QueryToken.Kind {
+        let k = j + 1 + 36
+        if k < bytes.count, bytes[k] == ASCII.rightParen {
+            let body = text((j + 1)..<k)
+            let parts = body.split(separator: "-", omittingEmptySubsequences: false)
+            if parts.map(\.count) == [8, 4, 4, 4, 12], parts.allSatisfy({ $0.utf8.allSatisfy(Self.isHex) }),
+               let uuid = UUID(uuidString: body) {
+                i = k + 1
+                return .uuid(uuid)
             }
         }
-        i = j
-        return .word(text, keyword: QueryKeyword.classify(word))
+        throw QuerySyntaxError(offset: i,
+                               message: "invalid UUID literal: expected uuid(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)")
     }
 
     static func padBase64(_ s: String) -> String {
