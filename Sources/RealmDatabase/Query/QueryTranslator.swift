@@ -215,6 +215,11 @@ final class QueryTranslator {
     private struct Walk {
         var hops: [Hop] = []
         var cursor: Cursor
+        /// Whether a column of `t0` reached by this walk is the query row's own column (not a
+        /// subquery variable's), so that the column can be compared directly.
+        var isRootColumn: Bool
+        /// The property names walked so far, for messages.
+        var walked = ""
         /// The value of an aggregate over no rows (0 for @count and @sum), used through to-one links.
         var emptyValue: String?
     }
@@ -291,160 +296,221 @@ final class QueryTranslator {
         }
     }
 
-    /// Resolves a key path to a scalar (one value per row) or a multi (a join chain).
+    /// Resolves a key path to a scalar (one value per row) or a multi (a join chain): one step per
+    /// path element moves the walk's cursor, then the cursor's value is the path's element value.
     func resolve(_ path: QueryKeyPath) throws -> QueryOperand {
-        var elements = path.elements
-        var walk: Walk
-        if let v = path.variable {
-            if let scope = variables[v] {
-                walk = Walk(cursor: .object(scope))
-            } else {
-                // Not a subquery variable: a property whose name starts with '$'.
-                walk = Walk(cursor: .object(root))
-                elements.insert(.property(v, offset: path.offset), at: 0)
-            }
-        } else {
-            walk = Walk(cursor: .object(root))
-        }
-        let isRootColumn = path.variable == nil || variables[path.variable!] == nil
-        var walked = path.variable.flatMap { variables[$0] != nil ? $0 : nil } ?? ""
+        var (walk, elements) = startWalk(path)
         var i = 0
         while i < elements.count {
-            let element = elements[i]
-            defer {
-                if case .property(let name, _) = element { walked += walked.isEmpty ? name : "." + name }
-            }
-            let isLast = i == elements.count - 1
-            switch element {
-            case let .property(name, offset):
-                if case .collection(let owner, let p) = walk.cursor, p.collection == .map {
-                    walk.cursor = try mapLookup(owner: owner, property: p, key: name, text: path.text, offset: offset)
-                    break
-                }
-                guard let scope = try toObject(&walk, path: path, offset: offset, next: name) else {
-                    throw fail(offset, notFollowable(walk.cursor, name: name, walked: walked))
-                }
-                guard let p = scope.objectSchema[name] else {
-                    throw fail(offset, "No property '\(name)' found on object type '\(scope.className)'")
-                }
-                let plain = scope.alias == "t0" && isRootColumn
-                if p.type == .linkingObjects {
-                    let source = try classSchema(p.objectClassName, offset: offset)
-                    guard let originName = p.linkOriginPropertyName, let origin = source[originName] else {
-                        throw fail(offset, "The linking objects property '\(scope.className).\(name)' has no origin property")
-                    }
-                    walk.cursor = .backlinks(target: scope, source: source, property: origin)
-                } else if p.isCollection {
-                    walk.cursor = .collection(owner: scope, property: p)
-                } else if p.type == .object {
-                    walk.cursor = .link(key: SQLFragment(column(scope.alias, p.name)), target: try classSchema(p.objectClassName, offset: offset), isColumn: plain, depth: 0)
-                } else {
-                    walk.cursor = .value(scalarColumn(scope.alias, p, text: path.text, isColumn: plain))
-                }
-            case let .backlink(className, propertyName, offset):
-                guard let scope = try toObject(&walk, path: path, offset: offset, next: "@links") else {
-                    throw fail(offset, notFollowable(walk.cursor, name: "@links", walked: walked))
-                }
-                guard let source = schema[className] else {
-                    throw fail(offset, "No class named '\(className)' (in '@links.\(className).\(propertyName)')")
-                }
-                guard let q = source[propertyName] else {
-                    throw fail(offset, "No property '\(propertyName)' found on object type '\(className)' (in '@links.\(className).\(propertyName)')")
-                }
-                guard q.type == .object, q.objectClassName == scope.className else {
-                    throw fail(offset, "'\(className).\(propertyName)' is not a link to '\(scope.className)', so '@links.\(className).\(propertyName)' has no objects")
-                }
-                walk.cursor = .backlinks(target: scope, source: source, property: q)
-            case let .allBacklinks(offset):
-                guard let scope = try toObject(&walk, path: path, offset: offset, next: "@links") else {
-                    throw fail(offset, notFollowable(walk.cursor, name: "@links", walked: walked))
-                }
-                guard i + 1 < elements.count, { if case .count = elements[i + 1] { return true }; if case .size = elements[i + 1] { return true }; return false }() else {
-                    throw fail(offset, "'@links' on its own must be followed by '.@count' (or name the class and property: '@links.Class.property')")
-                }
-                walk.cursor = .allBacklinks(scope)
-            case let .index(index, offset):
-                guard case .collection(let owner, let p) = walk.cursor, p.collection == .list else {
-                    throw fail(offset, "an index ([FIRST], [LAST], [n]) can only follow a list property")
-                }
-                walk.cursor = try listElement(owner: owner, property: p, index: index, text: path.text, offset: offset)
-            case let .all(offset):
-                switch walk.cursor {
-                case .collection, .backlinks: break
-                default: throw fail(offset, "'[*]' can only follow a collection property")
-                }
-            case let .key(key, offset):
-                guard case .collection(let owner, let p) = walk.cursor, p.collection == .map else {
-                    throw fail(offset, "a key ['…'] can only follow a dictionary property")
-                }
-                walk.cursor = try mapLookup(owner: owner, property: p, key: key, text: path.text, offset: offset)
-            case .count(let offset), .size(let offset):
-                guard isLast else { throw fail(elements[i + 1].offset, "nothing can follow '@count' / '@size' in a key path") }
-                walk.cursor = .value(try count(&walk, text: path.text, offset: offset))
-                walk.emptyValue = walk.emptyValue ?? "0"
-            case let .aggregate(op, offset):
-                var property: String?
-                if i + 1 < elements.count {
-                    guard case .property(let name, _) = elements[i + 1], i + 2 == elements.count else {
-                        throw fail(elements[i + 1].offset, "'\(op.rawValue)' can be followed only by one property name")
-                    }
-                    property = name
-                    i += 1
-                }
-                let (value, empty) = try aggregate(&walk, op, property: property, text: path.text, offset: offset)
-                walk.cursor = .value(value)
-                walk.emptyValue = empty
-            case .keys(let offset), .values(let offset):
-                guard case .collection(let owner, let p) = walk.cursor, p.collection == .map else {
-                    throw fail(offset, "'@keys' and '@values' can only follow a dictionary property")
-                }
-                if case .keys = element {
-                    let s = newAlias()
-                    walk.hops.append(Hop(items: [JoinItem(table: sideTable(owner.objectSchema, p), alias: s, on: "\(raw: s).owner = \(raw: owner.alias).\"_key\"")], toMany: true, order: "\(s).\"_row\""))
-                    walk.cursor = .value(QueryScalar(sql: "\(raw: s).key", tag: nil, type: .string, nullable: false, isColumn: false, text: path.text))
-                } else {
-                    walk.cursor = try expand(&walk, owner: owner, property: p, text: path.text, offset: offset)
-                }
-            case .type(let offset):
-                if case .collection(let owner, let p) = walk.cursor, p.type == .mixed {
-                    walk.cursor = try expand(&walk, owner: owner, property: p, text: path.text, offset: offset)
-                }
-                guard case .value(let v) = walk.cursor, v.type == .mixed, let tag = v.tag else {
-                    throw fail(offset, "'@type' can only follow a mixed property")
-                }
-                walk.cursor = .value(QueryScalar(sql: "COALESCE(\(tag), 0)", tag: nil, type: .typeName, nullable: false, isColumn: false, text: path.text, depth: v.depth + 1))
-            }
-            i += 1
+            i = try step(&walk, elements, at: i, path: path)
         }
-        // The element value at the end of the path.
-        let element: QueryScalar
+        let element = try endValue(&walk, path: path)
+        return wrap(walk, element: element, text: path.text, offset: path.offset)
+    }
+
+    /// The walk's start: at a subquery variable's object, or at the query's row. A `$name` that is
+    /// not a subquery variable is a property whose name starts with '$'.
+    private func startWalk(_ path: QueryKeyPath) -> (Walk, [QueryPathElement]) {
+        guard let v = path.variable else {
+            return (Walk(cursor: .object(root), isRootColumn: true), path.elements)
+        }
+        if let scope = variables[v] {
+            return (Walk(cursor: .object(scope), isRootColumn: false, walked: v), path.elements)
+        }
+        return (Walk(cursor: .object(root), isRootColumn: true), [.property(v, offset: path.offset)] + path.elements)
+    }
+
+    /// Applies `elements[i]` to the walk; returns the index of the next element to apply.
+    private func step(_ walk: inout Walk, _ elements: [QueryPathElement], at i: Int, path: QueryKeyPath) throws -> Int {
+        let following = i + 1 < elements.count ? elements[i + 1] : nil
+        var next = i + 1
+        switch elements[i] {
+        case let .property(name, offset):
+            try stepProperty(&walk, name: name, offset: offset, path: path)
+            walk.walked += walk.walked.isEmpty ? name : "." + name
+        case let .backlink(className, propertyName, offset):
+            try stepBacklink(&walk, className: className, propertyName: propertyName, offset: offset, path: path)
+        case let .allBacklinks(offset):
+            try stepAllBacklinks(&walk, following: following, offset: offset, path: path)
+        case let .index(index, offset):
+            guard case .collection(let owner, let p) = walk.cursor, p.collection == .list else {
+                throw fail(offset, "an index ([FIRST], [LAST], [n]) can only follow a list property")
+            }
+            walk.cursor = try listElement(owner: owner, property: p, index: index, text: path.text, offset: offset)
+        case let .all(offset):
+            switch walk.cursor {
+            case .collection, .backlinks: break
+            default: throw fail(offset, "'[*]' can only follow a collection property")
+            }
+        case let .key(key, offset):
+            guard case .collection(let owner, let p) = walk.cursor, p.collection == .map else {
+                throw fail(offset, "a key ['…'] can only follow a dictionary property")
+            }
+            walk.cursor = try mapLookup(owner: owner, property: p, key: key, text: path.text, offset: offset)
+        case .count(let offset), .size(let offset):
+            if let following { throw fail(following.offset, "nothing can follow '@count' / '@size' in a key path") }
+            walk.cursor = .value(try count(&walk, text: path.text, offset: offset))
+            walk.emptyValue = walk.emptyValue ?? "0"
+        case let .aggregate(op, offset):
+            next = try stepAggregate(&walk, op, elements, at: i, offset: offset, path: path)
+        case .keys(let offset):
+            try stepMapKeys(&walk, offset: offset, path: path)
+        case .values(let offset):
+            let (owner, p) = try mapCursor(walk, offset: offset)
+            walk.cursor = try expand(&walk, owner: owner, property: p, text: path.text, offset: offset)
+        case .type(let offset):
+            try stepType(&walk, offset: offset, path: path)
+        }
+        return next
+    }
+
+    /// `.name`: a property of the object at the cursor, or a key of the dictionary at the cursor.
+    private func stepProperty(_ walk: inout Walk, name: String, offset: Int, path: QueryKeyPath) throws {
+        if case .collection(let owner, let p) = walk.cursor, p.collection == .map {
+            walk.cursor = try mapLookup(owner: owner, property: p, key: name, text: path.text, offset: offset)
+            return
+        }
+        guard let scope = try toObject(&walk, path: path, offset: offset, next: name) else {
+            throw fail(offset, notFollowable(walk.cursor, name: name, walked: walk.walked))
+        }
+        guard let p = scope.objectSchema[name] else {
+            throw fail(offset, "No property '\(name)' found on object type '\(scope.className)'")
+        }
+        let plain = scope.alias == "t0" && walk.isRootColumn
+        if p.type == .linkingObjects {
+            let source = try classSchema(p.objectClassName, offset: offset)
+            guard let originName = p.linkOriginPropertyName, let origin = source[originName] else {
+                throw fail(offset, "The linking objects property '\(scope.className).\(name)' has no origin property")
+            }
+            walk.cursor = .backlinks(target: scope, source: source, property: origin)
+        } else if p.isCollection {
+            walk.cursor = .collection(owner: scope, property: p)
+        } else if p.type == .object {
+            let target = try classSchema(p.objectClassName, offset: offset)
+            walk.cursor = .link(key: SQLFragment(column(scope.alias, p.name)), target: target, isColumn: plain, depth: 0)
+        } else {
+            walk.cursor = .value(scalarColumn(scope.alias, p, text: path.text, isColumn: plain))
+        }
+    }
+
+    /// `@links.Class.property`: the objects of `Class` whose `property` links to the cursor's object.
+    private func stepBacklink(_ walk: inout Walk, className: String, propertyName: String, offset: Int,
+                              path: QueryKeyPath) throws {
+        guard let scope = try toObject(&walk, path: path, offset: offset, next: "@links") else {
+            throw fail(offset, notFollowable(walk.cursor, name: "@links", walked: walk.walked))
+        }
+        let written = "@links.\(className).\(propertyName)"
+        guard let source = schema[className] else {
+            throw fail(offset, "No class named '\(className)' (in '\(written)')")
+        }
+        guard let q = source[propertyName] else {
+            throw fail(offset, "No property '\(propertyName)' found on object type '\(className)' (in '\(written)')")
+        }
+        guard q.type == .object, q.objectClassName == scope.className else {
+            throw fail(offset, "'\(className).\(propertyName)' is not a link to '\(scope.className)', "
+                + "so '\(written)' has no objects")
+        }
+        walk.cursor = .backlinks(target: scope, source: source, property: q)
+    }
+
+    /// `@links` on its own: every link to the cursor's object, which can only be counted.
+    private func stepAllBacklinks(_ walk: inout Walk, following: QueryPathElement?, offset: Int,
+                                  path: QueryKeyPath) throws {
+        guard let scope = try toObject(&walk, path: path, offset: offset, next: "@links") else {
+            throw fail(offset, notFollowable(walk.cursor, name: "@links", walked: walk.walked))
+        }
+        switch following {
+        case .count, .size: break
+        default:
+            throw fail(offset, "'@links' on its own must be followed by '.@count' "
+                + "(or name the class and property: '@links.Class.property')")
+        }
+        walk.cursor = .allBacklinks(scope)
+    }
+
+    /// `@sum`, `@avg`, `@min`, `@max`, with the property name that may follow (which it consumes).
+    private func stepAggregate(_ walk: inout Walk, _ op: QueryAggregate, _ elements: [QueryPathElement], at i: Int,
+                               offset: Int, path: QueryKeyPath) throws -> Int {
+        var property: String?
+        var next = i + 1
+        if i + 1 < elements.count {
+            guard case .property(let name, _) = elements[i + 1], i + 2 == elements.count else {
+                throw fail(elements[i + 1].offset, "'\(op.rawValue)' can be followed only by one property name")
+            }
+            property = name
+            next = i + 2
+        }
+        let (value, empty) = try aggregate(&walk, op, property: property, text: path.text, offset: offset)
+        walk.cursor = .value(value)
+        walk.emptyValue = empty
+        return next
+    }
+
+    /// The dictionary at the cursor, for `@keys` and `@values`.
+    private func mapCursor(_ walk: Walk, offset: Int) throws -> (owner: Scope, property: Property) {
+        guard case .collection(let owner, let p) = walk.cursor, p.collection == .map else {
+            throw fail(offset, "'@keys' and '@values' can only follow a dictionary property")
+        }
+        return (owner, p)
+    }
+
+    /// `@keys`: one row per key of the dictionary at the cursor.
+    private func stepMapKeys(_ walk: inout Walk, offset: Int, path: QueryKeyPath) throws {
+        let (owner, p) = try mapCursor(walk, offset: offset)
+        let s = newAlias()
+        let on: SQLFragment = "\(raw: s).owner = \(raw: owner.alias).\"_key\""
+        let item = JoinItem(table: sideTable(owner.objectSchema, p), alias: s, on: on)
+        walk.hops.append(Hop(items: [item], toMany: true, order: "\(s).\"_row\""))
+        walk.cursor = .value(QueryScalar(sql: "\(raw: s).key", tag: nil, type: .string, nullable: false,
+                                         isColumn: false, text: path.text))
+    }
+
+    /// `@type`: the type name of the mixed value at the cursor (of each element of a mixed collection).
+    private func stepType(_ walk: inout Walk, offset: Int, path: QueryKeyPath) throws {
+        if case .collection(let owner, let p) = walk.cursor, p.type == .mixed {
+            walk.cursor = try expand(&walk, owner: owner, property: p, text: path.text, offset: offset)
+        }
+        guard case .value(let v) = walk.cursor, v.type == .mixed, let tag = v.tag else {
+            throw fail(offset, "'@type' can only follow a mixed property")
+        }
+        walk.cursor = .value(QueryScalar(sql: "COALESCE(\(tag), 0)", tag: nil, type: .typeName, nullable: false,
+                                         isColumn: false, text: path.text, depth: v.depth + 1))
+    }
+
+    /// The element value where the walk ended: a value, a link's key, or an object's own key.
+    private func endValue(_ walk: inout Walk, path: QueryKeyPath) throws -> QueryScalar {
+        let text = path.text
         switch walk.cursor {
         case .object(let scope):
-            element = QueryScalar(sql: SQLFragment.raw("\(scope.alias).\"_key\""), tag: nil, type: .link(scope.className), nullable: false, isColumn: false, text: path.text)
+            return QueryScalar(sql: SQLFragment.raw("\(scope.alias).\"_key\""), tag: nil, type: .link(scope.className),
+                               nullable: false, isColumn: false, text: text)
         case .link(let key, let target, let isColumn, let depth):
-            element = QueryScalar(sql: key, tag: nil, type: .link(target.className), nullable: true, isColumn: isColumn, text: path.text, depth: depth)
+            return QueryScalar(sql: key, tag: nil, type: .link(target.className), nullable: true, isColumn: isColumn,
+                               text: text, depth: depth)
         case .value(let v):
-            element = v
+            return v
         case .collection(let owner, let p):
-            walk.cursor = try expand(&walk, owner: owner, property: p, text: path.text, offset: path.offset)
+            walk.cursor = try expand(&walk, owner: owner, property: p, text: text, offset: path.offset)
             switch walk.cursor {
-            case .value(let v): element = v
+            case .value(let v): return v
             case .link(let key, let target, _, _):
-                element = QueryScalar(sql: key, tag: nil, type: .link(target.className), nullable: true, isColumn: false, text: path.text)
-            default: throw fail(path.offset, "internal error resolving '\(path.text)'")
+                return QueryScalar(sql: key, tag: nil, type: .link(target.className), nullable: true, isColumn: false,
+                                   text: text)
+            default: throw fail(path.offset, "internal error resolving '\(text)'")
             }
         case .backlinks(let target, let source, let q):
             switch expandBacklinks(&walk, target: target, source: source, property: q) {
             case .object(let s):
-                element = QueryScalar(sql: SQLFragment.raw("\(s.alias).\"_key\""), tag: nil, type: .link(s.className), nullable: false, isColumn: false, text: path.text)
+                return QueryScalar(sql: SQLFragment.raw("\(s.alias).\"_key\""), tag: nil, type: .link(s.className),
+                                   nullable: false, isColumn: false, text: text)
             case .link(let key, let t, _, _):
-                element = QueryScalar(sql: key, tag: nil, type: .link(t.className), nullable: false, isColumn: false, text: path.text)
-            default: throw fail(path.offset, "internal error resolving '\(path.text)'")
+                return QueryScalar(sql: key, tag: nil, type: .link(t.className), nullable: false, isColumn: false,
+                                   text: text)
+            default: throw fail(path.offset, "internal error resolving '\(text)'")
             }
         case .allBacklinks:
             throw fail(path.offset, "'@links' on its own must be followed by '.@count'")
         }
-        return wrap(walk, element: element, text: path.text, offset: path.offset)
     }
 
     /// Puts an element computed at the end of the hops back in terms of the query row.
@@ -565,63 +631,92 @@ final class QueryTranslator {
         return "(SELECT COUNT(*) FROM \(raw: sideTable(source, q)) WHERE value = \(raw: target.alias).\"_key\")"
     }
 
-    /// `@sum`, `@avg`, `@min`, `@max` of a collection (of a property of its objects for links).
-    private func aggregate(_ walk: inout Walk, _ op: QueryAggregate, property: String?, text: String, offset: Int) throws -> (QueryScalar, String?) {
+    /// What an aggregate runs over: its FROM clause and the values (or the objects, when
+    /// `elementClass` is set: then `value` is their alias) it aggregates.
+    private struct AggregateSource {
         var from: SQLFragment
         var valueType: PropertyType
         var value: String
         var tag: String?
+        var elementClass: ObjectSchema?
+    }
+
+    /// `@sum`, `@avg`, `@min`, `@max` of a collection (of a property of its objects for links).
+    private func aggregate(_ walk: inout Walk, _ op: QueryAggregate, property: String?, text: String,
+                           offset: Int) throws -> (QueryScalar, String?) {
+        var source = try aggregateSource(walk.cursor, op, offset: offset)
+        if let elementClass = source.elementClass {
+            try selectAggregateProperty(&source, of: elementClass, op, property: property, text: text, offset: offset)
+        } else if let property {
+            throw fail(offset, "'\(op.rawValue)' on a collection of values takes no property ('.\(property)')")
+        }
+        let (expr, type, empty) = try aggregateExpression(op, source, text: text, offset: offset)
+        var sql: SQLFragment = "(SELECT \(raw: expr) FROM \(source.from))"
+        if let empty { sql = "COALESCE(\(sql), \(raw: empty))" }
+        let scalar = QueryScalar(sql: sql, tag: nil, type: type, nullable: empty == nil, isColumn: false, text: text,
+                                 depth: 4)
+        return (scalar, empty)
+    }
+
+    /// The rows of the collection (or backlinks) at the cursor.
+    private func aggregateSource(_ cursor: Cursor, _ op: QueryAggregate, offset: Int) throws -> AggregateSource {
         let s = newAlias()
-        let elementClass: ObjectSchema?
-        switch walk.cursor {
+        switch cursor {
         case .collection(let owner, let p):
-            from = "\(raw: sideTable(owner.objectSchema, p)) AS \(raw: s)"
+            let from: SQLFragment = "\(raw: sideTable(owner.objectSchema, p)) AS \(raw: s)"
             let correlation = "\(s).owner = \(owner.alias).\"_key\""
             if p.type == .object {
                 let target = try classSchema(p.objectClassName, offset: offset)
                 let a = newAlias()
-                from = from + SQLFragment.raw(" JOIN \(StorageLayout.quotedTable(target.className)) AS \(a) ON \(a).\"_key\" = \(s).value WHERE \(correlation)")
-                elementClass = target
-                value = a
-            } else {
-                from = from + SQLFragment.raw(" WHERE \(correlation)")
-                elementClass = nil
-                value = "\(s).value"
-                valueType = p.type
-                if p.type == .mixed { tag = "\(s).value__t" }
+                let join = " JOIN \(StorageLayout.quotedTable(target.className)) AS \(a) ON \(a).\"_key\" = \(s).value"
+                return AggregateSource(from: from + SQLFragment.raw(join + " WHERE \(correlation)"),
+                                       valueType: p.type, value: a, tag: nil, elementClass: target)
             }
-            valueType = p.type
+            return AggregateSource(from: from + SQLFragment.raw(" WHERE \(correlation)"), valueType: p.type,
+                                   value: "\(s).value", tag: p.type == .mixed ? "\(s).value__t" : nil, elementClass: nil)
         case .backlinks(let target, let source, let q):
+            let sourceTable = StorageLayout.quotedTable(source.className)
             if q.collection == .none {
-                from = "\(raw: StorageLayout.quotedTable(source.className)) AS \(raw: s) WHERE \(raw: column(s, q.name)) = \(raw: target.alias).\"_key\""
-                value = s
-            } else {
-                let a = newAlias()
-                from = "\(raw: sideTable(source, q)) AS \(raw: s) JOIN \(raw: StorageLayout.quotedTable(source.className)) AS \(raw: a) ON \(raw: a).\"_key\" = \(raw: s).owner WHERE \(raw: s).value = \(raw: target.alias).\"_key\""
-                value = a
+                let from: SQLFragment =
+                    "\(raw: sourceTable) AS \(raw: s) WHERE \(raw: column(s, q.name)) = \(raw: target.alias).\"_key\""
+                return AggregateSource(from: from, valueType: .object, value: s, tag: nil, elementClass: source)
             }
-            elementClass = source
-            valueType = .object
+            let a = newAlias()
+            let from: SQLFragment = "\(raw: sideTable(source, q)) AS \(raw: s) "
+                + "JOIN \(raw: sourceTable) AS \(raw: a) ON \(raw: a).\"_key\" = \(raw: s).owner "
+                + "WHERE \(raw: s).value = \(raw: target.alias).\"_key\""
+            return AggregateSource(from: from, valueType: .object, value: a, tag: nil, elementClass: source)
         default:
-            throw fail(offset, "'\(op.rawValue)' can only be used on a collection property ('list.\(op.rawValue)' or 'links.\(op.rawValue).property')")
+            throw fail(offset, "'\(op.rawValue)' can only be used on a collection property "
+                + "('list.\(op.rawValue)' or 'links.\(op.rawValue).property')")
         }
-        if let elementClass {
-            guard let property else {
-                throw fail(offset, "'\(op.rawValue)' on a collection of '\(elementClass.className)' objects needs a property: '\(text).\(op.rawValue).<property>'")
-            }
-            guard let p = elementClass[property], p.isPersisted else {
-                throw fail(offset, "No property '\(property)' found on object type '\(elementClass.className)'")
-            }
-            guard !p.isCollection, p.type != .object else {
-                throw fail(offset, "'\(op.rawValue)' needs a property of single values, but '\(elementClass.className).\(property)' is a \(p.isCollection ? "collection" : "link")")
-            }
-            valueType = p.type
-            let alias = value
-            value = column(alias, p.name)
-            if p.type == .mixed { tag = column(alias, StorageLayout.typeTagColumn(p.name)) }
-        } else if let property {
-            throw fail(offset, "'\(op.rawValue)' on a collection of values takes no property ('.\(property)')")
+    }
+
+    /// For a collection of objects: aggregates `property` of each object instead.
+    private func selectAggregateProperty(_ source: inout AggregateSource, of elementClass: ObjectSchema,
+                                         _ op: QueryAggregate, property: String?, text: String, offset: Int) throws {
+        let className = elementClass.className
+        guard let property else {
+            throw fail(offset, "'\(op.rawValue)' on a collection of '\(className)' objects needs a property: "
+                + "'\(text).\(op.rawValue).<property>'")
         }
+        guard let p = elementClass[property], p.isPersisted else {
+            throw fail(offset, "No property '\(property)' found on object type '\(className)'")
+        }
+        guard !p.isCollection, p.type != .object else {
+            throw fail(offset, "'\(op.rawValue)' needs a property of single values, but '\(className).\(property)' "
+                + "is a \(p.isCollection ? "collection" : "link")")
+        }
+        let alias = source.value
+        source.valueType = p.type
+        source.value = column(alias, p.name)
+        if p.type == .mixed { source.tag = column(alias, StorageLayout.typeTagColumn(p.name)) }
+    }
+
+    /// The SQL aggregate for `op` over values of the source's type, its result type, and its value
+    /// over no rows when that is not NULL.
+    private func aggregateExpression(_ op: QueryAggregate, _ source: AggregateSource, text: String,
+                                     offset: Int) throws -> (expr: String, type: QueryValueType, empty: String?) {
         let name: String
         switch op {
         case .sum: name = "sum"
@@ -629,38 +724,35 @@ final class QueryTranslator {
         case .min: name = "min"
         case .max: name = "max"
         }
+        let value = source.value
+        let valueType = source.valueType
         func unsupported() -> QuerySyntaxError {
-            fail(offset, "Cannot \(name == "avg" ? "average" : name == "sum" ? "sum" : "take the \(name)imum of") values of type '\(QueryValueType(valueType, objectClassName: nil).name)' ('\(text)')")
+            let verb = name == "avg" ? "average" : name == "sum" ? "sum" : "take the \(name)imum of"
+            let typeName = QueryValueType(valueType, objectClassName: nil).name
+            return fail(offset, "Cannot \(verb) values of type '\(typeName)' ('\(text)')")
         }
-        let expr: String
-        let type: QueryValueType
-        var empty: String?
         switch valueType {
         case .int, .float, .double:
+            let own = QueryValueType(valueType, objectClassName: nil)
             switch op {
-            case .sum: expr = "SUM(\(value))"; type = valueType == .int ? .int : .double; empty = "0"
-            case .avg: expr = "AVG(\(value))"; type = .double
-            case .min: expr = "MIN(\(value))"; type = QueryValueType(valueType, objectClassName: nil)
-            case .max: expr = "MAX(\(value))"; type = QueryValueType(valueType, objectClassName: nil)
+            case .sum: return ("SUM(\(value))", valueType == .int ? .int : .double, "0")
+            case .avg: return ("AVG(\(value))", .double, nil)
+            case .min: return ("MIN(\(value))", own, nil)
+            case .max: return ("MAX(\(value))", own, nil)
             }
         case .date:
             switch op {
-            case .min: expr = "MIN(\(value))"; type = .date
-            case .max: expr = "MAX(\(value))"; type = .date
+            case .min: return ("MIN(\(value))", .date, nil)
+            case .max: return ("MAX(\(value))", .date, nil)
             default: throw unsupported()
             }
         case .decimal128:
-            expr = "realm_dec_\(name)(\(value))"; type = .decimal
-            if op == .sum { empty = "'0'" }
+            return ("realm_dec_\(name)(\(value))", .decimal, op == .sum ? "'0'" : nil)
         case .mixed:
-            expr = "realm_mixed_\(name)(\(value), \(tag ?? "0"))"; type = .decimal
-            if op == .sum { empty = "'0'" }
+            return ("realm_mixed_\(name)(\(value), \(source.tag ?? "0"))", .decimal, op == .sum ? "'0'" : nil)
         default:
             throw unsupported()
         }
-        var sql: SQLFragment = "(SELECT \(raw: expr) FROM \(from))"
-        if let empty { sql = "COALESCE(\(sql), \(raw: empty))" }
-        return (QueryScalar(sql: sql, tag: nil, type: type, nullable: empty == nil, isColumn: false, text: text, depth: 4), empty)
     }
 
     // MARK: - SUBQUERY
