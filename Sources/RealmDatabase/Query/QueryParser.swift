@@ -255,40 +255,45 @@ struct QueryParser {
         return node
     }
 
-    private mutating func comparisonOperator() throws -> (QueryCompareOp?, isBetween: Bool) {
+    /// The operator between a comparison's two values.
+    private enum ComparisonOperator {
+        case compare(QueryCompareOp)
+        case between
+    }
+
+    /// The comparison operator at the current token, or nil when there is none.
+    private mutating func comparisonOperator() throws -> ComparisonOperator? {
         switch current.kind {
         case .symbol(let s):
             switch s {
-            case .equal: return (.equal, false)
-            case .notEqual: return (.notEqual, false)
-            case .less: return (.less, false)
-            case .lessEqual: return (.lessEqual, false)
-            case .greater: return (.greater, false)
-            case .greaterEqual: return (.greaterEqual, false)
-            default: return (nil, false)
+            case .equal: return .compare(.equal)
+            case .notEqual: return .compare(.notEqual)
+            case .less: return .compare(.less)
+            case .lessEqual: return .compare(.lessEqual)
+            case .greater: return .compare(.greater)
+            case .greaterEqual: return .compare(.greaterEqual)
+            default: return nil
             }
         case .word(_, let k):
             switch k {
-            case .in?: return (.in, false)
-            case .beginsWith?: return (.beginsWith, false)
-            case .endsWith?: return (.endsWith, false)
-            case .contains?: return (.contains, false)
-            case .like?: return (.like, false)
-            case .between?: return (nil, true)
+            case .in?: return .compare(.in)
+            case .beginsWith?: return .compare(.beginsWith)
+            case .endsWith?: return .compare(.endsWith)
+            case .contains?: return .compare(.contains)
+            case .like?: return .compare(.like)
+            case .between?: return .between
             case .text?: throw error("full-text search (TEXT) is not supported")
-            default: return (nil, false)
+            default: return nil
             }
         default:
-            return (nil, false)
+            return nil
         }
     }
 
     private mutating func parseComparison() throws -> Node {
-        let start = current
         let left = try parseAdditive()
         let opToken = current
-        let (op, isBetween) = try comparisonOperator()
-        if op == nil && !isBetween {
+        guard let comparison = try comparisonOperator() else {
             if case .modifier = current.kind {
                 throw error("'[c]' / '[d]' must follow a string or equality operator")
             }
@@ -298,28 +303,40 @@ struct QueryParser {
             throw error("a predicate can't be compared: expected a value before \(text(of: opToken))", at: opToken)
         }
         advance()
-        var options = QueryStringOptions()
-        if case .modifier(let ci, let di) = current.kind {
-            guard let op, op == .equal || op == .notEqual || op == .in || op.isStringOperator else {
-                throw error("'\(isBetween ? "BETWEEN" : op!.rawValue)' does not take a '[c]' or '[d]' modifier")
-            }
-            options.caseInsensitive = ci
-            options.diacriticInsensitive = di
-            advance()
-        }
+        let options = try parseStringOptions(for: comparison)
         if case .end = current.kind { throw unexpected("a value after \(text(of: opToken))") }
         let rightStart = current
         let right = try parseAdditive()
         guard case .value(let rhs) = right else {
             throw error("a predicate can't be compared: expected a value after \(text(of: opToken))", at: rightStart)
         }
-        if isBetween { return .predicate(.between(lhs, rhs, offset: opToken.offset)) }
-        let result = Node.predicate(.compare(lhs, op!, rhs, options, offset: opToken.offset))
-        if case .some = try comparisonOperator().0 {
-            throw error("comparisons can't be chained: use AND between them")
+        switch comparison {
+        case .between:
+            return .predicate(.between(lhs, rhs, offset: opToken.offset))
+        case .compare(let op):
+            if case .compare? = try comparisonOperator() {
+                throw error("comparisons can't be chained: use AND between them")
+            }
+            return .predicate(.compare(lhs, op, rhs, options, offset: opToken.offset))
         }
-        _ = start
-        return result
+    }
+
+    /// `[c]`, `[d]`, `[cd]` after an operator that takes them (string operators, `==`, `!=`, `IN`).
+    private mutating func parseStringOptions(for comparison: ComparisonOperator) throws -> QueryStringOptions {
+        var options = QueryStringOptions()
+        guard case .modifier(let ci, let di) = current.kind else { return options }
+        switch comparison {
+        case .compare(let op) where op == .equal || op == .notEqual || op == .in || op.isStringOperator:
+            break
+        case .compare(let op):
+            throw error("'\(op.rawValue)' does not take a '[c]' or '[d]' modifier")
+        case .between:
+            throw error("'BETWEEN' does not take a '[c]' or '[d]' modifier")
+        }
+        options.caseInsensitive = ci
+        options.diacriticInsensitive = di
+        advance()
+        return options
     }
 
     // MARK: - Values
@@ -383,18 +400,15 @@ struct QueryParser {
 
     private mutating func parsePrimary() throws -> Node {
         let token = current
+        if let literal = literal(token) {
+            advance()
+            return .value(literal)
+        }
         switch token.kind {
         case .end:
             throw unexpected("a value or predicate")
         case .symbol(.leftParen):
-            try enter()
-            defer { leave() }
-            advance()
-            if isSymbol(.rightParen) { throw unexpected("a predicate or value inside '()'") }
-            let inner = try parseOr()
-            guard isSymbol(.rightParen) else { throw unexpected("')'") }
-            advance()
-            return inner
+            return try parseParenthesized()
         case .symbol(.leftBrace):
             return .value(try parseList(quantifier: nil))
         case .symbol(let s):
@@ -404,79 +418,109 @@ struct QueryParser {
         case .argument(let n):
             advance()
             return .value(.argument(n, offset: token.offset))
-        case .integer(let v, let text):
-            advance()
-            return .value(.literal(.integer(v, text: text), offset: token.offset, text: text))
-        case .float(let v, let text, let isFloat):
-            advance()
-            return .value(.literal(.float(v, text: text, isFloat: isFloat), offset: token.offset, text: text))
-        case .special(let v, let text):
-            advance()
-            return .value(.literal(.special(v, text: text), offset: token.offset, text: text))
-        case .string(let s):
-            advance()
-            return .value(.literal(.string(s), offset: token.offset, text: rawText(of: token)))
-        case .base64(let d, _):
-            advance()
-            return .value(.literal(.base64(d), offset: token.offset, text: rawText(of: token)))
-        case .timestamp(let t):
-            advance()
-            return .value(.literal(.timestamp(t), offset: token.offset, text: rawText(of: token)))
-        case .objectId(let o):
-            advance()
-            return .value(.literal(.objectId(o), offset: token.offset, text: rawText(of: token)))
-        case .uuid(let u):
-            advance()
-            return .value(.literal(.uuid(u), offset: token.offset, text: rawText(of: token)))
-        case .objectKey(let k):
-            advance()
-            return .value(.literal(.objectKey(k), offset: token.offset, text: rawText(of: token)))
         case .atKeyword(let k):
             if k == "links" { return .value(.keyPath(try parseKeyPath(), quantifier: nil)) }
             throw error("'@\(k)' must follow a property (as in 'list.@\(k)')")
         case .word(let w, let k):
-            // Quantifiers.
-            if let q = quantifier(token), !isOperatorWord(peek()) {
-                let next = peek()
-                switch next.kind {
-                case .word, .atKeyword("links"):
-                    if keyword(next) == .subquery, isSymbol(.leftParen, peek(2)) {
-                        throw error("'\(w)' must be followed by a key path or a list, not SUBQUERY", at: next)
-                    }
-                    advance()
-                    return .value(.keyPath(try parseKeyPath(), quantifier: q))
-                case .symbol(.leftBrace):
-                    advance()
-                    return .value(try parseList(quantifier: q))
-                case .argument(let n):
-                    advance()
-                    advance()
-                    return .value(.quantifiedArgument(n, quantifier: q, offset: next.offset))
-                default:
-                    break // a property named `any` etc.
-                }
-            }
-            switch k {
-            case .truePredicate?: advance(); return .predicate(.constant(true, offset: token.offset))
-            case .falsePredicate?: advance(); return .predicate(.constant(false, offset: token.offset))
-            case .trueValue?: advance(); return .value(.literal(.bool(true), offset: token.offset, text: w))
-            case .falseValue?: advance(); return .value(.literal(.bool(false), offset: token.offset, text: w))
-            case .null?: advance(); return .value(.literal(.null, offset: token.offset, text: w))
-            case .infinity?: advance(); return .value(.literal(.special(.infinity, text: w), offset: token.offset, text: w))
-            case .nan?: advance(); return .value(.literal(.special(.nan, text: w), offset: token.offset, text: w))
-            default: break
-            }
-            if isSymbol(.leftParen, peek()) {
-                if k == .subquery { return .value(try parseSubquery()) }
-                if w == "obj" { return .value(try parseObjectLiteral()) }
-                if w == "bin" || w == "binary" { return .value(try parseBinaryLiteral()) }
-                if k == .sort || k == .distinct || k == .limit {
-                    throw error("\(w.uppercased()) must come after a predicate")
-                }
-                throw error("unknown function '\(w)'")
-            }
-            return .value(.keyPath(try parseKeyPath(), quantifier: nil))
+            return try parseWord(token, w, keyword: k)
+        default:
+            throw unexpected("a value or predicate")
         }
+    }
+
+    /// The literal a number, string, date, ObjectId, UUID or object key token stands for.
+    private func literal(_ token: QueryToken) -> QueryExpression? {
+        let offset = token.offset
+        switch token.kind {
+        case .integer(let v, let text):
+            return .literal(.integer(v, text: text), offset: offset, text: text)
+        case .float(let v, let text, let isFloat):
+            return .literal(.float(v, text: text, isFloat: isFloat), offset: offset, text: text)
+        case .special(let v, let text):
+            return .literal(.special(v, text: text), offset: offset, text: text)
+        case .string(let s): return .literal(.string(s), offset: offset, text: rawText(of: token))
+        case .base64(let d, _): return .literal(.base64(d), offset: offset, text: rawText(of: token))
+        case .timestamp(let t): return .literal(.timestamp(t), offset: offset, text: rawText(of: token))
+        case .objectId(let o): return .literal(.objectId(o), offset: offset, text: rawText(of: token))
+        case .uuid(let u): return .literal(.uuid(u), offset: offset, text: rawText(of: token))
+        case .objectKey(let k): return .literal(.objectKey(k), offset: offset, text: rawText(of: token))
+        default: return nil
+        }
+    }
+
+    /// `( … )`
+    private mutating func parseParenthesized() throws -> Node {
+        try enter()
+        defer { leave() }
+        advance()
+        if isSymbol(.rightParen) { throw unexpected("a predicate or value inside '()'") }
+        let inner = try parseOr()
+        guard isSymbol(.rightParen) else { throw unexpected("')'") }
+        advance()
+        return inner
+    }
+
+    /// A word: a quantifier, a constant keyword, a function call or the start of a key path.
+    private mutating func parseWord(_ token: QueryToken, _ w: String, keyword k: QueryKeyword?) throws -> Node {
+        if let q = quantifier(token), !isOperatorWord(peek()), let quantified = try parseQuantified(q, word: w) {
+            return .value(quantified)
+        }
+        if let constant = keywordConstant(k, word: w, offset: token.offset) {
+            advance()
+            return constant
+        }
+        if isSymbol(.leftParen, peek()) {
+            return .value(try parseCall(w, keyword: k))
+        }
+        return .value(.keyPath(try parseKeyPath(), quantifier: nil))
+    }
+
+    /// `ANY`/`ALL`/`NONE` before a key path, a list or an argument; nil when the word is a
+    /// property named `any` etc.
+    private mutating func parseQuantified(_ q: QueryQuantifier, word w: String) throws -> QueryExpression? {
+        let next = peek()
+        switch next.kind {
+        case .word, .atKeyword("links"):
+            if keyword(next) == .subquery, isSymbol(.leftParen, peek(2)) {
+                throw error("'\(w)' must be followed by a key path or a list, not SUBQUERY", at: next)
+            }
+            advance()
+            return .keyPath(try parseKeyPath(), quantifier: q)
+        case .symbol(.leftBrace):
+            advance()
+            return try parseList(quantifier: q)
+        case .argument(let n):
+            advance()
+            advance()
+            return .quantifiedArgument(n, quantifier: q, offset: next.offset)
+        default:
+            return nil
+        }
+    }
+
+    /// `TRUEPREDICATE`, `FALSEPREDICATE`, `true`, `false`, `null`, `inf`, `nan`.
+    private func keywordConstant(_ k: QueryKeyword?, word w: String, offset: Int) -> Node? {
+        switch k {
+        case .truePredicate?: return .predicate(.constant(true, offset: offset))
+        case .falsePredicate?: return .predicate(.constant(false, offset: offset))
+        case .trueValue?: return .value(.literal(.bool(true), offset: offset, text: w))
+        case .falseValue?: return .value(.literal(.bool(false), offset: offset, text: w))
+        case .null?: return .value(.literal(.null, offset: offset, text: w))
+        case .infinity?: return .value(.literal(.special(.infinity, text: w), offset: offset, text: w))
+        case .nan?: return .value(.literal(.special(.nan, text: w), offset: offset, text: w))
+        default: return nil
+        }
+    }
+
+    /// `SUBQUERY(…)`, `obj(…)`, `bin(…)` / `binary(…)`: the word is followed by '('.
+    private mutating func parseCall(_ w: String, keyword k: QueryKeyword?) throws -> QueryExpression {
+        if k == .subquery { return try parseSubquery() }
+        if w == "obj" { return try parseObjectLiteral() }
+        if w == "bin" || w == "binary" { return try parseBinaryLiteral() }
+        if k == .sort || k == .distinct || k == .limit {
+            throw error("\(w.uppercased()) must come after a predicate")
+        }
+        throw error("unknown function '\(w)'")
     }
 
     private mutating func parseList(quantifier: QueryQuantifier?) throws -> QueryExpression {
@@ -590,58 +634,78 @@ struct QueryParser {
         while true {
             if isSymbol(.dot) {
                 advance()
-                let t = current
-                switch t.kind {
-                case .word(let w, _):
-                    elements.append(.property(w, offset: t.offset))
-                    advance()
-                case .atKeyword(let k):
-                    switch k {
-                    case "count": elements.append(.count(offset: t.offset)); advance()
-                    case "size": elements.append(.size(offset: t.offset)); advance()
-                    case "sum": elements.append(.aggregate(.sum, offset: t.offset)); advance()
-                    case "avg": elements.append(.aggregate(.avg, offset: t.offset)); advance()
-                    case "min": elements.append(.aggregate(.min, offset: t.offset)); advance()
-                    case "max": elements.append(.aggregate(.max, offset: t.offset)); advance()
-                    case "type": elements.append(.type(offset: t.offset)); advance()
-                    case "keys": elements.append(.keys(offset: t.offset)); advance()
-                    case "values": elements.append(.values(offset: t.offset)); advance()
-                    default: try parseLinks(into: &elements)
-                    }
-                case .integer(_, let text) where text.utf8.allSatisfy(QueryLexer.isDigit):
-                    // `dict.123` isn't a valid key path; give a clear message.
-                    throw error("expected a property name after '.', found '\(text)'", at: t)
-                default:
-                    throw unexpected("a property name or @-operator after '.'")
-                }
-                continue
+                try parseDotElement(into: &elements)
+            } else if isSymbol(.leftBracket) {
+                elements.append(try parseBracketElement())
+            } else {
+                break
             }
-            if isSymbol(.leftBracket) {
-                let t = current
-                advance()
-                switch current.kind {
-                case .word(_, .first?):
-                    elements.append(.index(.first, offset: t.offset))
-                case .word(_, .last?):
-                    elements.append(.index(.last, offset: t.offset))
-                case .integer(let n, let text) where text.utf8.allSatisfy(QueryLexer.isDigit) && n <= Int64(Int32.max):
-                    elements.append(.index(.position(Int(n)), offset: t.offset))
-                case .symbol(.star):
-                    elements.append(.all(offset: t.offset))
-                case .string(let key):
-                    elements.append(.key(key, offset: t.offset))
-                default:
-                    throw unexpected("FIRST, LAST, an index, '*' or a dictionary key string inside '[]'")
-                }
-                advance()
-                try expectSymbol(.rightBracket)
-                continue
-            }
-            break
         }
         let end = tokens[max(index - 1, 0)]
         let text = String(decoding: bytes[start.offset..<min(end.offset + end.length, bytes.count)], as: UTF8.self)
         return QueryKeyPath(variable: variable, elements: elements, offset: start.offset, text: text)
+    }
+
+    /// What follows a '.' in a key path: a property name or an @-operator.
+    private mutating func parseDotElement(into elements: inout [QueryPathElement]) throws {
+        let t = current
+        switch t.kind {
+        case .word(let w, _):
+            elements.append(.property(w, offset: t.offset))
+            advance()
+        case .atKeyword(let k):
+            if let element = Self.atOperator(k, offset: t.offset) {
+                elements.append(element)
+                advance()
+            } else {
+                try parseLinks(into: &elements)
+            }
+        case .integer(_, let text) where text.utf8.allSatisfy(QueryLexer.isDigit):
+            // `dict.123` isn't a valid key path; give a clear message.
+            throw error("expected a property name after '.', found '\(text)'", at: t)
+        default:
+            throw unexpected("a property name or @-operator after '.'")
+        }
+    }
+
+    /// The path element of `.@count`, `.@sum`, `.@keys`, … (not `@links`, which takes names after it).
+    private static func atOperator(_ k: String, offset: Int) -> QueryPathElement? {
+        switch k {
+        case "count": return .count(offset: offset)
+        case "size": return .size(offset: offset)
+        case "sum": return .aggregate(.sum, offset: offset)
+        case "avg": return .aggregate(.avg, offset: offset)
+        case "min": return .aggregate(.min, offset: offset)
+        case "max": return .aggregate(.max, offset: offset)
+        case "type": return .type(offset: offset)
+        case "keys": return .keys(offset: offset)
+        case "values": return .values(offset: offset)
+        default: return nil
+        }
+    }
+
+    /// `[FIRST]`, `[LAST]`, `[n]`, `[*]`, `['key']`.
+    private mutating func parseBracketElement() throws -> QueryPathElement {
+        let t = current
+        advance()
+        let element: QueryPathElement
+        switch current.kind {
+        case .word(_, .first?):
+            element = .index(.first, offset: t.offset)
+        case .word(_, .last?):
+            element = .index(.last, offset: t.offset)
+        case .integer(let n, let text) where text.utf8.allSatisfy(QueryLexer.isDigit) && n <= Int64(Int32.max):
+            element = .index(.position(Int(n)), offset: t.offset)
+        case .symbol(.star):
+            element = .all(offset: t.offset)
+        case .string(let key):
+            element = .key(key, offset: t.offset)
+        default:
+            throw unexpected("FIRST, LAST, an index, '*' or a dictionary key string inside '[]'")
+        }
+        advance()
+        try expectSymbol(.rightBracket)
+        return element
     }
 
     /// `@links.Class.property` or `@links` (then `.@count`).
