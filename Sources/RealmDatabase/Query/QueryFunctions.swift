@@ -4,7 +4,15 @@ import Foundation
 // SQL functions the query translation relies on where SQLite's own operators would give answers
 // other than Realm's: Unicode case/diacritic folding, Realm's string operators with their null
 // rules, Realm's ordering of mixed values and decimals, integer division by zero, and decimal
-// aggregates. `QueryLanguage.registerFunctions(on:)` installs them on a connection.
+// aggregates. `QueryFunctions.register(on:)` installs them on a connection.
+
+/// SQL functions the query translation relies on, registered on every connection a realm opens.
+enum QueryFunctions {
+    static func register(on connection: SQLiteConnection) {
+        guard let db = connection.handle else { return }
+        QueryLanguage.registerFunctions(on: db)
+    }
+}
 
 extension QueryLanguage {
     /// Registers the query functions (`realm_fold`, `realm_strop`, `realm_cmp`, `realm_div`,
@@ -150,15 +158,13 @@ enum QueryRuntime {
         case decimal(Decimal128)
     }
 
-    /// A tagged value as `realm_cmp` sees it. `tag` is a `MixedTag` raw value.
-    static func number(_ v: SQLiteValue, tag: Int64) -> Number? {
-        switch (tag, v) {
-        case (8, .text(let s)): return Decimal128(string: s).map { .decimal($0) }
-        case (8, .integer(let i)): return .int(i)
-        case (8, .real(let d)): return .double(d)
-        case (_, .integer(let i)): return .int(i)
-        case (_, .real(let d)): return .double(d)
-        case (_, .text(let s)): return Decimal128(string: s).map { .decimal($0) }
+    /// A numeric value as `realm_cmp` sees it. The storage class decides: a decimal128 is stored as
+    /// text, the other numbers as SQLite integers and reals (whatever their `MixedTag`).
+    static func number(_ v: SQLiteValue) -> Number? {
+        switch v {
+        case .text(let s): return Decimal128(string: s).map { .decimal($0) }
+        case .integer(let i): return .int(i)
+        case .real(let d): return .double(d)
         default: return nil
         }
     }
@@ -207,25 +213,38 @@ enum QueryRuntime {
         return frac == 0 ? 0 : (frac > 0 ? -1 : 1)
     }
 
-    private static func isNumericTag(_ t: Int64) -> Bool { t == 1 || t == 6 || t == 7 || t == 8 }
+    /// Whether a `MixedTag` raw value is one of the number types (which compare with each other).
+    static func isNumericTag(_ t: Int64) -> Bool {
+        switch MixedTag(rawValue: t) {
+        case .int?, .float?, .double?, .decimal128?: return true
+        default: return false
+        }
+    }
+
+    /// Whether a `MixedTag` raw value is a string or binary data (which compare by bytes).
+    private static func isBytesTag(_ t: Int64) -> Bool {
+        t == MixedTag.string.rawValue || t == MixedTag.data.rawValue
+    }
 
     /// Realm's comparison of two tagged values (realm-core `Mixed::compare` restricted to
     /// comparable types): numbers across int/float/double/decimal by value, bools below numbers,
     /// strings and binary by bytes, other types only with themselves.
     static func compare(_ a: SQLiteValue, tag ta: Int64, _ b: SQLiteValue, tag tb: Int64) -> Int64 {
-        let aNull = a == .null || ta == 0
-        let bNull = b == .null || tb == 0
+        let aNull = a == .null || ta == MixedTag.null.rawValue
+        let bNull = b == .null || tb == MixedTag.null.rawValue
         if aNull || bNull { return aNull && bNull ? 0 : unordered }
-        let aNum = isNumericTag(ta), bNum = isNumericTag(tb)
+        let aNum = isNumericTag(ta)
+        let bNum = isNumericTag(tb)
         if aNum && bNum {
-            guard let x = number(a, tag: ta), let y = number(b, tag: tb) else { return unordered }
+            guard let x = number(a), let y = number(b) else { return unordered }
             return compareNumbers(x, y)
         }
-        if (ta == 2 && bNum) { return -1 }
-        if (aNum && tb == 2) { return 1 }
-        let aStr = ta == 3 || ta == 4, bStr = tb == 3 || tb == 4
-        if aStr && bStr {
-            let x = rawBytes(a), y = rawBytes(b)
+        let bool = MixedTag.bool.rawValue
+        if ta == bool && bNum { return -1 }
+        if aNum && tb == bool { return 1 }
+        if isBytesTag(ta) && isBytesTag(tb) {
+            let x = rawBytes(a)
+            let y = rawBytes(b)
             return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
         }
         guard ta == tb else { return unordered }
@@ -383,8 +402,8 @@ private let realmStringOpFunction: @convention(c) (OpaquePointer?, Int32, Unsafe
 private let realmCompareFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, argv in
     let a = readValue(args(argv, 0))
     let b = readValue(args(argv, 2))
-    let ta = sqlite3_value_type(args(argv, 1)) == SQLITE_NULL ? Int64(0) : sqlite3_value_int64(args(argv, 1))
-    let tb = sqlite3_value_type(args(argv, 3)) == SQLITE_NULL ? Int64(0) : sqlite3_value_int64(args(argv, 3))
+    let ta = sqlite3_value_type(args(argv, 1)) == SQLITE_NULL ? MixedTag.null.rawValue : sqlite3_value_int64(args(argv, 1))
+    let tb = sqlite3_value_type(args(argv, 3)) == SQLITE_NULL ? MixedTag.null.rawValue : sqlite3_value_int64(args(argv, 3))
     sqlite3_result_int64(ctx, QueryRuntime.compare(a, tag: ta, b, tag: tb))
 }
 
@@ -441,14 +460,13 @@ private func accumulator(_ ctx: OpaquePointer?, create: Bool) -> DecimalAccumula
 private let realmAggregateStep: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, argc, argv in
     let v = readValue(args(argv, 0))
     if v == .null { return }
-    let tag: Int64
+    // With a type tag (a mixed column), only numbers are aggregated; without one, the values are decimals.
     if argc == 2 {
-        tag = sqlite3_value_type(args(argv, 1)) == SQLITE_NULL ? 0 : sqlite3_value_int64(args(argv, 1))
-        guard tag == 1 || tag == 6 || tag == 7 || tag == 8 else { return }
-    } else {
-        tag = 8
+        let tagged = args(argv, 1)
+        let tag = sqlite3_value_type(tagged) == SQLITE_NULL ? MixedTag.null.rawValue : sqlite3_value_int64(tagged)
+        guard QueryRuntime.isNumericTag(tag) else { return }
     }
-    guard let n = QueryRuntime.number(v, tag: tag) else { return }
+    guard let n = QueryRuntime.number(v) else { return }
     accumulator(ctx, create: true)?.add(n, raw: v)
 }
 

@@ -145,14 +145,3 @@ enum QueryLanguage {
         throw RealmError(.query, "Invalid query '\(shown)': it can't be run (SQLite: \(error)).")
     }
 }
-
-/// SQL functions the query translation relies on, registered on every connection a realm opens.
-enum QueryFunctions {
-    static func register(on connection: SQLiteConnection) {
-        guard let db = connection.handle else { return }
-        QueryLanguage.registerFunctions(on: db)
-    }
-}
-
-/// A semantic error (unknown property, type mismatch, …) at a byte offset of the query.
-typealias QuerySemanticError = QuerySyntaxError
