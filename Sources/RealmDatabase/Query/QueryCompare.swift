@@ -221,63 +221,18 @@ extension QueryTranslator {
     func nativeValue(_ c: QueryConstant, for type: QueryValueType, offset: Int? = nil) throws -> NativeValue {
         func bad() -> QuerySyntaxError { mismatch(type.name, c.typeName, offset: offset ?? c.offset) }
         switch type {
-        case .int:
-            switch c.value {
-            case .int(let i): return .native(.integer(i))
-            case .double(let d, _):
-                if d.isInfinite { throw fail(c.offset, "Infinity not supported for int") }
-                return .native(.real(d))
-            case .float(let f):
-                if f.isInfinite { throw fail(c.offset, "Infinity not supported for int") }
-                return .native(.real(Double(f)))
-            case .decimal(let d): return .generic(.text(d.description), MixedTag.decimal128.rawValue)
-            default: throw bad()
-            }
-        case .float:
-            switch c.value {
-            case .int(let i): return .native(.real(Double(Float(i))))
-            case .double(let d, let literal): return .native(.real(literal != nil ? Double(Float(d)) : d))
-            case .float(let f): return .native(.real(Double(f)))
-            case .decimal(let d): return .generic(.text(d.description), MixedTag.decimal128.rawValue)
-            default: throw bad()
-            }
-        case .double:
-            switch c.value {
-            case .int(let i): return .native(.integer(i))
-            case .double(let d, _): return .native(.real(d))
-            case .float(let f): return .native(.real(Double(f)))
-            case .decimal(let d): return .generic(.text(d.description), MixedTag.decimal128.rawValue)
-            default: throw bad()
-            }
+        case .int, .float, .double:
+            guard let value = try nativeNumber(c, for: type) else { throw bad() }
+            return value
         case .decimal:
-            switch c.value {
-            case .int(let i): return .generic(.text(Decimal128(i).description), MixedTag.decimal128.rawValue)
-            case .double(let d, let literal):
-                if d.isInfinite { return .generic(.real(d), MixedTag.double.rawValue) }
-                if let literal, let exact = Decimal128(string: literal) { return .generic(.text(exact.description), MixedTag.decimal128.rawValue) }
-                return .generic(.text(Decimal128(d).description), MixedTag.decimal128.rawValue)
-            case .float(let f): return .generic(.text(Decimal128(Double(f)).description), MixedTag.decimal128.rawValue)
-            case .decimal(let d): return .generic(.text(d.description), MixedTag.decimal128.rawValue)
-            default: throw bad()
-            }
+            guard let value = nativeDecimal(c) else { throw bad() }
+            return value
+        case .string, .data:
+            guard let value = nativeBytes(c, for: type) else { throw bad() }
+            return value
         case .bool:
             guard case .bool(let b) = c.value else { throw bad() }
             return .native(.integer(b ? 1 : 0))
-        case .string:
-            switch c.value {
-            case .string(let s): return .native(.text(s))
-            case .base64(let d):
-                if let s = String(validatingUTF8CString: [UInt8](d)) { return .native(.text(s)) }
-                return .generic(.blob(d), MixedTag.data.rawValue)
-            case .data(let d): return .generic(.blob(d), MixedTag.data.rawValue)
-            default: throw bad()
-            }
-        case .data:
-            switch c.value {
-            case .string(let s): return .native(.blob(Data(s.utf8)))
-            case .base64(let d), .data(let d): return .native(.blob(d))
-            default: throw bad()
-            }
         case .date:
             guard case .date(let t) = c.value else { throw bad() }
             guard let n = t.storedNanoseconds else { throw fail(c.offset, "the date \(c.text) is out of the supported range") }
@@ -292,7 +247,8 @@ extension QueryTranslator {
             switch c.value {
             case .object(let className, let key):
                 guard className == target else {
-                    throw fail(offset ?? c.offset, "Unsupported comparison between type 'link to '\(target)'' and an object of type '\(className)'")
+                    throw fail(offset ?? c.offset,
+                               "Unsupported comparison between type 'link to '\(target)'' and an object of type '\(className)'")
                 }
                 return .native(.integer(key))
             case .objectKey(let k): return .native(.integer(k))
@@ -301,6 +257,70 @@ extension QueryTranslator {
         case .mixed, .typeName:
             let (v, t) = c.tagged
             return .generic(v, t)
+        }
+    }
+
+    /// A decimal compares through `realm_cmp`, as text tagged decimal128.
+    private func decimalText(_ d: Decimal128) -> NativeValue {
+        .generic(.text(d.description), MixedTag.decimal128.rawValue)
+    }
+
+    /// A number for an int, float or double column; nil when the constant is not a number.
+    private func nativeNumber(_ c: QueryConstant, for type: QueryValueType) throws -> NativeValue? {
+        if case .decimal(let d) = c.value { return decimalText(d) }
+        switch (type, c.value) {
+        case (.int, .int(let i)), (.double, .int(let i)):
+            return .native(.integer(i))
+        case (.float, .int(let i)):
+            return .native(.real(Double(Float(i))))
+        case (.int, .double(let d, _)):
+            if d.isInfinite { throw fail(c.offset, "Infinity not supported for int") }
+            return .native(.real(d))
+        case (.float, .double(let d, let literal)):
+            // A literal is rounded to float precision, as the column's values were.
+            return .native(.real(literal != nil ? Double(Float(d)) : d))
+        case (.double, .double(let d, _)):
+            return .native(.real(d))
+        case (.int, .float(let f)):
+            if f.isInfinite { throw fail(c.offset, "Infinity not supported for int") }
+            return .native(.real(Double(f)))
+        case (.float, .float(let f)), (.double, .float(let f)):
+            return .native(.real(Double(f)))
+        default:
+            return nil
+        }
+    }
+
+    /// A decimal128 for a decimal column (exact from a literal's digits); nil when not a number.
+    private func nativeDecimal(_ c: QueryConstant) -> NativeValue? {
+        switch c.value {
+        case .int(let i): return decimalText(Decimal128(i))
+        case .double(let d, let literal):
+            if d.isInfinite { return .generic(.real(d), MixedTag.double.rawValue) }
+            if let literal, let exact = Decimal128(string: literal) { return decimalText(exact) }
+            return decimalText(Decimal128(d))
+        case .float(let f): return decimalText(Decimal128(Double(f)))
+        case .decimal(let d): return decimalText(d)
+        default: return nil
+        }
+    }
+
+    /// Text or bytes for a string or binary column; nil when the constant is neither.
+    private func nativeBytes(_ c: QueryConstant, for type: QueryValueType) -> NativeValue? {
+        switch (type, c.value) {
+        case (.string, .string(let s)):
+            return .native(.text(s))
+        case (.string, .base64(let d)):
+            if let s = String(validatingUTF8CString: [UInt8](d)) { return .native(.text(s)) }
+            return .generic(.blob(d), MixedTag.data.rawValue)
+        case (.string, .data(let d)):
+            return .generic(.blob(d), MixedTag.data.rawValue)
+        case (.data, .string(let s)):
+            return .native(.blob(Data(s.utf8)))
+        case (.data, .base64(let d)), (.data, .data(let d)):
+            return .native(.blob(d))
+        default:
+            return nil
         }
     }
 
@@ -483,26 +503,13 @@ extension QueryTranslator {
 
     // MARK: - String operators
 
-    private static func globEscape(_ s: String) -> String {
+    /// `s` as a GLOB pattern matching it literally; with `keepingWildcards`, `*` and `?` stay
+    /// wildcards (Realm's LIKE uses the same two as GLOB).
+    private static func globPattern(_ s: String, keepingWildcards: Bool) -> String {
         var out = ""
         for ch in s.unicodeScalars {
             switch ch {
-            case "*": out += "[*]"
-            case "?": out += "[?]"
-            case "[": out += "[[]"
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out
-    }
-
-    /// Realm's LIKE pattern (`*`, `?`) as a GLOB pattern.
-    private static func globFromLike(_ s: String) -> String {
-        var out = ""
-        for ch in s.unicodeScalars {
-            switch ch {
-            case "*": out += "*"
-            case "?": out += "?"
+            case "*", "?": out += keepingWildcards ? String(ch) : "[\(ch)]"
             case "[": out += "[[]"
             default: out.unicodeScalars.append(ch)
             }
@@ -519,68 +526,82 @@ extension QueryTranslator {
         }
     }
 
-    private func stringOperator(_ lhs: QueryOperand, _ op: QueryCompareOp, _ rhs: QueryOperand, _ options: QueryStringOptions, offset: Int) throws -> QueryCondition {
-        func check(_ o: QueryOperand) throws {
-            switch o {
-            case .scalar(let s):
-                guard s.type == .string || s.type == .data || s.type == .mixed else {
-                    throw fail(offset, "Unsupported comparison operator '\(op.rawValue)' for '\(s.text)' of type '\(s.type.name)': it applies to strings and binary data")
-                }
-            case .constant(let c):
-                if case .other = c.stringOperand {
-                    throw fail(offset, "Unsupported comparison operator '\(op.rawValue)' for \(c.text) of type '\(c.typeName)': it applies to strings and binary data")
-                }
-            default: break
-            }
-        }
-        try check(lhs)
-        try check(rhs)
+    /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE` between strings or binary data.
+    private func stringOperator(_ lhs: QueryOperand, _ op: QueryCompareOp, _ rhs: QueryOperand,
+                                _ options: QueryStringOptions, offset: Int) throws -> QueryCondition {
+        try checkStringOperand(lhs, op, offset: offset)
+        try checkStringOperand(rhs, op, offset: offset)
         let flags = options.foldFlags
         let code = opCode(op)
+        let call = "realm_strop(\(code), \(flags), "
         switch (lhs, rhs) {
         case let (.constant(a), .constant(b)):
             return .constant(QueryRuntime.stringOp(code, flags: flags, haystack: a.stringOperand, needle: b.stringOperand))
         case let (.scalar(s), .constant(c)):
-            let depth = s.depth + 2
-            switch c.stringOperand {
-            case .null:
-                // A null needle is in every string (null included); LIKE null matches only null.
-                return op == .like ? .atom(nullCheck(s), depth: depth) : .alwaysTrue
-            case .text(let needle) where s.type == .string:
-                let pattern: String
-                let folded = QueryRuntime.fold(needle, flags: flags)
-                switch op {
-                case .beginsWith: pattern = Self.globEscape(folded) + "*"
-                case .endsWith: pattern = "*" + Self.globEscape(folded)
-                case .contains: pattern = "*" + Self.globEscape(folded) + "*"
-                default: pattern = Self.globFromLike(folded)
-                }
-                // GLOB is case-sensitive, like Realm; on a plain column a prefix pattern can use its index.
-                if flags == 0 { return .atom("\(s.sql) GLOB \(SQLFragment.param(.text(pattern)))", depth: depth) }
-                return .atom("realm_fold(\(s.sql), \(raw: String(flags))) GLOB \(SQLFragment.param(.text(pattern)))", depth: depth + 1)
-            default:
-                let needle: SQLiteValue
-                switch c.stringOperand {
-                case .text(let t): needle = .text(t)
-                case .bytes(let b): needle = .blob(Data(b))
-                default: needle = .null
-                }
-                var cond: SQLFragment = "realm_strop(\(raw: String(code)), \(raw: String(flags)), \(s.sql), \(SQLFragment.param(needle))) = 1"
-                if s.type == .mixed { cond = "(\(s.tag ?? "0") IN (3, 4) AND \(cond))" }
-                return .atom(cond, depth: depth + 1)
-            }
+            return scalarStringConstant(s, op, c, flags: flags, code: code)
         case let (.constant(c), .scalar(s)):
-            let hay: SQLiteValue
-            switch c.stringOperand {
-            case .text(let t): hay = .text(t)
-            case .bytes(let b): hay = .blob(Data(b))
-            default: hay = .null
-            }
-            return .atom("realm_strop(\(raw: String(code)), \(raw: String(flags)), \(SQLFragment.param(hay)), \(s.sql)) = 1", depth: s.depth + 2)
+            let hay = Self.sqlValue(c.stringOperand)
+            return .atom("\(raw: call)\(SQLFragment.param(hay)), \(s.sql)) = 1", depth: s.depth + 2)
         case let (.scalar(a), .scalar(b)):
-            return .atom("realm_strop(\(raw: String(code)), \(raw: String(flags)), \(a.sql), \(b.sql)) = 1", depth: max(a.depth, b.depth) + 2)
+            return .atom("\(raw: call)\(a.sql), \(b.sql)) = 1", depth: max(a.depth, b.depth) + 2)
         default:
             throw fail(offset, "unsupported string comparison")
+        }
+    }
+
+    /// String operators apply to strings, binary data and mixed values only.
+    private func checkStringOperand(_ o: QueryOperand, _ op: QueryCompareOp, offset: Int) throws {
+        let applies = "it applies to strings and binary data"
+        switch o {
+        case .scalar(let s):
+            guard s.type == .string || s.type == .data || s.type == .mixed else {
+                throw fail(offset, "Unsupported comparison operator '\(op.rawValue)' for '\(s.text)' "
+                    + "of type '\(s.type.name)': \(applies)")
+            }
+        case .constant(let c):
+            if case .other = c.stringOperand {
+                throw fail(offset, "Unsupported comparison operator '\(op.rawValue)' for \(c.text) "
+                    + "of type '\(c.typeName)': \(applies)")
+            }
+        default: break
+        }
+    }
+
+    /// A string operand as the SQLite value bound for `realm_strop`.
+    private static func sqlValue(_ operand: QueryRuntime.StringOperand) -> SQLiteValue {
+        switch operand {
+        case .text(let t): return .text(t)
+        case .bytes(let b): return .blob(Data(b))
+        default: return .null
+        }
+    }
+
+    /// A column (or other scalar) against a constant: a GLOB on strings, `realm_strop` otherwise.
+    private func scalarStringConstant(_ s: QueryScalar, _ op: QueryCompareOp, _ c: QueryConstant, flags: Int64,
+                                      code: Int64) -> QueryCondition {
+        let depth = s.depth + 2
+        switch c.stringOperand {
+        case .null:
+            // A null needle is in every string (null included); LIKE null matches only null.
+            return op == .like ? .atom(nullCheck(s), depth: depth) : .alwaysTrue
+        case .text(let needle) where s.type == .string:
+            let folded = QueryRuntime.fold(needle, flags: flags)
+            let pattern: String
+            switch op {
+            case .beginsWith: pattern = Self.globPattern(folded, keepingWildcards: false) + "*"
+            case .endsWith: pattern = "*" + Self.globPattern(folded, keepingWildcards: false)
+            case .contains: pattern = "*" + Self.globPattern(folded, keepingWildcards: false) + "*"
+            default: pattern = Self.globPattern(folded, keepingWildcards: true)
+            }
+            let bound = SQLFragment.param(.text(pattern))
+            // GLOB is case-sensitive, like Realm; on a plain column a prefix pattern can use its index.
+            if flags == 0 { return .atom("\(s.sql) GLOB \(bound)", depth: depth) }
+            return .atom("realm_fold(\(s.sql), \(raw: String(flags))) GLOB \(bound)", depth: depth + 1)
+        default:
+            let needle = SQLFragment.param(Self.sqlValue(c.stringOperand))
+            var cond: SQLFragment = "realm_strop(\(raw: String(code)), \(raw: String(flags)), \(s.sql), \(needle)) = 1"
+            if s.type == .mixed { cond = "(\(s.tag ?? "0") IN (3, 4) AND \(cond))" }
+            return .atom(cond, depth: depth + 1)
         }
     }
 }
