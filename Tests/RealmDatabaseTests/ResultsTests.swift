@@ -138,6 +138,34 @@ final class ResultsTests: RealmTestCase {
         XCTAssertEqual(try ids(sorted), [5, 4, 2, 3, 1])
     }
 
+    /// Two hops: `next.next.name` nests one scalar subquery per link, the last link innermost.
+    /// Nodes 1 → 2 → 3 → 4 → 1 named w, z, x, y: sorted by their own, next and next-but-one
+    /// names the orders all differ.
+    func testSortedThroughTwoLinks() throws {
+        var config = Realm.Configuration(fileURL: fileURL("chain"))
+        config.schema = Schema([
+            ObjectSchema(className: "Node", properties: [
+                Property(name: "id", type: .int, isPrimaryKey: true),
+                Property(name: "name", type: .string),
+                Property(name: "next", type: .object, objectClassName: "Node"),
+            ]),
+        ])
+        let chain = try Realm(configuration: config)
+        try chain.write {
+            let nodes = try [(1, "w"), (2, "z"), (3, "x"), (4, "y")].map { id, name in
+                try chain.create("Node", value: ["id": .int(Int64(id)), "name": .string(name)])
+            }
+            for (i, node) in nodes.enumerated() {
+                try node.setValue(.object(nodes[(i + 1) % nodes.count]), forKey: "next")
+            }
+        }
+        let all = try chain.objects("Node")
+        XCTAssertEqual(try ids(all.sorted(byKeyPath: "name")), [1, 3, 4, 2])
+        XCTAssertEqual(try ids(all.sorted(byKeyPath: "next.name")), [4, 2, 3, 1])
+        XCTAssertEqual(try ids(all.sorted(byKeyPath: "next.next.name")), [3, 1, 2, 4])
+        XCTAssertEqual(try ids(all.sorted(byKeyPath: "next.next.name", ascending: false)), [4, 2, 1, 3])
+    }
+
     func testSortAndDistinctNameTheUnknownProperty() throws {
         let all = try realm.objects("Item")
         assertRealmError(try all.sorted(byKeyPath: "nope"), "No property 'nope' found on object type 'Item' specified in 'sort' clause")
