@@ -102,7 +102,8 @@ enum QueryPathElement {
     var offset: Int {
         switch self {
         case .property(_, let o), .backlink(_, _, let o), .allBacklinks(let o), .index(_, let o), .all(let o),
-             .key(_, let o), .count(let o), .size(let o), .aggregate(_, let o), .keys(let o), .values(let o), .type(let o):
+            .key(_, let o), .count(let o), .size(let o), .aggregate(_, let o), .keys(let o), .values(let o),
+            .type(let o):
             return o
         }
     }
@@ -145,7 +146,7 @@ indirect enum QueryExpression {
     var offset: Int {
         switch self {
         case .literal(_, let o, _), .argument(_, let o), .list(_, _, let o), .arithmetic(_, _, _, let o),
-             .subqueryCount(_, _, _, let o), .quantifiedArgument(_, _, let o):
+            .subqueryCount(_, _, _, let o), .quantifiedArgument(_, _, let o):
             return o
         case .keyPath(let p, _): return p.offset
         }

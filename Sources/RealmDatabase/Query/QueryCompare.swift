@@ -7,7 +7,9 @@ import Foundation
 //   `realm_cmp` / `realm_strop` / GLOB where it doesn't (mixed, decimals, strings, nulls).
 
 extension QueryTranslator {
-    func comparison(_ l: QueryExpression, _ op: QueryCompareOp, _ r: QueryExpression, _ options: QueryStringOptions, offset: Int) throws -> QueryCondition {
+    func comparison(
+        _ l: QueryExpression, _ op: QueryCompareOp, _ r: QueryExpression, _ options: QueryStringOptions, offset: Int
+    ) throws -> QueryCondition {
         let lhs = try operand(l)
         var rhs = try operand(r)
         var op = op
@@ -15,15 +17,19 @@ extension QueryTranslator {
             switch rhs {
             case .list(let items, let q, let o, let t): rhs = .list(items, q ?? .any, offset: o, text: t)
             case .multi(let m, let q): rhs = .multi(m, q ?? .any)
-            case .scalar(let s): throw fail(r.offset, "The keypath following 'IN' must contain a list. Found '\(s.text)'")
-            case .constant(let c): throw fail(r.offset, "The keypath following 'IN' must contain a list. Found '\(c.text)'")
+            case .scalar(let s):
+                throw fail(r.offset, "The keypath following 'IN' must contain a list. Found '\(s.text)'")
+            case .constant(let c):
+                throw fail(r.offset, "The keypath following 'IN' must contain a list. Found '\(c.text)'")
             }
             op = .equal
         }
         return try compare(lhs, op, rhs, options, offset: offset)
     }
 
-    func compare(_ lhs: QueryOperand, _ op: QueryCompareOp, _ rhs: QueryOperand, _ options: QueryStringOptions, offset: Int) throws -> QueryCondition {
+    func compare(
+        _ lhs: QueryOperand, _ op: QueryCompareOp, _ rhs: QueryOperand, _ options: QueryStringOptions, offset: Int
+    ) throws -> QueryCondition {
         // A list property compared with a list literal, neither quantified: equal element by element, in order.
         if op == .equal || op == .notEqual {
             if case .multi(let m, nil) = lhs, case .list(let items, nil, _, _) = rhs {
@@ -37,35 +43,47 @@ extension QueryTranslator {
         }
         // Collections: quantify over their rows.
         if case .multi(let m, let q) = lhs {
-            return try quantified(m, q ?? .any) { element in try self.compare(.scalar(element), op, rhs, options, offset: offset) }
+            return try quantified(m, q ?? .any) { element in
+                try self.compare(.scalar(element), op, rhs, options, offset: offset)
+            }
         }
         if case .multi(let m, let q) = rhs {
-            return try quantified(m, q ?? .any) { element in try self.compare(lhs, op, .scalar(element), options, offset: offset) }
+            return try quantified(m, q ?? .any) { element in
+                try self.compare(lhs, op, .scalar(element), options, offset: offset)
+            }
         }
         // Lists of constants: one comparison per element.
         if case .list(let items, let q, _, _) = lhs {
             if case .list = rhs { throw fail(offset, "two lists can't be compared") }
-            return try listComparison(items, q ?? .any, offset: offset) { c in try self.compare(.constant(c), op, rhs, options, offset: offset) }
+            return try listComparison(items, q ?? .any, offset: offset) { c in
+                try self.compare(.constant(c), op, rhs, options, offset: offset)
+            }
         }
         if case .list(let items, let q, _, _) = rhs {
             if let fast = try inList(lhs, op, items, q ?? .any, options) { return fast }
-            return try listComparison(items, q ?? .any, offset: offset) { c in try self.compare(lhs, op, .constant(c), options, offset: offset) }
+            return try listComparison(items, q ?? .any, offset: offset) { c in
+                try self.compare(lhs, op, .constant(c), options, offset: offset)
+            }
         }
         return try elementary(lhs, op, rhs, options, offset: offset)
     }
 
     /// EXISTS over a chain for ANY, NOT EXISTS for NONE, NOT EXISTS of the negation for ALL.
-    func quantified(_ m: QueryMulti, _ q: QueryQuantifier, _ inner: (QueryScalar) throws -> QueryCondition) throws -> QueryCondition {
+    func quantified(_ m: QueryMulti, _ q: QueryQuantifier, _ inner: (QueryScalar) throws -> QueryCondition) throws
+        -> QueryCondition
+    {
         let c = try inner(m.element)
         let depth = c.depth + 8
         switch q {
         case .any:
             if c.constant == false { return .alwaysFalse }
-            let whereSQL: SQLFragment = c.constant == true ? m.correlation : "\(m.correlation) AND \(c.kind == .or ? "(\(c.sql))" : c.sql)"
+            let whereSQL: SQLFragment =
+                c.constant == true ? m.correlation : "\(m.correlation) AND \(c.kind == .or ? "(\(c.sql))" : c.sql)"
             return .atom("EXISTS (SELECT 1 FROM \(m.from) WHERE \(whereSQL))", depth: depth)
         case .noneOf:
             if c.constant == false { return .alwaysTrue }
-            let whereSQL: SQLFragment = c.constant == true ? m.correlation : "\(m.correlation) AND \(c.kind == .or ? "(\(c.sql))" : c.sql)"
+            let whereSQL: SQLFragment =
+                c.constant == true ? m.correlation : "\(m.correlation) AND \(c.kind == .or ? "(\(c.sql))" : c.sql)"
             return .atom("NOT EXISTS (SELECT 1 FROM \(m.from) WHERE \(whereSQL))", depth: depth)
         case .all:
             if c.constant == true { return .alwaysTrue }
@@ -74,7 +92,9 @@ extension QueryTranslator {
         }
     }
 
-    private func listComparison(_ items: [QueryConstant], _ q: QueryQuantifier, offset: Int, _ each: (QueryConstant) throws -> QueryCondition) throws -> QueryCondition {
+    private func listComparison(
+        _ items: [QueryConstant], _ q: QueryQuantifier, offset: Int, _ each: (QueryConstant) throws -> QueryCondition
+    ) throws -> QueryCondition {
         let parts = try items.map(each)
         switch q {
         case .any: return .or(parts)
@@ -84,7 +104,10 @@ extension QueryTranslator {
     }
 
     /// `x IN (?, ?, …)` for a typed column and plain values: one index lookup per value.
-    private func inList(_ lhs: QueryOperand, _ op: QueryCompareOp, _ items: [QueryConstant], _ q: QueryQuantifier, _ options: QueryStringOptions) throws -> QueryCondition? {
+    private func inList(
+        _ lhs: QueryOperand, _ op: QueryCompareOp, _ items: [QueryConstant], _ q: QueryQuantifier,
+        _ options: QueryStringOptions
+    ) throws -> QueryCondition? {
         guard op == .equal, options.isEmpty, q != .all, items.count > 1, case .scalar(let s) = lhs else { return nil }
         switch s.type {
         case .mixed, .typeName, .decimal: return nil
@@ -102,9 +125,12 @@ extension QueryTranslator {
     }
 
     /// `list == {a, b, c}`: same count, and each position equal.
-    private func orderedEquality(_ m: QueryMulti, _ items: [QueryConstant], _ options: QueryStringOptions, offset: Int) throws -> QueryCondition {
+    private func orderedEquality(_ m: QueryMulti, _ items: [QueryConstant], _ options: QueryStringOptions, offset: Int)
+        throws -> QueryCondition
+    {
         var parts = [QueryCondition]()
-        parts.append(.atom("(SELECT COUNT(*) FROM \(m.from) WHERE \(m.correlation)) = \(raw: String(items.count))", depth: 6))
+        parts.append(
+            .atom("(SELECT COUNT(*) FROM \(m.from) WHERE \(m.correlation)) = \(raw: String(items.count))", depth: 6))
         let order = m.order.isEmpty ? "1" : m.order.joined(separator: ", ")
         for (i, c) in items.enumerated() {
             func nth(_ e: SQLFragment) -> SQLFragment {
@@ -128,13 +154,18 @@ extension QueryTranslator {
         }
         let lo = items[0], hi = items[1]
         func range(_ x: QueryOperand) throws -> QueryCondition {
-            .and([try compare(x, .greaterEqual, .constant(lo), QueryStringOptions(), offset: offset),
-                  try compare(x, .lessEqual, .constant(hi), QueryStringOptions(), offset: offset)])
+            .and([
+                try compare(x, .greaterEqual, .constant(lo), QueryStringOptions(), offset: offset),
+                try compare(x, .lessEqual, .constant(hi), QueryStringOptions(), offset: offset),
+            ])
         }
         switch lhs {
         case .multi(let m, let q):
             guard q == .all else {
-                throw fail(l.offset, "BETWEEN can't be used on a list with \(q.map { "'\($0.rawValue)'" } ?? "no quantifier"); use 'ALL \(m.text) BETWEEN {…}'")
+                throw fail(
+                    l.offset,
+                    "BETWEEN can't be used on a list with \(q.map { "'\($0.rawValue)'" } ?? "no quantifier"); use 'ALL \(m.text) BETWEEN {…}'"
+                )
             }
             return try quantified(m, .all) { try range(.scalar($0)) }
         case .list:
@@ -153,7 +184,9 @@ extension QueryTranslator {
         case generic(SQLiteValue, Int64)
     }
 
-    func elementary(_ lhs: QueryOperand, _ op: QueryCompareOp, _ rhs: QueryOperand, _ options: QueryStringOptions, offset: Int) throws -> QueryCondition {
+    func elementary(
+        _ lhs: QueryOperand, _ op: QueryCompareOp, _ rhs: QueryOperand, _ options: QueryStringOptions, offset: Int
+    ) throws -> QueryCondition {
         if op.isStringOperator { return try stringOperator(lhs, op, rhs, options, offset: offset) }
         switch (lhs, rhs) {
         case let (.constant(a), .constant(b)):
@@ -198,9 +231,12 @@ extension QueryTranslator {
         }
     }
 
-    private func constantComparison(_ a: QueryConstant, _ op: QueryCompareOp, _ b: QueryConstant, _ options: QueryStringOptions, offset: Int) throws -> QueryCondition {
+    private func constantComparison(
+        _ a: QueryConstant, _ op: QueryCompareOp, _ b: QueryConstant, _ options: QueryStringOptions, offset: Int
+    ) throws -> QueryCondition {
         if !options.isEmpty {
-            let result = QueryRuntime.stringOp(QueryRuntime.opEqual, flags: options.foldFlags, haystack: a.stringOperand, needle: b.stringOperand)
+            let result = QueryRuntime.stringOp(
+                QueryRuntime.opEqual, flags: options.foldFlags, haystack: a.stringOperand, needle: b.stringOperand)
             return .constant(op == .notEqual ? !result : result)
         }
         if a.isNaN || b.isNaN { return .constant(op == .notEqual) }
@@ -235,7 +271,9 @@ extension QueryTranslator {
             return .native(.integer(b ? 1 : 0))
         case .date:
             guard case .date(let t) = c.value else { throw bad() }
-            guard let n = t.storedNanoseconds else { throw fail(c.offset, "the date \(c.text) is out of the supported range") }
+            guard let n = t.storedNanoseconds else {
+                throw fail(c.offset, "the date \(c.text) is out of the supported range")
+            }
             return .native(.integer(n))
         case .objectId:
             guard case .objectId(let o) = c.value else { throw bad() }
@@ -247,8 +285,10 @@ extension QueryTranslator {
             switch c.value {
             case .object(let className, let key):
                 guard className == target else {
-                    throw fail(offset ?? c.offset,
-                               "Unsupported comparison between type 'link to '\(target)'' and an object of type '\(className)'")
+                    throw fail(
+                        offset ?? c.offset,
+                        "Unsupported comparison between type 'link to '\(target)'' and an object of type '\(className)'"
+                    )
                 }
                 return .native(.integer(key))
             case .objectKey(let k): return .native(.integer(k))
@@ -332,13 +372,17 @@ extension QueryTranslator {
     private func checkOrdering(_ op: QueryCompareOp, _ type: QueryValueType, offset: Int) throws {
         guard op.isOrdering else { return }
         switch type {
-        case .link: throw fail(offset, "Unsupported operator '\(op.rawValue)' for links: only == and != can compare objects")
-        case .typeName: throw fail(offset, "Unsupported operator '\(op.rawValue)' for '@type': only ==, != and IN can be used")
+        case .link:
+            throw fail(offset, "Unsupported operator '\(op.rawValue)' for links: only == and != can compare objects")
+        case .typeName:
+            throw fail(offset, "Unsupported operator '\(op.rawValue)' for '@type': only ==, != and IN can be used")
         default: break
         }
     }
 
-    func scalarConstant(_ s: QueryScalar, _ op: QueryCompareOp, _ c: QueryConstant, _ options: QueryStringOptions, offset: Int) throws -> QueryCondition {
+    func scalarConstant(
+        _ s: QueryScalar, _ op: QueryCompareOp, _ c: QueryConstant, _ options: QueryStringOptions, offset: Int
+    ) throws -> QueryCondition {
         let depth = s.depth + 1
         if !options.isEmpty { return try caseInsensitiveEquality(s, op, c, options, offset: offset) }
         try checkOrdering(op, s.type, offset: offset)
@@ -351,7 +395,9 @@ extension QueryTranslator {
             }
         }
         if c.isNaN {
-            if s.type.category != .numeric && s.type != .mixed { throw mismatch(s.type.name, c.typeName, offset: offset) }
+            if s.type.category != .numeric && s.type != .mixed {
+                throw mismatch(s.type.name, c.typeName, offset: offset)
+            }
             // NaN equals nothing; `!= NaN` matches every row.
             return .constant(op == .notEqual)
         }
@@ -365,12 +411,16 @@ extension QueryTranslator {
             }
         case .generic(let v, let tag):
             let (value, stag) = s.taggedSQL
-            return .atom(cmpResult("realm_cmp(\(value), \(stag), \(SQLFragment.param(v)), \(raw: String(tag)))", op), depth: depth + 1)
+            return .atom(
+                cmpResult("realm_cmp(\(value), \(stag), \(SQLFragment.param(v)), \(raw: String(tag)))", op),
+                depth: depth + 1)
         }
     }
 
     /// `mixed <op> constant`: per stored type, with Realm's cross-type rules.
-    private func mixedConstant(_ s: QueryScalar, _ op: QueryCompareOp, _ c: QueryConstant, offset: Int) throws -> QueryCondition {
+    private func mixedConstant(_ s: QueryScalar, _ op: QueryCompareOp, _ c: QueryConstant, offset: Int) throws
+        -> QueryCondition
+    {
         let v = s.sql
         let g = s.tag ?? "0"
         let depth = s.depth + 2
@@ -381,10 +431,14 @@ extension QueryTranslator {
         case .int, .double, .float, .decimal:
             let (value, tag) = c.tagged
             if case .decimal = c.value {
-                parts.append("(\(g) IN (1, 6, 7, 8) AND \(cmpResult("realm_cmp(\(v), \(g), \(SQLFragment.param(value)), \(raw: String(tag)))", op)))")
+                parts.append(
+                    "(\(g) IN (1, 6, 7, 8) AND \(cmpResult("realm_cmp(\(v), \(g), \(SQLFragment.param(value)), \(raw: String(tag)))", op)))"
+                )
             } else {
                 parts.append("(\(g) IN (1, 6, 7) AND \(v) \(raw: sqlOp) \(SQLFragment.param(value)))")
-                parts.append("(\(g) = 8 AND \(cmpResult("realm_cmp(\(v), 8, \(SQLFragment.param(value)), \(raw: String(tag)))", op)))")
+                parts.append(
+                    "(\(g) = 8 AND \(cmpResult("realm_cmp(\(v), 8, \(SQLFragment.param(value)), \(raw: String(tag)))", op)))"
+                )
             }
             // Realm ranks bools below numbers when comparing across the two.
             if op == .less || op == .lessEqual { parts.append("\(g) = 2") }
@@ -400,7 +454,10 @@ extension QueryTranslator {
             let (value, tag) = c.tagged
             parts.append("(\(g) = \(raw: String(tag)) AND \(v) \(raw: sqlOp) \(SQLFragment.param(value)))")
         case .object, .objectKey:
-            guard op == .equal else { throw fail(offset, "Unsupported operator '\(op.rawValue)' for links: only == and != can compare objects") }
+            guard op == .equal else {
+                throw fail(
+                    offset, "Unsupported operator '\(op.rawValue)' for links: only == and != can compare objects")
+            }
             if case .objectKey(let k) = c.value {
                 parts.append("(\(g) = 9 AND \(v) GLOB \(SQLFragment.param(.text("*:\(k)"))))")
             } else {
@@ -413,7 +470,9 @@ extension QueryTranslator {
     }
 
     /// `mixed.@type == 'string'` (type names as in realm-core's TypeOfValue).
-    private func typeComparison(_ s: QueryScalar, _ op: QueryCompareOp, _ c: QueryConstant, offset: Int) throws -> QueryCondition {
+    private func typeComparison(_ s: QueryScalar, _ op: QueryCompareOp, _ c: QueryConstant, offset: Int) throws
+        -> QueryCondition
+    {
         guard case .string(let name) = c.value else {
             throw fail(c.offset, "'@type' can only be compared with a type name string such as 'int' or 'string'")
         }
@@ -424,7 +483,10 @@ extension QueryTranslator {
             "numeric": [1, 6, 7, 8],
         ]
         guard let codes = groups[name.lowercased()] else {
-            throw fail(c.offset, "Unable to parse the type attribute string '\(name)' (expected one of \(groups.keys.sorted().joined(separator: ", ")))")
+            throw fail(
+                c.offset,
+                "Unable to parse the type attribute string '\(name)' (expected one of \(groups.keys.sorted().joined(separator: ", ")))"
+            )
         }
         let list = codes.map(String.init).joined(separator: ", ")
         let cond = QueryCondition.atom("\(s.sql) IN (\(raw: list))", depth: s.depth + 1)
@@ -432,12 +494,17 @@ extension QueryTranslator {
     }
 
     /// `==[c]`, `!=[d]`, `IN[c]`: equality after folding case and/or diacritics.
-    private func caseInsensitiveEquality(_ s: QueryScalar, _ op: QueryCompareOp, _ c: QueryConstant, _ options: QueryStringOptions, offset: Int) throws -> QueryCondition {
+    private func caseInsensitiveEquality(
+        _ s: QueryScalar, _ op: QueryCompareOp, _ c: QueryConstant, _ options: QueryStringOptions, offset: Int
+    ) throws -> QueryCondition {
         guard op == .equal || op == .notEqual else {
             throw fail(offset, "'\(options.suffix)' can only be used with ==, !=, IN and the string operators")
         }
         guard s.type == .string || s.type == .data || s.type == .mixed else {
-            throw fail(offset, "Unsupported comparison '\(op.rawValue)\(options.suffix)' between type '\(s.type.name)' and type '\(c.typeName)': '\(options.suffix)' applies to strings")
+            throw fail(
+                offset,
+                "Unsupported comparison '\(op.rawValue)\(options.suffix)' between type '\(s.type.name)' and type '\(c.typeName)': '\(options.suffix)' applies to strings"
+            )
         }
         let equal: QueryCondition
         switch c.stringOperand {
@@ -448,26 +515,41 @@ extension QueryTranslator {
         case .text(let str):
             let folded = SQLFragment.param(.text(QueryRuntime.fold(str, flags: options.foldFlags)))
             switch s.type {
-            case .string: equal = .atom("realm_fold(\(s.sql), \(raw: String(options.foldFlags))) = \(folded)", depth: s.depth + 2)
-            case .mixed: equal = .atom("(\(s.tag ?? "0") IN (3, 4) AND realm_fold(\(s.sql), \(raw: String(options.foldFlags))) = \(folded))", depth: s.depth + 2)
-            default: equal = .atom("realm_strop(5, \(raw: String(options.foldFlags)), \(s.sql), \(SQLFragment.param(.text(str)))) = 1", depth: s.depth + 2)
+            case .string:
+                equal = .atom("realm_fold(\(s.sql), \(raw: String(options.foldFlags))) = \(folded)", depth: s.depth + 2)
+            case .mixed:
+                equal = .atom(
+                    "(\(s.tag ?? "0") IN (3, 4) AND realm_fold(\(s.sql), \(raw: String(options.foldFlags))) = \(folded))",
+                    depth: s.depth + 2)
+            default:
+                equal = .atom(
+                    "realm_strop(5, \(raw: String(options.foldFlags)), \(s.sql), \(SQLFragment.param(.text(str)))) = 1",
+                    depth: s.depth + 2)
             }
         case .bytes(let b):
-            equal = .atom("realm_strop(5, \(raw: String(options.foldFlags)), \(s.sql), \(SQLFragment.param(.blob(Data(b))))) = 1", depth: s.depth + 2)
+            equal = .atom(
+                "realm_strop(5, \(raw: String(options.foldFlags)), \(s.sql), \(SQLFragment.param(.blob(Data(b))))) = 1",
+                depth: s.depth + 2)
         }
         return op == .equal ? equal : .not(equal)
     }
 
-    func scalarScalar(_ a: QueryScalar, _ op: QueryCompareOp, _ b: QueryScalar, _ options: QueryStringOptions, offset: Int) throws -> QueryCondition {
+    func scalarScalar(
+        _ a: QueryScalar, _ op: QueryCompareOp, _ b: QueryScalar, _ options: QueryStringOptions, offset: Int
+    ) throws -> QueryCondition {
         let depth = max(a.depth, b.depth) + 1
         if !options.isEmpty {
             guard op == .equal || op == .notEqual else {
                 throw fail(offset, "'\(options.suffix)' can only be used with ==, !=, IN and the string operators")
             }
             for s in [a, b] where !(s.type == .string || s.type == .data || s.type == .mixed) {
-                throw fail(offset, "Unsupported comparison '\(op.rawValue)\(options.suffix)' between type '\(a.type.name)' and type '\(b.type.name)': '\(options.suffix)' applies to strings")
+                throw fail(
+                    offset,
+                    "Unsupported comparison '\(op.rawValue)\(options.suffix)' between type '\(a.type.name)' and type '\(b.type.name)': '\(options.suffix)' applies to strings"
+                )
             }
-            let eq = QueryCondition.atom("realm_strop(5, \(raw: String(options.foldFlags)), \(a.sql), \(b.sql)) = 1", depth: depth + 1)
+            let eq = QueryCondition.atom(
+                "realm_strop(5, \(raw: String(options.foldFlags)), \(a.sql), \(b.sql)) = 1", depth: depth + 1)
             return op == .equal ? eq : .not(eq)
         }
         try checkOrdering(op, a.type, offset: offset)
@@ -483,7 +565,9 @@ extension QueryTranslator {
         if case .link(let x) = a.type, case .link(let y) = b.type, x != y {
             throw mismatch(a.type.name, b.type.name, offset: offset)
         }
-        let native = ca != .mixed && cb != .mixed && a.type != .decimal && b.type != .decimal && (ca != .stringish || a.type == b.type)
+        let native =
+            ca != .mixed && cb != .mixed && a.type != .decimal && b.type != .decimal
+            && (ca != .stringish || a.type == b.type)
         if native {
             switch op {
             case .equal: return .atom("\(a.sql) IS \(b.sql)", depth: depth)
@@ -491,7 +575,9 @@ extension QueryTranslator {
             case .less, .greater: return .atom("\(a.sql) \(raw: sqlOperator(op)) \(b.sql)", depth: depth)
             default:
                 if a.nullable && b.nullable {
-                    return .atom("(\(a.sql) \(raw: sqlOperator(op)) \(b.sql) OR (\(a.sql) IS NULL AND \(b.sql) IS NULL))", depth: depth + 1)
+                    return .atom(
+                        "(\(a.sql) \(raw: sqlOperator(op)) \(b.sql) OR (\(a.sql) IS NULL AND \(b.sql) IS NULL))",
+                        depth: depth + 1)
                 }
                 return .atom("\(a.sql) \(raw: sqlOperator(op)) \(b.sql)", depth: depth)
             }
@@ -527,8 +613,10 @@ extension QueryTranslator {
     }
 
     /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE` between strings or binary data.
-    private func stringOperator(_ lhs: QueryOperand, _ op: QueryCompareOp, _ rhs: QueryOperand,
-                                _ options: QueryStringOptions, offset: Int) throws -> QueryCondition {
+    private func stringOperator(
+        _ lhs: QueryOperand, _ op: QueryCompareOp, _ rhs: QueryOperand,
+        _ options: QueryStringOptions, offset: Int
+    ) throws -> QueryCondition {
         try checkStringOperand(lhs, op, offset: offset)
         try checkStringOperand(rhs, op, offset: offset)
         let flags = options.foldFlags
@@ -536,7 +624,8 @@ extension QueryTranslator {
         let call = "realm_strop(\(code), \(flags), "
         switch (lhs, rhs) {
         case let (.constant(a), .constant(b)):
-            return .constant(QueryRuntime.stringOp(code, flags: flags, haystack: a.stringOperand, needle: b.stringOperand))
+            return .constant(
+                QueryRuntime.stringOp(code, flags: flags, haystack: a.stringOperand, needle: b.stringOperand))
         case let (.scalar(s), .constant(c)):
             return scalarStringConstant(s, op, c, flags: flags, code: code)
         case let (.constant(c), .scalar(s)):
@@ -555,13 +644,17 @@ extension QueryTranslator {
         switch o {
         case .scalar(let s):
             guard s.type == .string || s.type == .data || s.type == .mixed else {
-                throw fail(offset, "Unsupported comparison operator '\(op.rawValue)' for '\(s.text)' "
-                    + "of type '\(s.type.name)': \(applies)")
+                throw fail(
+                    offset,
+                    "Unsupported comparison operator '\(op.rawValue)' for '\(s.text)' "
+                        + "of type '\(s.type.name)': \(applies)")
             }
         case .constant(let c):
             if case .other = c.stringOperand {
-                throw fail(offset, "Unsupported comparison operator '\(op.rawValue)' for \(c.text) "
-                    + "of type '\(c.typeName)': \(applies)")
+                throw fail(
+                    offset,
+                    "Unsupported comparison operator '\(op.rawValue)' for \(c.text) "
+                        + "of type '\(c.typeName)': \(applies)")
             }
         default: break
         }
@@ -577,8 +670,10 @@ extension QueryTranslator {
     }
 
     /// A column (or other scalar) against a constant: a GLOB on strings, `realm_strop` otherwise.
-    private func scalarStringConstant(_ s: QueryScalar, _ op: QueryCompareOp, _ c: QueryConstant, flags: Int64,
-                                      code: Int64) -> QueryCondition {
+    private func scalarStringConstant(
+        _ s: QueryScalar, _ op: QueryCompareOp, _ c: QueryConstant, flags: Int64,
+        code: Int64
+    ) -> QueryCondition {
         let depth = s.depth + 2
         switch c.stringOperand {
         case .null:

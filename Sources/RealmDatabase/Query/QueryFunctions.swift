@@ -29,7 +29,9 @@ extension QueryLanguage {
             let app = UnsafeMutableRawPointer(bitPattern: op + 1)
             sqlite3_create_function_v2(db, name, 1, flags, app, nil, realmAggregateStep, realmAggregateFinal, nil)
         }
-        for (name, op) in [("realm_mixed_sum", 0), ("realm_mixed_avg", 1), ("realm_mixed_min", 2), ("realm_mixed_max", 3)] {
+        for (name, op) in [
+            ("realm_mixed_sum", 0), ("realm_mixed_avg", 1), ("realm_mixed_min", 2), ("realm_mixed_max", 3),
+        ] {
             let app = UnsafeMutableRawPointer(bitPattern: op + 1)
             sqlite3_create_function_v2(db, name, 2, flags, app, nil, realmAggregateStep, realmAggregateFinal, nil)
         }
@@ -75,8 +77,12 @@ enum QueryRuntime {
     static func stringOp(_ op: Int64, flags: Int64, haystack: StringOperand, needle: StringOperand) -> Bool {
         if case .other = haystack { return false }
         if case .other = needle { return false }
-        let hNull: Bool = { if case .null = haystack { return true }; return false }()
-        let nNull: Bool = { if case .null = needle { return true }; return false }()
+        let hNull: Bool = {
+            if case .null = haystack { return true }; return false
+        }()
+        let nNull: Bool = {
+            if case .null = needle { return true }; return false
+        }()
         switch op {
         case opLike:
             if hNull || nNull { return hNull && nNull }
@@ -96,7 +102,10 @@ enum QueryRuntime {
         case opBeginsWith: return h.count >= n.count && h[0..<n.count].elementsEqual(n)
         case opEndsWith: return h.count >= n.count && h[(h.count - n.count)...].elementsEqual(n)
         case opContains: return n.isEmpty || contains(h, n)
-        case opLike: return like(Array(String(decoding: h, as: UTF8.self).unicodeScalars), Array(String(decoding: n, as: UTF8.self).unicodeScalars))
+        case opLike:
+            return like(
+                Array(String(decoding: h, as: UTF8.self).unicodeScalars),
+                Array(String(decoding: n, as: UTF8.self).unicodeScalars))
         case opEqual: return h == n
         default: return false
         }
@@ -335,7 +344,8 @@ private func setResult(_ ctx: OpaquePointer?, _ value: SQLiteValue) {
     case .text(let s): sqlite3_result_text(ctx, s, -1, sqliteTransient)
     case .blob(let d):
         d.withUnsafeBytes { raw in
-            sqlite3_result_blob(ctx, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(d.count), sqliteTransient)
+            sqlite3_result_blob(
+                ctx, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(d.count), sqliteTransient)
         }
     }
 }
@@ -357,7 +367,8 @@ private func stringOperand(_ v: OpaquePointer?) -> QueryRuntime.StringOperand {
 private func args(_ argv: UnsafeMutablePointer<OpaquePointer?>?, _ i: Int) -> OpaquePointer? { argv?[i] }
 
 /// realm_fold(value, flags): folded text (TEXT or UTF-8 BLOB), other values unchanged.
-private let realmFoldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, argv in
+private let realmFoldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+    ctx, _, argv in
     let v = args(argv, 0)
     let flags = sqlite3_value_int64(args(argv, 1))
     switch stringOperand(v) {
@@ -391,31 +402,40 @@ extension String {
 }
 
 /// realm_strop(op, flags, haystack, needle) → 0/1, with Realm's null rules.
-private let realmStringOpFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, argv in
-    let op = sqlite3_value_int64(args(argv, 0))
-    let flags = sqlite3_value_int64(args(argv, 1))
-    let result = QueryRuntime.stringOp(op, flags: flags, haystack: stringOperand(args(argv, 2)), needle: stringOperand(args(argv, 3)))
-    sqlite3_result_int64(ctx, result ? 1 : 0)
-}
+private let realmStringOpFunction:
+    @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, argv in
+        let op = sqlite3_value_int64(args(argv, 0))
+        let flags = sqlite3_value_int64(args(argv, 1))
+        let result = QueryRuntime.stringOp(
+            op, flags: flags, haystack: stringOperand(args(argv, 2)), needle: stringOperand(args(argv, 3)))
+        sqlite3_result_int64(ctx, result ? 1 : 0)
+    }
 
 /// realm_cmp(a, tagA, b, tagB) → -1, 0, 1, or 2 (unordered).
-private let realmCompareFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, argv in
-    let a = readValue(args(argv, 0))
-    let b = readValue(args(argv, 2))
-    let ta = sqlite3_value_type(args(argv, 1)) == SQLITE_NULL ? MixedTag.null.rawValue : sqlite3_value_int64(args(argv, 1))
-    let tb = sqlite3_value_type(args(argv, 3)) == SQLITE_NULL ? MixedTag.null.rawValue : sqlite3_value_int64(args(argv, 3))
-    sqlite3_result_int64(ctx, QueryRuntime.compare(a, tag: ta, b, tag: tb))
-}
+private let realmCompareFunction:
+    @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, argv in
+        let a = readValue(args(argv, 0))
+        let b = readValue(args(argv, 2))
+        let ta =
+            sqlite3_value_type(args(argv, 1)) == SQLITE_NULL
+            ? MixedTag.null.rawValue : sqlite3_value_int64(args(argv, 1))
+        let tb =
+            sqlite3_value_type(args(argv, 3)) == SQLITE_NULL
+            ? MixedTag.null.rawValue : sqlite3_value_int64(args(argv, 3))
+        sqlite3_result_int64(ctx, QueryRuntime.compare(a, tag: ta, b, tag: tb))
+    }
 
-private let realmDivideFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, argv in
-    setResult(ctx, QueryRuntime.divide(readValue(args(argv, 0)), readValue(args(argv, 1))))
-}
+private let realmDivideFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void =
+    { ctx, _, argv in
+        setResult(ctx, QueryRuntime.divide(readValue(args(argv, 0)), readValue(args(argv, 1))))
+    }
 
 /// realm_dec(op, a, b): decimal + - * / (op 1…4) on decimal text or numbers.
-private let realmDecimalArithmeticFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, argv in
-    let op = sqlite3_value_int64(args(argv, 0))
-    setResult(ctx, QueryRuntime.decimalArithmetic(op, readValue(args(argv, 1)), readValue(args(argv, 2))))
-}
+private let realmDecimalArithmeticFunction:
+    @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, argv in
+        let op = sqlite3_value_int64(args(argv, 0))
+        setResult(ctx, QueryRuntime.decimalArithmetic(op, readValue(args(argv, 1)), readValue(args(argv, 2))))
+    }
 
 // MARK: Aggregates over decimals and mixed values
 
@@ -439,10 +459,14 @@ final class DecimalAccumulator {
         count += 1
         if let m = minValue {
             if QueryRuntime.compareNumbers(n, m) == -1 { minValue = n; minRaw = raw }
-        } else { minValue = n; minRaw = raw }
+        } else {
+            minValue = n; minRaw = raw
+        }
         if let m = maxValue {
             if QueryRuntime.compareNumbers(n, m) == 1 { maxValue = n; maxRaw = raw }
-        } else { maxValue = n; maxRaw = raw }
+        } else {
+            maxValue = n; maxRaw = raw
+        }
     }
 }
 
@@ -457,18 +481,19 @@ private func accumulator(_ ctx: OpaquePointer?, create: Bool) -> DecimalAccumula
     return acc
 }
 
-private let realmAggregateStep: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, argc, argv in
-    let v = readValue(args(argv, 0))
-    if v == .null { return }
-    // With a type tag (a mixed column), only numbers are aggregated; without one, the values are decimals.
-    if argc == 2 {
-        let tagged = args(argv, 1)
-        let tag = sqlite3_value_type(tagged) == SQLITE_NULL ? MixedTag.null.rawValue : sqlite3_value_int64(tagged)
-        guard QueryRuntime.isNumericTag(tag) else { return }
+private let realmAggregateStep: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void =
+    { ctx, argc, argv in
+        let v = readValue(args(argv, 0))
+        if v == .null { return }
+        // With a type tag (a mixed column), only numbers are aggregated; without one, the values are decimals.
+        if argc == 2 {
+            let tagged = args(argv, 1)
+            let tag = sqlite3_value_type(tagged) == SQLITE_NULL ? MixedTag.null.rawValue : sqlite3_value_int64(tagged)
+            guard QueryRuntime.isNumericTag(tag) else { return }
+        }
+        guard let n = QueryRuntime.number(v) else { return }
+        accumulator(ctx, create: true)?.add(n, raw: v)
     }
-    guard let n = QueryRuntime.number(v) else { return }
-    accumulator(ctx, create: true)?.add(n, raw: v)
-}
 
 private let realmAggregateFinal: @convention(c) (OpaquePointer?) -> Void = { ctx in
     let op = Int(bitPattern: sqlite3_user_data(ctx)) - 1

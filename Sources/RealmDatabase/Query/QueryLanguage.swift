@@ -12,8 +12,10 @@ enum QueryLanguage {
     ///
     /// The returned `predicateSQL` may evaluate to NULL for rows that don't match (it is meant
     /// for a WHERE clause, where NULL counts as false).
-    static func compile(_ query: String, arguments: [RealmValue], objectSchema: ObjectSchema, schema: Schema,
-                        keyOf: (DynamicObject) throws -> Int64) throws -> CompiledQuery {
+    static func compile(
+        _ query: String, arguments: [RealmValue], objectSchema: ObjectSchema, schema: Schema,
+        keyOf: (DynamicObject) throws -> Int64
+    ) throws -> CompiledQuery {
         // Object arguments are resolved here, on the caller's thread; errors surface only if used.
         var keys = [ObjectIdentifier: Result<Int64, Error>]()
         func collect(_ v: RealmValue) {
@@ -39,11 +41,14 @@ enum QueryLanguage {
         return try work()
     }
 
-    private static func compileHere(_ query: String, arguments: [RealmValue], objectSchema: ObjectSchema, schema: Schema,
-                                    keyOf: @escaping (DynamicObject) throws -> Int64) throws -> CompiledQuery {
+    private static func compileHere(
+        _ query: String, arguments: [RealmValue], objectSchema: ObjectSchema, schema: Schema,
+        keyOf: @escaping (DynamicObject) throws -> Int64
+    ) throws -> CompiledQuery {
         do {
             let parsed = try QueryParser.parse(query)
-            let translator = QueryTranslator(schema: schema, objectSchema: objectSchema, arguments: arguments, keyOf: keyOf)
+            let translator = QueryTranslator(
+                schema: schema, objectSchema: objectSchema, arguments: arguments, keyOf: keyOf)
             let compiled = try translator.translate(parsed)
             try checkExecutable(compiled, objectSchema: objectSchema, query: query)
             return compiled
@@ -61,10 +66,14 @@ enum QueryLanguage {
             case 0x28, 0x7B: depth += 1; maxDepth = max(maxDepth, depth)
             case 0x29, 0x7D: depth -= 1
             case 0x21, 0x2B, 0x2D, 0x2A, 0x2F: operators += 1
-            case 0x6E, 0x4E: // `not`
+            case 0x6E, 0x4E:  // `not`
                 if i + 2 < bytes.count, bytes[i + 1] | 0x20 == 0x6F, bytes[i + 2] | 0x20 == 0x74 { operators += 1 }
-            case 0x73, 0x53: // `subquery`
-                if i + 7 < bytes.count, bytes[i + 1] | 0x20 == 0x75, bytes[i + 2] | 0x20 == 0x62, bytes[i + 3] | 0x20 == 0x71 { operators += 4 }
+            case 0x73, 0x53:  // `subquery`
+                if i + 7 < bytes.count, bytes[i + 1] | 0x20 == 0x75, bytes[i + 2] | 0x20 == 0x62,
+                    bytes[i + 3] | 0x20 == 0x71
+                {
+                    operators += 4
+                }
             default: break
             }
         }
@@ -121,12 +130,14 @@ enum QueryLanguage {
         }
         guard maxDepth > 8 || compiled.bindings.count > 250 || sql.utf8.count > 200_000 else { return }
         var db: OpaquePointer?
-        guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else {
+        guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db
+        else {
             sqlite3_close_v2(db)
             return
         }
         defer { sqlite3_close_v2(db) }
-        let statement = "SELECT t0.\"_key\" FROM \(StorageLayout.quotedTable(objectSchema.className)) AS t0 WHERE \(sql)"
+        let statement =
+            "SELECT t0.\"_key\" FROM \(StorageLayout.quotedTable(objectSchema.className)) AS t0 WHERE \(sql)"
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v2(db, statement, -1, &stmt, nil)
         sqlite3_finalize(stmt)
@@ -137,10 +148,16 @@ enum QueryLanguage {
         var shown = query
         if shown.count > 200 { shown = String(shown.prefix(200)) + "…" }
         if error.contains("parser stack overflow") || error.contains("too large") || error.contains("maximum depth") {
-            throw RealmError(.query, "Invalid query '\(shown)': it is nested too deeply to run (SQLite: \(error)); simplify the nesting of SUBQUERY, ALL/NONE and AND/OR.")
+            throw RealmError(
+                .query,
+                "Invalid query '\(shown)': it is nested too deeply to run (SQLite: \(error)); simplify the nesting of SUBQUERY, ALL/NONE and AND/OR."
+            )
         }
         if error.contains("too many SQL variables") {
-            throw RealmError(.query, "Invalid query '\(shown)': it holds too many values (\(compiled.bindings.count)); split it or use fewer list elements.")
+            throw RealmError(
+                .query,
+                "Invalid query '\(shown)': it holds too many values (\(compiled.bindings.count)); split it or use fewer list elements."
+            )
         }
         throw RealmError(.query, "Invalid query '\(shown)': it can't be run (SQLite: \(error)).")
     }

@@ -238,9 +238,11 @@ struct QueryLexer {
         let word = text((i + 1)..<j)
         guard Self.atKeywords.contains(word) else {
             let expected = Self.atKeywords.map { "@" + $0 }.joined(separator: ", ")
-            throw QuerySyntaxError(offset: i, message: word.isEmpty
-                ? "invalid character '@'"
-                : "unknown operator '@\(word)' (expected one of \(expected))")
+            throw QuerySyntaxError(
+                offset: i,
+                message: word.isEmpty
+                    ? "invalid character '@'"
+                    : "unknown operator '@\(word)' (expected one of \(expected))")
         }
         i = j
         return .atKeyword(word)
@@ -508,7 +510,8 @@ struct QueryLexer {
             throw QuerySyntaxError(offset: offset, message: "Conversion of dates before 1900 is not supported.")
         }
         guard (1...12).contains(f.month), (1...31).contains(f.day), f.hour < 24, f.minute < 60, f.second < 61,
-              f.nanos < 1_000_000_000, f.year < 10_000 else {
+            f.nanos < 1_000_000_000, f.year < 10_000
+        else {
             throw QuerySyntaxError(offset: offset, message: "invalid date '\(text)'")
         }
         let days = daysFromCivil(f.year, Int(f.month), Int(f.day))
@@ -699,8 +702,9 @@ struct QueryLexer {
         var k = j + 1
         while k < bytes.count, Self.isBase64(bytes[k]) { k += 1 }
         guard at(k) == ASCII.doubleQuote else {
-            throw QuerySyntaxError(offset: i,
-                                   message: "invalid base64 literal: expected base64 characters and a closing '\"'")
+            throw QuerySyntaxError(
+                offset: i,
+                message: "invalid base64 literal: expected base64 characters and a closing '\"'")
         }
         let b64 = text((j + 1)..<k)
         guard let data = Data(base64Encoded: b64) ?? Data(base64Encoded: Self.padBase64(b64)) else {
@@ -728,13 +732,15 @@ struct QueryLexer {
             let body = text((j + 1)..<k)
             let parts = body.split(separator: "-", omittingEmptySubsequences: false)
             if parts.map(\.count) == [8, 4, 4, 4, 12], parts.allSatisfy({ $0.utf8.allSatisfy(Self.isHex) }),
-               let uuid = UUID(uuidString: body) {
+                let uuid = UUID(uuidString: body)
+            {
                 i = k + 1
                 return .uuid(uuid)
             }
         }
-        throw QuerySyntaxError(offset: i,
-                               message: "invalid UUID literal: expected uuid(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)")
+        throw QuerySyntaxError(
+            offset: i,
+            message: "invalid UUID literal: expected uuid(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)")
     }
 
     static func padBase64(_ s: String) -> String {

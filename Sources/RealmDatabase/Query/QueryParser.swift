@@ -24,7 +24,9 @@ struct QueryParser {
     static func parse(_ text: String) throws -> ParsedQuery {
         let utf8Count = text.utf8.count
         guard utf8Count <= maxQueryLength else {
-            throw QuerySyntaxError(offset: maxQueryLength, message: "the query is too long (\(utf8Count) bytes; at most \(maxQueryLength) are allowed)")
+            throw QuerySyntaxError(
+                offset: maxQueryLength,
+                message: "the query is too long (\(utf8Count) bytes; at most \(maxQueryLength) are allowed)")
         }
         let tokens = try QueryLexer.tokenize(text)
         var parser = QueryParser(tokens: tokens, bytes: Array(text.utf8))
@@ -172,9 +174,13 @@ struct QueryParser {
 
     private func missingOperator(after value: QueryExpression, start: QueryToken) -> QuerySyntaxError {
         if case .end = current.kind {
-            return error("expected a comparison operator (==, !=, <, >, BEGINSWITH, IN, …) after \(describe(value, from: start)), found end of query")
+            return error(
+                "expected a comparison operator (==, !=, <, >, BEGINSWITH, IN, …) after \(describe(value, from: start)), found end of query"
+            )
         }
-        return error("expected a comparison operator (==, !=, <, >, BEGINSWITH, IN, …) after \(describe(value, from: start)), found \(text(of: current))")
+        return error(
+            "expected a comparison operator (==, !=, <, >, BEGINSWITH, IN, …) after \(describe(value, from: start)), found \(text(of: current))"
+        )
     }
 
     private func describe(_ value: QueryExpression, from start: QueryToken) -> String {
@@ -373,7 +379,9 @@ struct QueryParser {
         return left
     }
 
-    private func arithmetic(_ op: QueryArithmeticOp, _ l: Node, _ r: Node, _ token: QueryToken) throws -> QueryExpression {
+    private func arithmetic(_ op: QueryArithmeticOp, _ l: Node, _ r: Node, _ token: QueryToken) throws
+        -> QueryExpression
+    {
         guard case .value(let lv) = l, case .value(let rv) = r else {
             throw error("arithmetic ('\(op.rawValue)') needs values on both sides, not predicates", at: token)
         }
@@ -527,7 +535,7 @@ struct QueryParser {
         let start = current
         try enter()
         defer { leave() }
-        advance() // `{`
+        advance()  // `{`
         var items = [QueryExpression]()
         if isSymbol(.rightBrace) {
             advance()
@@ -539,7 +547,9 @@ struct QueryParser {
             guard case .value(let v) = node else { throw error("a list can only hold constants", at: t) }
             switch v {
             case .literal, .argument: items.append(v)
-            default: throw error("a list can only hold constants (literals and $ arguments), not key paths or expressions", at: t)
+            default:
+                throw error(
+                    "a list can only hold constants (literals and $ arguments), not key paths or expressions", at: t)
             }
             if isSymbol(.comma) { advance(); continue }
             if isSymbol(.rightBrace) { advance(); break }
@@ -552,9 +562,14 @@ struct QueryParser {
         let start = current
         try enter()
         defer { leave() }
-        advance() // SUBQUERY
-        advance() // (
-        guard word() != nil || { if case .atKeyword("links") = current.kind { return true }; return false }() else {
+        advance()  // SUBQUERY
+        advance()  // (
+        guard
+            word() != nil
+                || {
+                    if case .atKeyword("links") = current.kind { return true }; return false
+                }()
+        else {
             throw unexpected("a list key path as the first SUBQUERY argument")
         }
         let path = try parseKeyPath()
@@ -578,9 +593,11 @@ struct QueryParser {
 
     private mutating func parseObjectLiteral() throws -> QueryExpression {
         let start = current
-        advance() // obj
-        advance() // (
-        guard case .string(let className) = current.kind else { throw unexpected("a class name string in obj('Class', primaryKey)") }
+        advance()  // obj
+        advance()  // (
+        guard case .string(let className) = current.kind else {
+            throw unexpected("a class name string in obj('Class', primaryKey)")
+        }
         advance()
         try expectSymbol(.comma, "',' in obj('Class', primaryKey)")
         let keyToken = current
@@ -591,7 +608,8 @@ struct QueryParser {
         case .objectId(let o): key = .objectId(o)
         case .uuid(let u): key = .uuid(u)
         case .word(_, .null?): key = .null
-        default: throw error("expected a primary key (string, integer, oid(…), uuid(…) or null) in obj(…)", at: keyToken)
+        default:
+            throw error("expected a primary key (string, integer, oid(…), uuid(…) or null) in obj(…)", at: keyToken)
         }
         advance()
         try expectSymbol(.rightParen, "')' to close obj(…)")
@@ -711,13 +729,15 @@ struct QueryParser {
     /// `@links.Class.property` or `@links` (then `.@count`).
     private mutating func parseLinks(into elements: inout [QueryPathElement]) throws {
         let t = current
-        advance() // @links
+        advance()  // @links
         if isSymbol(.dot), case .word(let className, _) = peek().kind {
             advance()
             advance()
             guard isSymbol(.dot) else { throw unexpected("'.' and a property name after '@links.\(className)'") }
             advance()
-            guard case .word(let property, _) = current.kind else { throw unexpected("a property name after '@links.\(className).'") }
+            guard case .word(let property, _) = current.kind else {
+                throw unexpected("a property name after '@links.\(className).'")
+            }
             advance()
             elements.append(.backlink(className: className, property: property, offset: t.offset))
         } else {

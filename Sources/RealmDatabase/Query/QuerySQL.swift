@@ -23,7 +23,9 @@ struct SQLFragment: ExpressibleByStringInterpolation {
     struct Interpolation: StringInterpolationProtocol {
         var text = ""
         var bindings = [SQLiteValue]()
-        init(literalCapacity: Int, interpolationCount: Int) { text.reserveCapacity(literalCapacity + interpolationCount * 8) }
+        init(literalCapacity: Int, interpolationCount: Int) {
+            text.reserveCapacity(literalCapacity + interpolationCount * 8)
+        }
         mutating func appendLiteral(_ literal: String) { text += literal }
         mutating func appendInterpolation(_ fragment: SQLFragment) {
             text += fragment.text
@@ -254,7 +256,8 @@ struct QueryScalar {
     var taggedSQL: (SQLFragment, SQLFragment) {
         switch type {
         case .mixed: return (sql, tag ?? "0")
-        case .link(let c): return ("(\(SQLFragment.param(.text(c + ":"))) || \(sql))", SQLFragment(String(MixedTag.object.rawValue)))
+        case .link(let c):
+            return ("(\(SQLFragment.param(.text(c + ":"))) || \(sql))", SQLFragment(String(MixedTag.object.rawValue)))
         default: return (sql, SQLFragment(String(type.tag)))
         }
     }

@@ -19,7 +19,10 @@ final class QueryTranslator {
     /// Subquery variables in scope.
     private var variables: [String: Scope] = [:]
 
-    init(schema: Schema, objectSchema: ObjectSchema, arguments: [RealmValue], keyOf: @escaping (DynamicObject) throws -> Int64) {
+    init(
+        schema: Schema, objectSchema: ObjectSchema, arguments: [RealmValue],
+        keyOf: @escaping (DynamicObject) throws -> Int64
+    ) {
         self.schema = schema
         root = Scope(objectSchema: objectSchema, alias: "t0")
         self.arguments = arguments
@@ -29,7 +32,8 @@ final class QueryTranslator {
     func translate(_ query: ParsedQuery) throws -> CompiledQuery {
         let condition = try predicate(query.predicate, negated: false)
         let descriptors = try clauses(query.clauses)
-        return CompiledQuery(predicateSQL: condition.sql.text, bindings: condition.sql.bindings, descriptors: descriptors)
+        return CompiledQuery(
+            predicateSQL: condition.sql.text, bindings: condition.sql.bindings, descriptors: descriptors)
     }
 
     func newAlias() -> String {
@@ -75,7 +79,10 @@ final class QueryTranslator {
         case let .quantifiedArgument(n, q, offset):
             let op = try argument(n, offset: offset, quantifier: q)
             guard case .list = op else {
-                throw fail(offset, "'\(q.rawValue)' must be followed by a key path that contains a list or by a list; argument $\(n) is not a list")
+                throw fail(
+                    offset,
+                    "'\(q.rawValue)' must be followed by a key path that contains a list or by a list; argument $\(n) is not a list"
+                )
             }
             return op
         case let .list(items, q, offset):
@@ -105,7 +112,9 @@ final class QueryTranslator {
     }
 
     func literal(_ lit: QueryLiteral, offset: Int, text: String) throws -> QueryOperand {
-        func c(_ v: QueryConstant.Value) -> QueryOperand { .constant(QueryConstant(value: v, offset: offset, text: text, isLiteral: true)) }
+        func c(_ v: QueryConstant.Value) -> QueryOperand {
+            .constant(QueryConstant(value: v, offset: offset, text: text, isLiteral: true))
+        }
         switch lit {
         case .null: return c(.null)
         case .bool(let b): return c(.bool(b))
@@ -120,8 +129,13 @@ final class QueryTranslator {
         case .uuid(let u): return c(.uuid(u))
         case .objectKey(let k): return c(.objectKey(k))
         case .objectByPrimaryKey(let className, let key):
-            guard let target = schema[className] else { throw fail(offset, "No class named '\(className)' in obj('\(className)', …)") }
-            guard let pk = target.primaryKeyProperty else { throw fail(offset, "Class '\(className)' has no primary key, so obj('\(className)', …) can't find an object") }
+            guard let target = schema[className] else {
+                throw fail(offset, "No class named '\(className)' in obj('\(className)', …)")
+            }
+            guard let pk = target.primaryKeyProperty else {
+                throw fail(
+                    offset, "Class '\(className)' has no primary key, so obj('\(className)', …) can't find an object")
+            }
             let value: SQLiteValue
             switch (pk.type, key) {
             case (_, .null): value = .null
@@ -136,10 +150,16 @@ final class QueryTranslator {
                 guard let u = UUID(uuidString: s) else { throw fail(offset, "'\(s)' is not a UUID") }
                 value = .blob(u.realmBytes)
             default:
-                throw fail(offset, "the primary key of '\(className)' is of type '\(pk.type.rawValue)'; the value in obj(…) doesn't match")
+                throw fail(
+                    offset,
+                    "the primary key of '\(className)' is of type '\(pk.type.rawValue)'; the value in obj(…) doesn't match"
+                )
             }
-            let sql: SQLFragment = "(SELECT \"_key\" FROM \(raw: StorageLayout.quotedTable(className)) WHERE \(raw: StorageLayout.quote(pk.name)) IS \(SQLFragment.param(value)))"
-            return .scalar(QueryScalar(sql: sql, tag: nil, type: .link(className), nullable: true, isColumn: false, text: text, depth: 3))
+            let sql: SQLFragment =
+                "(SELECT \"_key\" FROM \(raw: StorageLayout.quotedTable(className)) WHERE \(raw: StorageLayout.quote(pk.name)) IS \(SQLFragment.param(value)))"
+            return .scalar(
+                QueryScalar(
+                    sql: sql, tag: nil, type: .link(className), nullable: true, isColumn: false, text: text, depth: 3))
         }
     }
 
@@ -147,19 +167,29 @@ final class QueryTranslator {
         guard n < arguments.count else {
             if arguments.isEmpty { throw fail(offset, "Attempt to retreive an argument when no arguments were given") }
             let count = arguments.count
-            throw fail(offset, "Request for argument at index \(n) but only \(count) argument\(count == 1 ? " is" : "s are") provided")
+            throw fail(
+                offset,
+                "Request for argument at index \(n) but only \(count) argument\(count == 1 ? " is" : "s are") provided")
         }
         let text = "$\(n)"
         switch arguments[n] {
         case .list(let items):
             var constants = [QueryConstant]()
             for item in items {
-                if case .list = item { throw fail(offset, "argument \(text) is a list of lists, which can't be compared") }
-                constants.append(QueryConstant(value: try constantValue(item, offset: offset, text: text), offset: offset, text: text, isLiteral: false))
+                if case .list = item {
+                    throw fail(offset, "argument \(text) is a list of lists, which can't be compared")
+                }
+                constants.append(
+                    QueryConstant(
+                        value: try constantValue(item, offset: offset, text: text), offset: offset, text: text,
+                        isLiteral: false))
             }
             return .list(constants, quantifier, offset: offset, text: text)
         case let v:
-            return .constant(QueryConstant(value: try constantValue(v, offset: offset, text: text), offset: offset, text: text, isLiteral: false))
+            return .constant(
+                QueryConstant(
+                    value: try constantValue(v, offset: offset, text: text), offset: offset, text: text,
+                    isLiteral: false))
         }
     }
 
@@ -237,42 +267,72 @@ final class QueryTranslator {
 
     private func scalarColumn(_ alias: String, _ p: Property, text: String, isColumn: Bool) -> QueryScalar {
         let type = QueryValueType(p.type, objectClassName: p.objectClassName)
-        return QueryScalar(sql: SQLFragment(column(alias, p.name)),
-                           tag: p.type == .mixed ? SQLFragment(column(alias, StorageLayout.typeTagColumn(p.name))) : nil,
-                           type: type, nullable: p.isOptional || p.type == .mixed, isColumn: isColumn, text: text)
+        return QueryScalar(
+            sql: SQLFragment(column(alias, p.name)),
+            tag: p.type == .mixed ? SQLFragment(column(alias, StorageLayout.typeTagColumn(p.name))) : nil,
+            type: type, nullable: p.isOptional || p.type == .mixed, isColumn: isColumn, text: text)
     }
 
     /// Joins the object a link key points to (a to-one hop).
     private func materialize(_ walk: inout Walk, key: SQLFragment, target: ObjectSchema) -> Scope {
         let a = newAlias()
-        walk.hops.append(Hop(items: [JoinItem(table: StorageLayout.quotedTable(target.className), alias: a, on: "\(raw: a).\"_key\" = \(key)")], toMany: false, order: nil))
+        walk.hops.append(
+            Hop(
+                items: [
+                    JoinItem(
+                        table: StorageLayout.quotedTable(target.className), alias: a, on: "\(raw: a).\"_key\" = \(key)")
+                ], toMany: false, order: nil))
         return Scope(objectSchema: target, alias: a)
     }
 
     /// One row per element of a collection property (a to-many hop).
-    private func expand(_ walk: inout Walk, owner: Scope, property p: Property, text: String, offset: Int) throws -> Cursor {
+    private func expand(_ walk: inout Walk, owner: Scope, property p: Property, text: String, offset: Int) throws
+        -> Cursor
+    {
         let s = newAlias()
-        walk.hops.append(Hop(items: [JoinItem(table: sideTable(owner.objectSchema, p), alias: s, on: "\(raw: s).owner = \(raw: owner.alias).\"_key\"")],
-                             toMany: true, order: p.collection == .list ? "\(s).pos, \(s).\"_row\"" : "\(s).\"_row\""))
+        walk.hops.append(
+            Hop(
+                items: [
+                    JoinItem(
+                        table: sideTable(owner.objectSchema, p), alias: s,
+                        on: "\(raw: s).owner = \(raw: owner.alias).\"_key\"")
+                ],
+                toMany: true, order: p.collection == .list ? "\(s).pos, \(s).\"_row\"" : "\(s).\"_row\""))
         if p.type == .object {
-            return .link(key: "\(raw: s).value", target: try classSchema(p.objectClassName, offset: offset), isColumn: false, depth: 0)
+            return .link(
+                key: "\(raw: s).value", target: try classSchema(p.objectClassName, offset: offset), isColumn: false,
+                depth: 0)
         }
         let type = QueryValueType(p.type, objectClassName: nil)
-        return .value(QueryScalar(sql: "\(raw: s).value", tag: p.type == .mixed ? "\(raw: s).value__t" : nil,
-                                  type: type, nullable: p.isOptional || p.type == .mixed, isColumn: false, text: text))
+        return .value(
+            QueryScalar(
+                sql: "\(raw: s).value", tag: p.type == .mixed ? "\(raw: s).value__t" : nil,
+                type: type, nullable: p.isOptional || p.type == .mixed, isColumn: false, text: text))
     }
 
     /// One row per object linking here through `source.property`.
-    private func expandBacklinks(_ walk: inout Walk, target: Scope, source: ObjectSchema, property q: Property) -> Cursor {
+    private func expandBacklinks(_ walk: inout Walk, target: Scope, source: ObjectSchema, property q: Property)
+        -> Cursor
+    {
         if q.collection == .none {
             let b = newAlias()
-            walk.hops.append(Hop(items: [JoinItem(table: StorageLayout.quotedTable(source.className), alias: b,
-                                                  on: "\(raw: column(b, q.name)) = \(raw: target.alias).\"_key\"")], toMany: true, order: "\(b).\"_key\""))
+            walk.hops.append(
+                Hop(
+                    items: [
+                        JoinItem(
+                            table: StorageLayout.quotedTable(source.className), alias: b,
+                            on: "\(raw: column(b, q.name)) = \(raw: target.alias).\"_key\"")
+                    ], toMany: true, order: "\(b).\"_key\""))
             return .object(Scope(objectSchema: source, alias: b))
         }
         let s = newAlias()
-        walk.hops.append(Hop(items: [JoinItem(table: sideTable(source, q), alias: s, on: "\(raw: s).value = \(raw: target.alias).\"_key\"")],
-                             toMany: true, order: "\(s).\"_row\""))
+        walk.hops.append(
+            Hop(
+                items: [
+                    JoinItem(
+                        table: sideTable(source, q), alias: s, on: "\(raw: s).value = \(raw: target.alias).\"_key\"")
+                ],
+                toMany: true, order: "\(s).\"_row\""))
         return .link(key: "\(raw: s).owner", target: source, isColumn: false, depth: 0)
     }
 
@@ -387,15 +447,18 @@ final class QueryTranslator {
             walk.cursor = .collection(owner: scope, property: p)
         } else if p.type == .object {
             let target = try classSchema(p.objectClassName, offset: offset)
-            walk.cursor = .link(key: SQLFragment(column(scope.alias, p.name)), target: target, isColumn: plain, depth: 0)
+            walk.cursor = .link(
+                key: SQLFragment(column(scope.alias, p.name)), target: target, isColumn: plain, depth: 0)
         } else {
             walk.cursor = .value(scalarColumn(scope.alias, p, text: path.text, isColumn: plain))
         }
     }
 
     /// `@links.Class.property`: the objects of `Class` whose `property` links to the cursor's object.
-    private func stepBacklink(_ walk: inout Walk, className: String, propertyName: String, offset: Int,
-                              path: QueryKeyPath) throws {
+    private func stepBacklink(
+        _ walk: inout Walk, className: String, propertyName: String, offset: Int,
+        path: QueryKeyPath
+    ) throws {
         guard let scope = try toObject(&walk, path: path, offset: offset, next: "@links") else {
             throw fail(offset, notFollowable(walk.cursor, name: "@links", walked: walk.walked))
         }
@@ -407,30 +470,38 @@ final class QueryTranslator {
             throw fail(offset, "No property '\(propertyName)' found on object type '\(className)' (in '\(written)')")
         }
         guard q.type == .object, q.objectClassName == scope.className else {
-            throw fail(offset, "'\(className).\(propertyName)' is not a link to '\(scope.className)', "
-                + "so '\(written)' has no objects")
+            throw fail(
+                offset,
+                "'\(className).\(propertyName)' is not a link to '\(scope.className)', "
+                    + "so '\(written)' has no objects")
         }
         walk.cursor = .backlinks(target: scope, source: source, property: q)
     }
 
     /// `@links` on its own: every link to the cursor's object, which can only be counted.
-    private func stepAllBacklinks(_ walk: inout Walk, following: QueryPathElement?, offset: Int,
-                                  path: QueryKeyPath) throws {
+    private func stepAllBacklinks(
+        _ walk: inout Walk, following: QueryPathElement?, offset: Int,
+        path: QueryKeyPath
+    ) throws {
         guard let scope = try toObject(&walk, path: path, offset: offset, next: "@links") else {
             throw fail(offset, notFollowable(walk.cursor, name: "@links", walked: walk.walked))
         }
         switch following {
         case .count, .size: break
         default:
-            throw fail(offset, "'@links' on its own must be followed by '.@count' "
-                + "(or name the class and property: '@links.Class.property')")
+            throw fail(
+                offset,
+                "'@links' on its own must be followed by '.@count' "
+                    + "(or name the class and property: '@links.Class.property')")
         }
         walk.cursor = .allBacklinks(scope)
     }
 
     /// `@sum`, `@avg`, `@min`, `@max`, with the property name that may follow (which it consumes).
-    private func stepAggregate(_ walk: inout Walk, _ op: QueryAggregate, _ elements: [QueryPathElement], at i: Int,
-                               offset: Int, path: QueryKeyPath) throws -> Int {
+    private func stepAggregate(
+        _ walk: inout Walk, _ op: QueryAggregate, _ elements: [QueryPathElement], at i: Int,
+        offset: Int, path: QueryKeyPath
+    ) throws -> Int {
         var property: String?
         var next = i + 1
         if i + 1 < elements.count {
@@ -461,8 +532,10 @@ final class QueryTranslator {
         let on: SQLFragment = "\(raw: s).owner = \(raw: owner.alias).\"_key\""
         let item = JoinItem(table: sideTable(owner.objectSchema, p), alias: s, on: on)
         walk.hops.append(Hop(items: [item], toMany: true, order: "\(s).\"_row\""))
-        walk.cursor = .value(QueryScalar(sql: "\(raw: s).key", tag: nil, type: .string, nullable: false,
-                                         isColumn: false, text: path.text))
+        walk.cursor = .value(
+            QueryScalar(
+                sql: "\(raw: s).key", tag: nil, type: .string, nullable: false,
+                isColumn: false, text: path.text))
     }
 
     /// `@type`: the type name of the mixed value at the cursor (of each element of a mixed collection).
@@ -473,8 +546,10 @@ final class QueryTranslator {
         guard case .value(let v) = walk.cursor, v.type == .mixed, let tag = v.tag else {
             throw fail(offset, "'@type' can only follow a mixed property")
         }
-        walk.cursor = .value(QueryScalar(sql: "COALESCE(\(tag), 0)", tag: nil, type: .typeName, nullable: false,
-                                         isColumn: false, text: path.text, depth: v.depth + 1))
+        walk.cursor = .value(
+            QueryScalar(
+                sql: "COALESCE(\(tag), 0)", tag: nil, type: .typeName, nullable: false,
+                isColumn: false, text: path.text, depth: v.depth + 1))
     }
 
     /// The element value where the walk ended: a value, a link's key, or an object's own key.
@@ -482,11 +557,13 @@ final class QueryTranslator {
         let text = path.text
         switch walk.cursor {
         case .object(let scope):
-            return QueryScalar(sql: SQLFragment.raw("\(scope.alias).\"_key\""), tag: nil, type: .link(scope.className),
-                               nullable: false, isColumn: false, text: text)
+            return QueryScalar(
+                sql: SQLFragment.raw("\(scope.alias).\"_key\""), tag: nil, type: .link(scope.className),
+                nullable: false, isColumn: false, text: text)
         case .link(let key, let target, let isColumn, let depth):
-            return QueryScalar(sql: key, tag: nil, type: .link(target.className), nullable: true, isColumn: isColumn,
-                               text: text, depth: depth)
+            return QueryScalar(
+                sql: key, tag: nil, type: .link(target.className), nullable: true, isColumn: isColumn,
+                text: text, depth: depth)
         case .value(let v):
             return v
         case .collection(let owner, let p):
@@ -494,18 +571,21 @@ final class QueryTranslator {
             switch walk.cursor {
             case .value(let v): return v
             case .link(let key, let target, _, _):
-                return QueryScalar(sql: key, tag: nil, type: .link(target.className), nullable: true, isColumn: false,
-                                   text: text)
+                return QueryScalar(
+                    sql: key, tag: nil, type: .link(target.className), nullable: true, isColumn: false,
+                    text: text)
             default: throw fail(path.offset, "internal error resolving '\(text)'")
             }
         case .backlinks(let target, let source, let q):
             switch expandBacklinks(&walk, target: target, source: source, property: q) {
             case .object(let s):
-                return QueryScalar(sql: SQLFragment.raw("\(s.alias).\"_key\""), tag: nil, type: .link(s.className),
-                                   nullable: false, isColumn: false, text: text)
+                return QueryScalar(
+                    sql: SQLFragment.raw("\(s.alias).\"_key\""), tag: nil, type: .link(s.className),
+                    nullable: false, isColumn: false, text: text)
             case .link(let key, let t, _, _):
-                return QueryScalar(sql: key, tag: nil, type: .link(t.className), nullable: false, isColumn: false,
-                                   text: text)
+                return QueryScalar(
+                    sql: key, tag: nil, type: .link(t.className), nullable: false, isColumn: false,
+                    text: text)
             default: throw fail(path.offset, "internal error resolving '\(text)'")
             }
         case .allBacklinks:
@@ -523,24 +603,30 @@ final class QueryTranslator {
         }
         let correlation = items[0].on
         if walk.hops.contains(where: \.toMany) {
-            return .multi(QueryMulti(from: from, correlation: correlation, element: element,
-                                     order: walk.hops.compactMap { $0.toMany ? $0.order : nil }, text: text, offset: offset), nil)
+            return .multi(
+                QueryMulti(
+                    from: from, correlation: correlation, element: element,
+                    order: walk.hops.compactMap { $0.toMany ? $0.order : nil }, text: text, offset: offset), nil)
         }
         func sub(_ expr: SQLFragment) -> SQLFragment {
             let s: SQLFragment = "(SELECT \(expr) FROM \(from) WHERE \(correlation))"
             if let empty = walk.emptyValue { return "COALESCE(\(s), \(raw: empty))" }
             return s
         }
-        return .scalar(QueryScalar(sql: sub(element.sql), tag: element.tag.map(sub), type: element.type, nullable: true,
-                                   isColumn: false, text: text, depth: element.depth + 2 * walk.hops.count))
+        return .scalar(
+            QueryScalar(
+                sql: sub(element.sql), tag: element.tag.map(sub), type: element.type, nullable: true,
+                isColumn: false, text: text, depth: element.depth + 2 * walk.hops.count))
     }
 
     private func notFollowable(_ cursor: Cursor, name: String, walked: String) -> String {
         switch cursor {
         case .value(let v):
-            return "'\(walked.isEmpty ? v.text : walked)' is of type '\(v.type.name)' and has no property '\(name)'; only links can be followed with '.'"
+            return
+                "'\(walked.isEmpty ? v.text : walked)' is of type '\(v.type.name)' and has no property '\(name)'; only links can be followed with '.'"
         case .collection(let owner, let p):
-            return "Property '\(owner.className).\(p.name)' is a collection of '\(p.type.rawValue)' and has no property '\(name)'"
+            return
+                "Property '\(owner.className).\(p.name)' is a collection of '\(p.type.rawValue)' and has no property '\(name)'"
         case .allBacklinks:
             return "'@links' on its own must be followed by '.@count'"
         default:
@@ -548,19 +634,27 @@ final class QueryTranslator {
         }
     }
 
-    private func mapLookup(owner: Scope, property p: Property, key: String, text: String, offset: Int) throws -> Cursor {
+    private func mapLookup(owner: Scope, property p: Property, key: String, text: String, offset: Int) throws -> Cursor
+    {
         let table = sideTable(owner.objectSchema, p)
         func lookup(_ col: String) -> SQLFragment {
             "(SELECT \(raw: col) FROM \(raw: table) WHERE owner = \(raw: owner.alias).\"_key\" AND key = \(SQLFragment.param(.text(key))))"
         }
         if p.type == .object {
-            return .link(key: lookup("value"), target: try classSchema(p.objectClassName, offset: offset), isColumn: false, depth: 2)
+            return .link(
+                key: lookup("value"), target: try classSchema(p.objectClassName, offset: offset), isColumn: false,
+                depth: 2)
         }
-        return .value(QueryScalar(sql: lookup("value"), tag: p.type == .mixed ? lookup("value__t") : nil,
-                                  type: QueryValueType(p.type, objectClassName: nil), nullable: true, isColumn: false, text: text, depth: 2))
+        return .value(
+            QueryScalar(
+                sql: lookup("value"), tag: p.type == .mixed ? lookup("value__t") : nil,
+                type: QueryValueType(p.type, objectClassName: nil), nullable: true, isColumn: false, text: text,
+                depth: 2))
     }
 
-    private func listElement(owner: Scope, property p: Property, index: QueryIndex, text: String, offset: Int) throws -> Cursor {
+    private func listElement(owner: Scope, property p: Property, index: QueryIndex, text: String, offset: Int) throws
+        -> Cursor
+    {
         let table = sideTable(owner.objectSchema, p)
         let order: String
         let skip: Int
@@ -570,13 +664,20 @@ final class QueryTranslator {
         case .position(let n): order = "pos, \"_row\""; skip = n
         }
         func element(_ col: String) -> SQLFragment {
-            SQLFragment.raw("(SELECT \(col) FROM \(table) WHERE owner = \(owner.alias).\"_key\" ORDER BY \(order) LIMIT 1 OFFSET \(skip))")
+            SQLFragment.raw(
+                "(SELECT \(col) FROM \(table) WHERE owner = \(owner.alias).\"_key\" ORDER BY \(order) LIMIT 1 OFFSET \(skip))"
+            )
         }
         if p.type == .object {
-            return .link(key: element("value"), target: try classSchema(p.objectClassName, offset: offset), isColumn: false, depth: 2)
+            return .link(
+                key: element("value"), target: try classSchema(p.objectClassName, offset: offset), isColumn: false,
+                depth: 2)
         }
-        return .value(QueryScalar(sql: element("value"), tag: p.type == .mixed ? element("value__t") : nil,
-                                  type: QueryValueType(p.type, objectClassName: nil), nullable: true, isColumn: false, text: text, depth: 2))
+        return .value(
+            QueryScalar(
+                sql: element("value"), tag: p.type == .mixed ? element("value__t") : nil,
+                type: QueryValueType(p.type, objectClassName: nil), nullable: true, isColumn: false, text: text,
+                depth: 2))
     }
 
     /// `@count` / `@size`: elements of a collection, links to an object, or length of a string.
@@ -586,7 +687,9 @@ final class QueryTranslator {
         }
         switch walk.cursor {
         case .collection(let owner, let p):
-            return int("(SELECT COUNT(*) FROM \(raw: sideTable(owner.objectSchema, p)) WHERE owner = \(raw: owner.alias).\"_key\")")
+            return int(
+                "(SELECT COUNT(*) FROM \(raw: sideTable(owner.objectSchema, p)) WHERE owner = \(raw: owner.alias).\"_key\")"
+            )
         case .backlinks(let target, let source, let q):
             return int(backlinkCount(target: target, source: source, property: q))
         case .allBacklinks(let target):
@@ -598,9 +701,13 @@ final class QueryTranslator {
                     } else if q.type == .mixed {
                         let ref = SQLFragment.param(.text(target.className + ":"))
                         if q.collection == .none {
-                            parts.append("(SELECT COUNT(*) FROM \(raw: StorageLayout.quotedTable(source.className)) WHERE \(raw: StorageLayout.quote(StorageLayout.typeTagColumn(q.name))) = 9 AND \(raw: StorageLayout.quote(q.name)) = \(ref) || \(raw: target.alias).\"_key\")")
+                            parts.append(
+                                "(SELECT COUNT(*) FROM \(raw: StorageLayout.quotedTable(source.className)) WHERE \(raw: StorageLayout.quote(StorageLayout.typeTagColumn(q.name))) = 9 AND \(raw: StorageLayout.quote(q.name)) = \(ref) || \(raw: target.alias).\"_key\")"
+                            )
                         } else {
-                            parts.append("(SELECT COUNT(*) FROM \(raw: sideTable(source, q)) WHERE value__t = 9 AND value = \(ref) || \(raw: target.alias).\"_key\")")
+                            parts.append(
+                                "(SELECT COUNT(*) FROM \(raw: sideTable(source, q)) WHERE value__t = 9 AND value = \(ref) || \(raw: target.alias).\"_key\")"
+                            )
                         }
                     }
                 }
@@ -612,12 +719,19 @@ final class QueryTranslator {
         case .value(let v):
             switch v.type {
             case .string, .data:
-                return QueryScalar(sql: "length(CAST(\(v.sql) AS BLOB))", tag: nil, type: .int, nullable: true, isColumn: false, text: text, depth: v.depth + 2)
+                return QueryScalar(
+                    sql: "length(CAST(\(v.sql) AS BLOB))", tag: nil, type: .int, nullable: true, isColumn: false,
+                    text: text, depth: v.depth + 2)
             case .mixed:
                 let tag = v.tag ?? "0"
-                return QueryScalar(sql: "(CASE WHEN \(tag) IN (3, 4) THEN length(CAST(\(v.sql) AS BLOB)) END)", tag: nil, type: .int, nullable: true, isColumn: false, text: text, depth: v.depth + 3)
+                return QueryScalar(
+                    sql: "(CASE WHEN \(tag) IN (3, 4) THEN length(CAST(\(v.sql) AS BLOB)) END)", tag: nil, type: .int,
+                    nullable: true, isColumn: false, text: text, depth: v.depth + 3)
             default:
-                throw fail(offset, "'@count' / '@size' can only follow a collection, a link, a string or binary data; '\(v.text)' is of type '\(v.type.name)'")
+                throw fail(
+                    offset,
+                    "'@count' / '@size' can only follow a collection, a link, a string or binary data; '\(v.text)' is of type '\(v.type.name)'"
+                )
             }
         case .object:
             throw fail(offset, "'@count' / '@size' must follow a collection property")
@@ -626,7 +740,8 @@ final class QueryTranslator {
 
     private func backlinkCount(target: Scope, source: ObjectSchema, property q: Property) -> SQLFragment {
         if q.collection == .none {
-            return "(SELECT COUNT(*) FROM \(raw: StorageLayout.quotedTable(source.className)) WHERE \(raw: StorageLayout.quote(q.name)) = \(raw: target.alias).\"_key\")"
+            return
+                "(SELECT COUNT(*) FROM \(raw: StorageLayout.quotedTable(source.className)) WHERE \(raw: StorageLayout.quote(q.name)) = \(raw: target.alias).\"_key\")"
         }
         return "(SELECT COUNT(*) FROM \(raw: sideTable(source, q)) WHERE value = \(raw: target.alias).\"_key\")"
     }
@@ -642,8 +757,10 @@ final class QueryTranslator {
     }
 
     /// `@sum`, `@avg`, `@min`, `@max` of a collection (of a property of its objects for links).
-    private func aggregate(_ walk: inout Walk, _ op: QueryAggregate, property: String?, text: String,
-                           offset: Int) throws -> (QueryScalar, String?) {
+    private func aggregate(
+        _ walk: inout Walk, _ op: QueryAggregate, property: String?, text: String,
+        offset: Int
+    ) throws -> (QueryScalar, String?) {
         var source = try aggregateSource(walk.cursor, op, offset: offset)
         if let elementClass = source.elementClass {
             try selectAggregateProperty(&source, of: elementClass, op, property: property, text: text, offset: offset)
@@ -653,8 +770,9 @@ final class QueryTranslator {
         let (expr, type, empty) = try aggregateExpression(op, source, text: text, offset: offset)
         var sql: SQLFragment = "(SELECT \(raw: expr) FROM \(source.from))"
         if let empty { sql = "COALESCE(\(sql), \(raw: empty))" }
-        let scalar = QueryScalar(sql: sql, tag: nil, type: type, nullable: empty == nil, isColumn: false, text: text,
-                                 depth: 4)
+        let scalar = QueryScalar(
+            sql: sql, tag: nil, type: type, nullable: empty == nil, isColumn: false, text: text,
+            depth: 4)
         return (scalar, empty)
     }
 
@@ -669,11 +787,13 @@ final class QueryTranslator {
                 let target = try classSchema(p.objectClassName, offset: offset)
                 let a = newAlias()
                 let join = " JOIN \(StorageLayout.quotedTable(target.className)) AS \(a) ON \(a).\"_key\" = \(s).value"
-                return AggregateSource(from: from + SQLFragment.raw(join + " WHERE \(correlation)"),
-                                       valueType: p.type, value: a, tag: nil, elementClass: target)
+                return AggregateSource(
+                    from: from + SQLFragment.raw(join + " WHERE \(correlation)"),
+                    valueType: p.type, value: a, tag: nil, elementClass: target)
             }
-            return AggregateSource(from: from + SQLFragment.raw(" WHERE \(correlation)"), valueType: p.type,
-                                   value: "\(s).value", tag: p.type == .mixed ? "\(s).value__t" : nil, elementClass: nil)
+            return AggregateSource(
+                from: from + SQLFragment.raw(" WHERE \(correlation)"), valueType: p.type,
+                value: "\(s).value", tag: p.type == .mixed ? "\(s).value__t" : nil, elementClass: nil)
         case .backlinks(let target, let source, let q):
             let sourceTable = StorageLayout.quotedTable(source.className)
             if q.collection == .none {
@@ -682,30 +802,39 @@ final class QueryTranslator {
                 return AggregateSource(from: from, valueType: .object, value: s, tag: nil, elementClass: source)
             }
             let a = newAlias()
-            let from: SQLFragment = "\(raw: sideTable(source, q)) AS \(raw: s) "
+            let from: SQLFragment =
+                "\(raw: sideTable(source, q)) AS \(raw: s) "
                 + "JOIN \(raw: sourceTable) AS \(raw: a) ON \(raw: a).\"_key\" = \(raw: s).owner "
                 + "WHERE \(raw: s).value = \(raw: target.alias).\"_key\""
             return AggregateSource(from: from, valueType: .object, value: a, tag: nil, elementClass: source)
         default:
-            throw fail(offset, "'\(op.rawValue)' can only be used on a collection property "
-                + "('list.\(op.rawValue)' or 'links.\(op.rawValue).property')")
+            throw fail(
+                offset,
+                "'\(op.rawValue)' can only be used on a collection property "
+                    + "('list.\(op.rawValue)' or 'links.\(op.rawValue).property')")
         }
     }
 
     /// For a collection of objects: aggregates `property` of each object instead.
-    private func selectAggregateProperty(_ source: inout AggregateSource, of elementClass: ObjectSchema,
-                                         _ op: QueryAggregate, property: String?, text: String, offset: Int) throws {
+    private func selectAggregateProperty(
+        _ source: inout AggregateSource, of elementClass: ObjectSchema,
+        _ op: QueryAggregate, property: String?, text: String, offset: Int
+    ) throws {
         let className = elementClass.className
         guard let property else {
-            throw fail(offset, "'\(op.rawValue)' on a collection of '\(className)' objects needs a property: "
-                + "'\(text).\(op.rawValue).<property>'")
+            throw fail(
+                offset,
+                "'\(op.rawValue)' on a collection of '\(className)' objects needs a property: "
+                    + "'\(text).\(op.rawValue).<property>'")
         }
         guard let p = elementClass[property], p.isPersisted else {
             throw fail(offset, "No property '\(property)' found on object type '\(className)'")
         }
         guard !p.isCollection, p.type != .object else {
-            throw fail(offset, "'\(op.rawValue)' needs a property of single values, but '\(className).\(property)' "
-                + "is a \(p.isCollection ? "collection" : "link")")
+            throw fail(
+                offset,
+                "'\(op.rawValue)' needs a property of single values, but '\(className).\(property)' "
+                    + "is a \(p.isCollection ? "collection" : "link")")
         }
         let alias = source.value
         source.valueType = p.type
@@ -715,8 +844,10 @@ final class QueryTranslator {
 
     /// The SQL aggregate for `op` over values of the source's type, its result type, and its value
     /// over no rows when that is not NULL.
-    private func aggregateExpression(_ op: QueryAggregate, _ source: AggregateSource, text: String,
-                                     offset: Int) throws -> (expr: String, type: QueryValueType, empty: String?) {
+    private func aggregateExpression(
+        _ op: QueryAggregate, _ source: AggregateSource, text: String,
+        offset: Int
+    ) throws -> (expr: String, type: QueryValueType, empty: String?) {
         let name: String
         switch op {
         case .sum: name = "sum"
@@ -757,26 +888,43 @@ final class QueryTranslator {
 
     // MARK: - SUBQUERY
 
-    private func subqueryCount(_ path: QueryKeyPath, variable: String, _ pred: QueryPredicate, offset: Int) throws -> QueryScalar {
-        guard !variable.contains(".") else { throw fail(offset, "the SUBQUERY variable '\(variable)' can't contain '.'") }
-        guard variables[variable] == nil else {
-            throw fail(offset, "Unable to create a subquery expression with variable '\(variable)' since an identical variable already exists in this context")
+    private func subqueryCount(_ path: QueryKeyPath, variable: String, _ pred: QueryPredicate, offset: Int) throws
+        -> QueryScalar
+    {
+        guard !variable.contains(".") else {
+            throw fail(offset, "the SUBQUERY variable '\(variable)' can't contain '.'")
         }
-        guard case .multi(let m, _) = try resolve(path), case .link(let className) = m.element.type, let target = schema[className] else {
-            throw fail(path.offset, "A subquery must operate on a list of objects (a list, set or dictionary of links, or backlinks); '\(path.text)' is not one")
+        guard variables[variable] == nil else {
+            throw fail(
+                offset,
+                "Unable to create a subquery expression with variable '\(variable)' since an identical variable already exists in this context"
+            )
+        }
+        guard case .multi(let m, _) = try resolve(path), case .link(let className) = m.element.type,
+            let target = schema[className]
+        else {
+            throw fail(
+                path.offset,
+                "A subquery must operate on a list of objects (a list, set or dictionary of links, or backlinks); '\(path.text)' is not one"
+            )
         }
         // The variable is the object each chain row reaches.
         let alias = newAlias()
         variables[variable] = Scope(objectSchema: target, alias: alias)
         defer { variables[variable] = nil }
         let condition = try predicate(pred, negated: false)
-        let sql: SQLFragment = "(SELECT COUNT(*) FROM \(m.from) JOIN \(raw: StorageLayout.quotedTable(className)) AS \(raw: alias) ON \(raw: alias).\"_key\" = \(m.element.sql) WHERE \(m.correlation) AND (\(condition.sql)))"
-        return QueryScalar(sql: sql, tag: nil, type: .int, nullable: false, isColumn: false, text: "SUBQUERY(\(path.text), \(variable), …).@count", depth: condition.depth + 8)
+        let sql: SQLFragment =
+            "(SELECT COUNT(*) FROM \(m.from) JOIN \(raw: StorageLayout.quotedTable(className)) AS \(raw: alias) ON \(raw: alias).\"_key\" = \(m.element.sql) WHERE \(m.correlation) AND (\(condition.sql)))"
+        return QueryScalar(
+            sql: sql, tag: nil, type: .int, nullable: false, isColumn: false,
+            text: "SUBQUERY(\(path.text), \(variable), …).@count", depth: condition.depth + 8)
     }
 
     // MARK: - Arithmetic
 
-    func arithmetic(_ op: QueryArithmeticOp, _ l: QueryExpression, _ r: QueryExpression, offset: Int) throws -> QueryScalar {
+    func arithmetic(_ op: QueryArithmeticOp, _ l: QueryExpression, _ r: QueryExpression, offset: Int) throws
+        -> QueryScalar
+    {
         func numeric(_ e: QueryExpression) throws -> QueryScalar {
             switch try operand(e) {
             case .scalar(let s):
@@ -784,22 +932,38 @@ final class QueryTranslator {
                 case .int, .float, .double, .decimal: return s
                 case .mixed:
                     let tag = s.tag ?? "0"
-                    return QueryScalar(sql: "(CASE WHEN \(tag) IN (1, 6, 7) THEN \(s.sql) WHEN \(tag) = 8 THEN CAST(\(s.sql) AS REAL) END)", tag: nil, type: .double, nullable: true, isColumn: false, text: s.text, depth: s.depth + 2)
+                    return QueryScalar(
+                        sql:
+                            "(CASE WHEN \(tag) IN (1, 6, 7) THEN \(s.sql) WHEN \(tag) = 8 THEN CAST(\(s.sql) AS REAL) END)",
+                        tag: nil, type: .double, nullable: true, isColumn: false, text: s.text, depth: s.depth + 2)
                 default:
                     throw fail(offset, "Cannot apply '\(op.rawValue)' to '\(s.text)' of type '\(s.type.name)'")
                 }
             case .constant(let c):
                 switch c.value {
-                case .int(let i): return QueryScalar(sql: .param(.integer(i)), tag: nil, type: .int, nullable: false, isColumn: false, text: c.text)
+                case .int(let i):
+                    return QueryScalar(
+                        sql: .param(.integer(i)), tag: nil, type: .int, nullable: false, isColumn: false, text: c.text)
                 case .double(let d, let literal):
-                    return QueryScalar(sql: .param(.real(d)), tag: nil, type: .double, nullable: false, isColumn: false, text: literal ?? c.text)
-                case .float(let f): return QueryScalar(sql: .param(.real(Double(f))), tag: nil, type: .float, nullable: false, isColumn: false, text: c.text)
-                case .decimal(let d): return QueryScalar(sql: .param(.text(d.description)), tag: nil, type: .decimal, nullable: false, isColumn: false, text: c.text)
-                case .null: return QueryScalar(sql: "NULL", tag: nil, type: .int, nullable: true, isColumn: false, text: c.text)
+                    return QueryScalar(
+                        sql: .param(.real(d)), tag: nil, type: .double, nullable: false, isColumn: false,
+                        text: literal ?? c.text)
+                case .float(let f):
+                    return QueryScalar(
+                        sql: .param(.real(Double(f))), tag: nil, type: .float, nullable: false, isColumn: false,
+                        text: c.text)
+                case .decimal(let d):
+                    return QueryScalar(
+                        sql: .param(.text(d.description)), tag: nil, type: .decimal, nullable: false, isColumn: false,
+                        text: c.text)
+                case .null:
+                    return QueryScalar(sql: "NULL", tag: nil, type: .int, nullable: true, isColumn: false, text: c.text)
                 default: throw fail(c.offset, "Cannot apply '\(op.rawValue)' to \(c.text) of type '\(c.typeName)'")
                 }
             case .multi(let m, _):
-                throw fail(m.offset, "arithmetic on a collection ('\(m.text)') is not supported; use an aggregate such as @sum")
+                throw fail(
+                    m.offset, "arithmetic on a collection ('\(m.text)') is not supported; use an aggregate such as @sum"
+                )
             case .list(_, _, let o, _):
                 throw fail(o, "arithmetic on a list is not supported")
             }
@@ -807,10 +971,15 @@ final class QueryTranslator {
         let a = try numeric(l)
         let b = try numeric(r)
         let type: QueryValueType
-        if a.type == .decimal || b.type == .decimal { type = .decimal }
-        else if a.type == .double || b.type == .double { type = .double }
-        else if a.type == .float || b.type == .float { type = .float }
-        else { type = .int }
+        if a.type == .decimal || b.type == .decimal {
+            type = .decimal
+        } else if a.type == .double || b.type == .double {
+            type = .double
+        } else if a.type == .float || b.type == .float {
+            type = .float
+        } else {
+            type = .int
+        }
         let sql: SQLFragment
         if type == .decimal {
             let code = ["+": 1, "-": 2, "*": 3, "/": 4][op.rawValue]!
@@ -820,8 +989,9 @@ final class QueryTranslator {
         } else {
             sql = "(\(a.sql) \(raw: op.rawValue) \(b.sql))"
         }
-        return QueryScalar(sql: sql, tag: nil, type: type == .float ? .double : type, nullable: true, isColumn: false,
-                           text: "\(a.text) \(op.rawValue) \(b.text)", depth: max(a.depth, b.depth) + 1)
+        return QueryScalar(
+            sql: sql, tag: nil, type: type == .float ? .double : type, nullable: true, isColumn: false,
+            text: "\(a.text) \(op.rawValue) \(b.text)", depth: max(a.depth, b.depth) + 1)
     }
 
     // MARK: - SORT / DISTINCT / LIMIT
@@ -832,7 +1002,9 @@ final class QueryTranslator {
         for clause in parsed {
             switch clause {
             case .sort(let keys, _):
-                let descriptors = try keys.map { SortDescriptor(keyPath: try descriptorKeyPath($0.0, clause: "sort"), ascending: $0.ascending) }
+                let descriptors = try keys.map {
+                    SortDescriptor(keyPath: try descriptorKeyPath($0.0, clause: "sort"), ascending: $0.ascending)
+                }
                 if lastWasSort, case .sort(let previous)? = out.last {
                     // Consecutive SORT clauses merge, the later keys first (realm-core's MergeMode::prepend).
                     out[out.count - 1] = .sort(descriptors + previous)
@@ -858,25 +1030,40 @@ final class QueryTranslator {
         if let v = path.variable { names.append(v) }
         for element in path.elements {
             guard case .property(let name, _) = element else {
-                throw fail(element.offset, "Cannot \(clause) on key path '\(path.text)': only properties (through to-one links) can be used in '\(clause)' clauses")
+                throw fail(
+                    element.offset,
+                    "Cannot \(clause) on key path '\(path.text)': only properties (through to-one links) can be used in '\(clause)' clauses"
+                )
             }
             names.append(name)
         }
         for (i, name) in names.enumerated() {
             let offset = i < path.elements.count ? path.elements[min(i, path.elements.count - 1)].offset : path.offset
             guard let p = current[name], p.isPersisted else {
-                throw fail(offset, "No property '\(name)' found on object type '\(current.className)' specified in '\(clause)' clause")
+                throw fail(
+                    offset,
+                    "No property '\(name)' found on object type '\(current.className)' specified in '\(clause)' clause")
             }
             if i == names.count - 1 {
                 guard !p.isCollection else {
-                    throw fail(offset, "Cannot \(clause) on key path '\(path.text)': property '\(current.className).\(name)' is a collection")
+                    throw fail(
+                        offset,
+                        "Cannot \(clause) on key path '\(path.text)': property '\(current.className).\(name)' is a collection"
+                    )
                 }
                 guard p.type != .object else {
-                    throw fail(offset, "Cannot \(clause) on key path '\(path.text)': property '\(current.className).\(name)' is a link")
+                    throw fail(
+                        offset,
+                        "Cannot \(clause) on key path '\(path.text)': property '\(current.className).\(name)' is a link"
+                    )
                 }
             } else {
-                guard p.type == .object, p.collection == .none, let next = p.objectClassName.flatMap({ schema[$0] }) else {
-                    throw fail(offset, "Cannot \(clause) on key path '\(path.text)': property '\(current.className).\(name)' is not a to-one link")
+                guard p.type == .object, p.collection == .none, let next = p.objectClassName.flatMap({ schema[$0] })
+                else {
+                    throw fail(
+                        offset,
+                        "Cannot \(clause) on key path '\(path.text)': property '\(current.className).\(name)' is not a to-one link"
+                    )
                 }
                 current = next
             }
