@@ -51,11 +51,10 @@ enum QueryRuntime {
     /// Case (flag 1) and diacritic (flag 2) folding, Unicode-aware; ASCII takes a fast path.
     static func fold(_ s: String, flags: Int64) -> String {
         if flags == 0 { return s }
-        var ascii = true
-        for b in s.utf8 where b >= 0x80 { ascii = false; break }
-        if ascii {
+        if s.utf8.allSatisfy({ $0 < ASCII.firstNonASCII }) {
             if flags & 1 == 0 { return s }
-            return String(decoding: s.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 + 32 : $0 }, as: UTF8.self)
+            let lowered = s.utf8.map { ASCII.isUpperLetter($0) ? $0 + ASCII.caseOffset : $0 }
+            return String(decoding: lowered, as: UTF8.self)
         }
         var options: String.CompareOptions = []
         if flags & 1 != 0 { options.insert(.caseInsensitive) }
@@ -69,6 +68,11 @@ enum QueryRuntime {
         case text(String)
         case bytes([UInt8])
         case other
+
+        var isNull: Bool {
+            if case .null = self { return true }
+            return false
+        }
     }
 
     /// Realm's string operators with their null rules (realm-core `StringData::contains`,
@@ -77,12 +81,8 @@ enum QueryRuntime {
     static func stringOp(_ op: Int64, flags: Int64, haystack: StringOperand, needle: StringOperand) -> Bool {
         if case .other = haystack { return false }
         if case .other = needle { return false }
-        let hNull: Bool = {
-            if case .null = haystack { return true }; return false
-        }()
-        let nNull: Bool = {
-            if case .null = needle { return true }; return false
-        }()
+        let hNull = haystack.isNull
+        let nNull = needle.isNull
         switch op {
         case opLike:
             if hNull || nNull { return hNull && nNull }
@@ -142,11 +142,17 @@ enum QueryRuntime {
         var starP = -1, starT = 0
         while t < text.count {
             if p < pattern.count && (pattern[p] == "?" || (pattern[p] != "*" && pattern[p] == text[t])) {
-                t += 1; p += 1
+                t += 1
+                p += 1
             } else if p < pattern.count && pattern[p] == "*" {
-                starP = p; starT = t; p += 1
+                // Remember the star: on a mismatch later, it swallows one more character.
+                starP = p
+                starT = t
+                p += 1
             } else if starP >= 0 {
-                p = starP + 1; starT += 1; t = starT
+                p = starP + 1
+                starT += 1
+                t = starT
             } else {
                 return false
             }
@@ -457,15 +463,13 @@ final class DecimalAccumulator {
             sum += d.value
         }
         count += 1
-        if let m = minValue {
-            if QueryRuntime.compareNumbers(n, m) == -1 { minValue = n; minRaw = raw }
-        } else {
-            minValue = n; minRaw = raw
+        if minValue.map({ QueryRuntime.compareNumbers(n, $0) == -1 }) ?? true {
+            minValue = n
+            minRaw = raw
         }
-        if let m = maxValue {
-            if QueryRuntime.compareNumbers(n, m) == 1 { maxValue = n; maxRaw = raw }
-        } else {
-            maxValue = n; maxRaw = raw
+        if maxValue.map({ QueryRuntime.compareNumbers(n, $0) == 1 }) ?? true {
+            maxValue = n
+            maxRaw = raw
         }
     }
 }
@@ -518,7 +522,10 @@ private let realmAggregateFinal: @convention(c) (OpaquePointer?) -> Void = { ctx
     switch op {
     case 0: setResult(ctx, .text(Decimal128(acc?.sum ?? 0).description))
     case 1:
-        guard let acc, acc.count > 0 else { sqlite3_result_null(ctx); return }
+        guard let acc, acc.count > 0 else {
+            sqlite3_result_null(ctx)
+            return
+        }
         setResult(ctx, .text(Decimal128(acc.sum / Decimal(acc.count)).description))
     case 2: setResult(ctx, text(acc?.minValue))
     default: setResult(ctx, text(acc?.maxValue))

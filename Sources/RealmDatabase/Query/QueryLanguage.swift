@@ -60,24 +60,37 @@ enum QueryLanguage {
     /// An upper bound of how deeply a query nests (parentheses, braces, NOT, arithmetic, SUBQUERY).
     static func nestingEstimate(_ query: String) -> Int {
         let bytes = Array(query.utf8)
-        var depth = 0, maxDepth = 0, operators = 0
+        var depth = 0
+        var maxDepth = 0
+        var operators = 0
         for (i, b) in bytes.enumerated() {
             switch b {
-            case 0x28, 0x7B: depth += 1; maxDepth = max(maxDepth, depth)
-            case 0x29, 0x7D: depth -= 1
-            case 0x21, 0x2B, 0x2D, 0x2A, 0x2F: operators += 1
-            case 0x6E, 0x4E:  // `not`
-                if i + 2 < bytes.count, bytes[i + 1] | 0x20 == 0x6F, bytes[i + 2] | 0x20 == 0x74 { operators += 1 }
-            case 0x73, 0x53:  // `subquery`
-                if i + 7 < bytes.count, bytes[i + 1] | 0x20 == 0x75, bytes[i + 2] | 0x20 == 0x62,
-                    bytes[i + 3] | 0x20 == 0x71
-                {
-                    operators += 4
-                }
+            case ASCII.leftParen, ASCII.leftBrace:
+                depth += 1
+                maxDepth = max(maxDepth, depth)
+            case ASCII.rightParen, ASCII.rightBrace:
+                depth -= 1
+            case ASCII.bang, ASCII.plus, ASCII.minus, ASCII.star, ASCII.slash:
+                operators += 1
+            case UInt8(ascii: "n"), UInt8(ascii: "N"):
+                if startsWord(bytes, at: i, continuing: "ot", length: 3) { operators += 1 }
+            case UInt8(ascii: "s"), UInt8(ascii: "S"):
+                if startsWord(bytes, at: i, continuing: "ubq", length: 8) { operators += 4 }
             default: break
             }
         }
         return maxDepth + operators
+    }
+
+    /// Whether the bytes after `i` begin with the lower-case ASCII `rest` in any case, with room for
+    /// a word of `length` bytes from `i` (a cheap test for `not` and `subquery`).
+    private static func startsWord(_ bytes: [UInt8], at i: Int, continuing rest: StaticString, length: Int) -> Bool {
+        guard i + length - 1 < bytes.count else { return false }
+        let lowerCaseBit: UInt8 = 0x20
+        for k in 0..<rest.utf8CodeUnitCount where bytes[i + 1 + k] | lowerCaseBit != rest.utf8Start[k] {
+            return false
+        }
+        return true
     }
 
     private final class StackJob<T>: @unchecked Sendable {
@@ -124,9 +137,15 @@ enum QueryLanguage {
     /// on a scratch connection, so that the user gets a clear error instead of a SQLite one.
     static func checkExecutable(_ compiled: CompiledQuery, objectSchema: ObjectSchema, query: String) throws {
         let sql = compiled.predicateSQL
-        var depth = 0, maxDepth = 0
+        var depth = 0
+        var maxDepth = 0
         for b in sql.utf8 {
-            if b == 0x28 { depth += 1; maxDepth = max(maxDepth, depth) } else if b == 0x29 { depth -= 1 }
+            if b == ASCII.leftParen {
+                depth += 1
+                maxDepth = max(maxDepth, depth)
+            } else if b == ASCII.rightParen {
+                depth -= 1
+            }
         }
         guard maxDepth > 8 || compiled.bindings.count > 250 || sql.utf8.count > 200_000 else { return }
         var db: OpaquePointer?

@@ -551,8 +551,14 @@ struct QueryParser {
                 throw error(
                     "a list can only hold constants (literals and $ arguments), not key paths or expressions", at: t)
             }
-            if isSymbol(.comma) { advance(); continue }
-            if isSymbol(.rightBrace) { advance(); break }
+            if isSymbol(.comma) {
+                advance()
+                continue
+            }
+            if isSymbol(.rightBrace) {
+                advance()
+                break
+            }
             throw unexpected("',' or '}' in the list")
         }
         return .list(items, quantifier: quantifier, offset: start.offset)
@@ -564,12 +570,9 @@ struct QueryParser {
         defer { leave() }
         advance()  // SUBQUERY
         advance()  // (
-        guard
-            word() != nil
-                || {
-                    if case .atKeyword("links") = current.kind { return true }; return false
-                }()
-        else {
+        var isLinks = false
+        if case .atKeyword("links") = current.kind { isLinks = true }
+        guard word() != nil || isLinks else {
             throw unexpected("a list key path as the first SUBQUERY argument")
         }
         let path = try parseKeyPath()

@@ -290,7 +290,10 @@ struct QueryConstant {
     var text: String
     var isLiteral: Bool
 
-    var isNull: Bool { if case .null = value { return true }; return false }
+    var isNull: Bool {
+        if case .null = value { return true }
+        return false
+    }
     var isNaN: Bool {
         switch value {
         case .double(let d, _): return d.isNaN

@@ -659,9 +659,9 @@ final class QueryTranslator {
         let order: String
         let skip: Int
         switch index {
-        case .first: order = "pos, \"_row\""; skip = 0
-        case .last: order = "pos DESC, \"_row\" DESC"; skip = 0
-        case .position(let n): order = "pos, \"_row\""; skip = n
+        case .first: (order, skip) = ("pos, \"_row\"", 0)
+        case .last: (order, skip) = ("pos DESC, \"_row\" DESC", 0)
+        case .position(let n): (order, skip) = ("pos, \"_row\"", n)
         }
         func element(_ col: String) -> SQLFragment {
             SQLFragment.raw(
