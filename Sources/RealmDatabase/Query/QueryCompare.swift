@@ -134,7 +134,8 @@ extension QueryTranslator {
         let order = m.order.isEmpty ? "1" : m.order.joined(separator: ", ")
         for (i, c) in items.enumerated() {
             func nth(_ e: SQLFragment) -> SQLFragment {
-                "(SELECT \(e) FROM \(m.from) WHERE \(m.correlation) ORDER BY \(raw: order) LIMIT 1 OFFSET \(raw: String(i)))"
+                "(SELECT \(e) FROM \(m.from) WHERE \(m.correlation) ORDER BY \(raw: order) LIMIT 1 OFFSET "
+                    + "\(raw: String(i)))"
             }
             var element = m.element
             element.sql = nth(m.element.sql)
@@ -164,7 +165,8 @@ extension QueryTranslator {
             guard q == .all else {
                 throw fail(
                     l.offset,
-                    "BETWEEN can't be used on a list with \(q.map { "'\($0.rawValue)'" } ?? "no quantifier"); use 'ALL \(m.text) BETWEEN {…}'"
+                    "BETWEEN can't be used on a list with \(q.map { "'\($0.rawValue)'" } ?? "no quantifier"); use 'ALL "
+                        + "\(m.text) BETWEEN {…}'"
                 )
             }
             return try quantified(m, .all) { try range(.scalar($0)) }
@@ -432,12 +434,14 @@ extension QueryTranslator {
             let (value, tag) = c.tagged
             if case .decimal = c.value {
                 parts.append(
-                    "(\(g) IN (1, 6, 7, 8) AND \(cmpResult("realm_cmp(\(v), \(g), \(SQLFragment.param(value)), \(raw: String(tag)))", op)))"
+                    "(\(g) IN (1, 6, 7, 8) AND "
+                        + "\(cmpResult("realm_cmp(\(v), \(g), \(SQLFragment.param(value)), \(raw: String(tag)))", op)))"
                 )
             } else {
                 parts.append("(\(g) IN (1, 6, 7) AND \(v) \(raw: sqlOp) \(SQLFragment.param(value)))")
                 parts.append(
-                    "(\(g) = 8 AND \(cmpResult("realm_cmp(\(v), 8, \(SQLFragment.param(value)), \(raw: String(tag)))", op)))"
+                    "(\(g) = 8 AND "
+                        + "\(cmpResult("realm_cmp(\(v), 8, \(SQLFragment.param(value)), \(raw: String(tag)))", op)))"
                 )
             }
             // Realm ranks bools below numbers when comparing across the two.
@@ -485,7 +489,8 @@ extension QueryTranslator {
         guard let codes = groups[name.lowercased()] else {
             throw fail(
                 c.offset,
-                "Unable to parse the type attribute string '\(name)' (expected one of \(groups.keys.sorted().joined(separator: ", ")))"
+                "Unable to parse the type attribute string '\(name)' (expected one of "
+                    + "\(groups.keys.sorted().joined(separator: ", ")))"
             )
         }
         let list = codes.map(String.init).joined(separator: ", ")
@@ -503,7 +508,8 @@ extension QueryTranslator {
         guard s.type == .string || s.type == .data || s.type == .mixed else {
             throw fail(
                 offset,
-                "Unsupported comparison '\(op.rawValue)\(options.suffix)' between type '\(s.type.name)' and type '\(c.typeName)': '\(options.suffix)' applies to strings"
+                "Unsupported comparison '\(op.rawValue)\(options.suffix)' between type '\(s.type.name)' and type "
+                    + "'\(c.typeName)': '\(options.suffix)' applies to strings"
             )
         }
         let equal: QueryCondition
@@ -519,7 +525,8 @@ extension QueryTranslator {
                 equal = .atom("realm_fold(\(s.sql), \(raw: String(options.foldFlags))) = \(folded)", depth: s.depth + 2)
             case .mixed:
                 equal = .atom(
-                    "(\(s.tag ?? "0") IN (3, 4) AND realm_fold(\(s.sql), \(raw: String(options.foldFlags))) = \(folded))",
+                    "(\(s.tag ?? "0") IN (3, 4) AND realm_fold(\(s.sql), \(raw: String(options.foldFlags))) = "
+                        + "\(folded))",
                     depth: s.depth + 2)
             default:
                 equal = .atom(
@@ -545,7 +552,8 @@ extension QueryTranslator {
             for s in [a, b] where !(s.type == .string || s.type == .data || s.type == .mixed) {
                 throw fail(
                     offset,
-                    "Unsupported comparison '\(op.rawValue)\(options.suffix)' between type '\(a.type.name)' and type '\(b.type.name)': '\(options.suffix)' applies to strings"
+                    "Unsupported comparison '\(op.rawValue)\(options.suffix)' between type '\(a.type.name)' and type "
+                        + "'\(b.type.name)': '\(options.suffix)' applies to strings"
                 )
             }
             let eq = QueryCondition.atom(

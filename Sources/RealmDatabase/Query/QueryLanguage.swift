@@ -169,13 +169,15 @@ enum QueryLanguage {
         if error.contains("parser stack overflow") || error.contains("too large") || error.contains("maximum depth") {
             throw RealmError(
                 .query,
-                "Invalid query '\(shown)': it is nested too deeply to run (SQLite: \(error)); simplify the nesting of SUBQUERY, ALL/NONE and AND/OR."
+                "Invalid query '\(shown)': it is nested too deeply to run (SQLite: \(error)); simplify the nesting of "
+                    + "SUBQUERY, ALL/NONE and AND/OR."
             )
         }
         if error.contains("too many SQL variables") {
             throw RealmError(
                 .query,
-                "Invalid query '\(shown)': it holds too many values (\(compiled.bindings.count)); split it or use fewer list elements."
+                "Invalid query '\(shown)': it holds too many values (\(compiled.bindings.count)); split it or use "
+                    + "fewer list elements."
             )
         }
         throw RealmError(.query, "Invalid query '\(shown)': it can't be run (SQLite: \(error)).")

@@ -175,11 +175,13 @@ struct QueryParser {
     private func missingOperator(after value: QueryExpression, start: QueryToken) -> QuerySyntaxError {
         if case .end = current.kind {
             return error(
-                "expected a comparison operator (==, !=, <, >, BEGINSWITH, IN, …) after \(describe(value, from: start)), found end of query"
+                "expected a comparison operator (==, !=, <, >, BEGINSWITH, IN, …) after "
+                    + "\(describe(value, from: start)), found end of query"
             )
         }
         return error(
-            "expected a comparison operator (==, !=, <, >, BEGINSWITH, IN, …) after \(describe(value, from: start)), found \(text(of: current))"
+            "expected a comparison operator (==, !=, <, >, BEGINSWITH, IN, …) after \(describe(value, from: start)), "
+                + "found \(text(of: current))"
         )
     }
 
@@ -588,7 +590,8 @@ struct QueryParser {
         guard isSymbol(.dot) else { throw unexpected("'.@count' or '.@size' after SUBQUERY(…)") }
         advance()
         guard case .atKeyword(let k) = current.kind, k == "count" || k == "size" else {
-            throw unexpected("'@count' or '@size' after SUBQUERY(…) (other aggregates are not supported on subqueries)")
+            throw unexpected(
+                "'@count' or '@size' after SUBQUERY(…) (other aggregates are not supported on subqueries)")
         }
         advance()
         return .subqueryCount(path, variable: variable, predicate, offset: start.offset)
@@ -612,7 +615,8 @@ struct QueryParser {
         case .uuid(let u): key = .uuid(u)
         case .word(_, .null?): key = .null
         default:
-            throw error("expected a primary key (string, integer, oid(…), uuid(…) or null) in obj(…)", at: keyToken)
+            throw error(
+                "expected a primary key (string, integer, oid(…), uuid(…) or null) in obj(…)", at: keyToken)
         }
         advance()
         try expectSymbol(.rightParen, "')' to close obj(…)")

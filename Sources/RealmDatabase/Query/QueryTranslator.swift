@@ -81,7 +81,8 @@ final class QueryTranslator {
             guard case .list = op else {
                 throw fail(
                     offset,
-                    "'\(q.rawValue)' must be followed by a key path that contains a list or by a list; argument $\(n) is not a list"
+                    "'\(q.rawValue)' must be followed by a key path that contains a list or by a list; argument $\(n) "
+                        + "is not a list"
                 )
             }
             return op
@@ -152,11 +153,13 @@ final class QueryTranslator {
             default:
                 throw fail(
                     offset,
-                    "the primary key of '\(className)' is of type '\(pk.type.rawValue)'; the value in obj(…) doesn't match"
+                    "the primary key of '\(className)' is of type '\(pk.type.rawValue)'; the value in obj(…) doesn't "
+                        + "match"
                 )
             }
             let sql: SQLFragment =
-                "(SELECT \"_key\" FROM \(raw: StorageLayout.quotedTable(className)) WHERE \(raw: StorageLayout.quote(pk.name)) IS \(SQLFragment.param(value)))"
+                "(SELECT \"_key\" FROM \(raw: StorageLayout.quotedTable(className)) WHERE "
+                    + "\(raw: StorageLayout.quote(pk.name)) IS \(SQLFragment.param(value)))"
             return .scalar(
                 QueryScalar(
                     sql: sql, tag: nil, type: .link(className), nullable: true, isColumn: false, text: text, depth: 3))
@@ -623,10 +626,12 @@ final class QueryTranslator {
         switch cursor {
         case .value(let v):
             return
-                "'\(walked.isEmpty ? v.text : walked)' is of type '\(v.type.name)' and has no property '\(name)'; only links can be followed with '.'"
+                "'\(walked.isEmpty ? v.text : walked)' is of type '\(v.type.name)' and has no property '\(name)'; only "
+                    + "links can be followed with '.'"
         case .collection(let owner, let p):
             return
-                "Property '\(owner.className).\(p.name)' is a collection of '\(p.type.rawValue)' and has no property '\(name)'"
+                "Property '\(owner.className).\(p.name)' is a collection of '\(p.type.rawValue)' and has no property "
+                    + "'\(name)'"
         case .allBacklinks:
             return "'@links' on its own must be followed by '.@count'"
         default:
@@ -638,7 +643,8 @@ final class QueryTranslator {
     {
         let table = sideTable(owner.objectSchema, p)
         func lookup(_ col: String) -> SQLFragment {
-            "(SELECT \(raw: col) FROM \(raw: table) WHERE owner = \(raw: owner.alias).\"_key\" AND key = \(SQLFragment.param(.text(key))))"
+            "(SELECT \(raw: col) FROM \(raw: table) WHERE owner = \(raw: owner.alias).\"_key\" AND key = "
+                + "\(SQLFragment.param(.text(key))))"
         }
         if p.type == .object {
             return .link(
@@ -665,7 +671,8 @@ final class QueryTranslator {
         }
         func element(_ col: String) -> SQLFragment {
             SQLFragment.raw(
-                "(SELECT \(col) FROM \(table) WHERE owner = \(owner.alias).\"_key\" ORDER BY \(order) LIMIT 1 OFFSET \(skip))"
+                "(SELECT \(col) FROM \(table) WHERE owner = \(owner.alias).\"_key\" ORDER BY \(order) LIMIT 1 OFFSET "
+                    + "\(skip))"
             )
         }
         if p.type == .object {
@@ -688,7 +695,8 @@ final class QueryTranslator {
         switch walk.cursor {
         case .collection(let owner, let p):
             return int(
-                "(SELECT COUNT(*) FROM \(raw: sideTable(owner.objectSchema, p)) WHERE owner = \(raw: owner.alias).\"_key\")"
+                "(SELECT COUNT(*) FROM \(raw: sideTable(owner.objectSchema, p)) WHERE owner = "
+                    + "\(raw: owner.alias).\"_key\")"
             )
         case .backlinks(let target, let source, let q):
             return int(backlinkCount(target: target, source: source, property: q))
@@ -702,11 +710,14 @@ final class QueryTranslator {
                         let ref = SQLFragment.param(.text(target.className + ":"))
                         if q.collection == .none {
                             parts.append(
-                                "(SELECT COUNT(*) FROM \(raw: StorageLayout.quotedTable(source.className)) WHERE \(raw: StorageLayout.quote(StorageLayout.typeTagColumn(q.name))) = 9 AND \(raw: StorageLayout.quote(q.name)) = \(ref) || \(raw: target.alias).\"_key\")"
+                                "(SELECT COUNT(*) FROM \(raw: StorageLayout.quotedTable(source.className)) WHERE "
+                                    + "\(raw: StorageLayout.quote(StorageLayout.typeTagColumn(q.name))) = 9 AND "
+                                    + "\(raw: StorageLayout.quote(q.name)) = \(ref) || \(raw: target.alias).\"_key\")"
                             )
                         } else {
                             parts.append(
-                                "(SELECT COUNT(*) FROM \(raw: sideTable(source, q)) WHERE value__t = 9 AND value = \(ref) || \(raw: target.alias).\"_key\")"
+                                "(SELECT COUNT(*) FROM \(raw: sideTable(source, q)) WHERE value__t = 9 AND value = "
+                                    + "\(ref) || \(raw: target.alias).\"_key\")"
                             )
                         }
                     }
@@ -730,7 +741,8 @@ final class QueryTranslator {
             default:
                 throw fail(
                     offset,
-                    "'@count' / '@size' can only follow a collection, a link, a string or binary data; '\(v.text)' is of type '\(v.type.name)'"
+                    "'@count' / '@size' can only follow a collection, a link, a string or binary data; '\(v.text)' is "
+                        + "of type '\(v.type.name)'"
                 )
             }
         case .object:
@@ -741,7 +753,8 @@ final class QueryTranslator {
     private func backlinkCount(target: Scope, source: ObjectSchema, property q: Property) -> SQLFragment {
         if q.collection == .none {
             return
-                "(SELECT COUNT(*) FROM \(raw: StorageLayout.quotedTable(source.className)) WHERE \(raw: StorageLayout.quote(q.name)) = \(raw: target.alias).\"_key\")"
+                "(SELECT COUNT(*) FROM \(raw: StorageLayout.quotedTable(source.className)) WHERE "
+                    + "\(raw: StorageLayout.quote(q.name)) = \(raw: target.alias).\"_key\")"
         }
         return "(SELECT COUNT(*) FROM \(raw: sideTable(source, q)) WHERE value = \(raw: target.alias).\"_key\")"
     }
@@ -897,7 +910,8 @@ final class QueryTranslator {
         guard variables[variable] == nil else {
             throw fail(
                 offset,
-                "Unable to create a subquery expression with variable '\(variable)' since an identical variable already exists in this context"
+                "Unable to create a subquery expression with variable '\(variable)' since an identical variable "
+                    + "already exists in this context"
             )
         }
         guard case .multi(let m, _) = try resolve(path), case .link(let className) = m.element.type,
@@ -905,7 +919,8 @@ final class QueryTranslator {
         else {
             throw fail(
                 path.offset,
-                "A subquery must operate on a list of objects (a list, set or dictionary of links, or backlinks); '\(path.text)' is not one"
+                "A subquery must operate on a list of objects (a list, set or dictionary of links, or backlinks); "
+                    + "'\(path.text)' is not one"
             )
         }
         // The variable is the object each chain row reaches.
@@ -914,7 +929,8 @@ final class QueryTranslator {
         defer { variables[variable] = nil }
         let condition = try predicate(pred, negated: false)
         let sql: SQLFragment =
-            "(SELECT COUNT(*) FROM \(m.from) JOIN \(raw: StorageLayout.quotedTable(className)) AS \(raw: alias) ON \(raw: alias).\"_key\" = \(m.element.sql) WHERE \(m.correlation) AND (\(condition.sql)))"
+            "(SELECT COUNT(*) FROM \(m.from) JOIN \(raw: StorageLayout.quotedTable(className)) AS \(raw: alias) ON "
+                + "\(raw: alias).\"_key\" = \(m.element.sql) WHERE \(m.correlation) AND (\(condition.sql)))"
         return QueryScalar(
             sql: sql, tag: nil, type: .int, nullable: false, isColumn: false,
             text: "SUBQUERY(\(path.text), \(variable), …).@count", depth: condition.depth + 8)
@@ -934,7 +950,8 @@ final class QueryTranslator {
                     let tag = s.tag ?? "0"
                     return QueryScalar(
                         sql:
-                            "(CASE WHEN \(tag) IN (1, 6, 7) THEN \(s.sql) WHEN \(tag) = 8 THEN CAST(\(s.sql) AS REAL) END)",
+                            "(CASE WHEN \(tag) IN (1, 6, 7) THEN \(s.sql) WHEN \(tag) = 8 THEN CAST(\(s.sql) AS REAL) "
+                                + "END)",
                         tag: nil, type: .double, nullable: true, isColumn: false, text: s.text, depth: s.depth + 2)
                 default:
                     throw fail(offset, "Cannot apply '\(op.rawValue)' to '\(s.text)' of type '\(s.type.name)'")
@@ -1032,7 +1049,8 @@ final class QueryTranslator {
             guard case .property(let name, _) = element else {
                 throw fail(
                     element.offset,
-                    "Cannot \(clause) on key path '\(path.text)': only properties (through to-one links) can be used in '\(clause)' clauses"
+                    "Cannot \(clause) on key path '\(path.text)': only properties (through to-one links) can be used "
+                        + "in '\(clause)' clauses"
                 )
             }
             names.append(name)
@@ -1048,7 +1066,8 @@ final class QueryTranslator {
                 guard !p.isCollection else {
                     throw fail(
                         offset,
-                        "Cannot \(clause) on key path '\(path.text)': property '\(current.className).\(name)' is a collection"
+                        "Cannot \(clause) on key path '\(path.text)': property '\(current.className).\(name)' is a "
+                            + "collection"
                     )
                 }
                 guard p.type != .object else {
@@ -1062,7 +1081,8 @@ final class QueryTranslator {
                 else {
                     throw fail(
                         offset,
-                        "Cannot \(clause) on key path '\(path.text)': property '\(current.className).\(name)' is not a to-one link"
+                        "Cannot \(clause) on key path '\(path.text)': property '\(current.className).\(name)' is not a "
+                            + "to-one link"
                     )
                 }
                 current = next
