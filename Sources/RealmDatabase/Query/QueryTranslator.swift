@@ -941,52 +941,8 @@ final class QueryTranslator {
     func arithmetic(_ op: QueryArithmeticOp, _ l: QueryExpression, _ r: QueryExpression, offset: Int) throws
         -> QueryScalar
     {
-        func numeric(_ e: QueryExpression) throws -> QueryScalar {
-            switch try operand(e) {
-            case .scalar(let s):
-                switch s.type {
-                case .int, .float, .double, .decimal: return s
-                case .mixed:
-                    let tag = s.tag ?? "0"
-                    return QueryScalar(
-                        sql:
-                            "(CASE WHEN \(tag) IN (1, 6, 7) THEN \(s.sql) WHEN \(tag) = 8 THEN CAST(\(s.sql) AS REAL) "
-                                + "END)",
-                        tag: nil, type: .double, nullable: true, isColumn: false, text: s.text, depth: s.depth + 2)
-                default:
-                    throw fail(offset, "Cannot apply '\(op.rawValue)' to '\(s.text)' of type '\(s.type.name)'")
-                }
-            case .constant(let c):
-                switch c.value {
-                case .int(let i):
-                    return QueryScalar(
-                        sql: .param(.integer(i)), tag: nil, type: .int, nullable: false, isColumn: false, text: c.text)
-                case .double(let d, let literal):
-                    return QueryScalar(
-                        sql: .param(.real(d)), tag: nil, type: .double, nullable: false, isColumn: false,
-                        text: literal ?? c.text)
-                case .float(let f):
-                    return QueryScalar(
-                        sql: .param(.real(Double(f))), tag: nil, type: .float, nullable: false, isColumn: false,
-                        text: c.text)
-                case .decimal(let d):
-                    return QueryScalar(
-                        sql: .param(.text(d.description)), tag: nil, type: .decimal, nullable: false, isColumn: false,
-                        text: c.text)
-                case .null:
-                    return QueryScalar(sql: "NULL", tag: nil, type: .int, nullable: true, isColumn: false, text: c.text)
-                default: throw fail(c.offset, "Cannot apply '\(op.rawValue)' to \(c.text) of type '\(c.typeName)'")
-                }
-            case .multi(let m, _):
-                throw fail(
-                    m.offset, "arithmetic on a collection ('\(m.text)') is not supported; use an aggregate such as @sum"
-                )
-            case .list(_, _, let o, _):
-                throw fail(o, "arithmetic on a list is not supported")
-            }
-        }
-        let a = try numeric(l)
-        let b = try numeric(r)
+        let a = try arithmeticOperand(l, op, offset: offset)
+        let b = try arithmeticOperand(r, op, offset: offset)
         let type: QueryValueType
         if a.type == .decimal || b.type == .decimal {
             type = .decimal
@@ -999,7 +955,14 @@ final class QueryTranslator {
         }
         let sql: SQLFragment
         if type == .decimal {
-            let code = ["+": 1, "-": 2, "*": 3, "/": 4][op.rawValue]!
+            // The operation codes of `realm_dec` (QueryRuntime.decimalArithmetic).
+            let code: Int
+            switch op {
+            case .add: code = 1
+            case .subtract: code = 2
+            case .multiply: code = 3
+            case .divide: code = 4
+            }
             sql = "realm_dec(\(raw: String(code)), \(a.sql), \(b.sql))"
         } else if op == .divide {
             sql = "realm_div(\(a.sql), \(b.sql))"
@@ -1009,6 +972,52 @@ final class QueryTranslator {
         return QueryScalar(
             sql: sql, tag: nil, type: type == .float ? .double : type, nullable: true, isColumn: false,
             text: "\(a.text) \(op.rawValue) \(b.text)", depth: max(a.depth, b.depth) + 1)
+    }
+
+    /// One side of an arithmetic operation: a number (a mixed value counts when it holds one).
+    private func arithmeticOperand(_ e: QueryExpression, _ op: QueryArithmeticOp, offset: Int) throws -> QueryScalar {
+        switch try operand(e) {
+        case .scalar(let s):
+            switch s.type {
+            case .int, .float, .double, .decimal: return s
+            case .mixed:
+                let tag = s.tag ?? "0"
+                return QueryScalar(
+                    sql:
+                        "(CASE WHEN \(tag) IN (1, 6, 7) THEN \(s.sql) WHEN \(tag) = 8 THEN CAST(\(s.sql) AS REAL) "
+                            + "END)",
+                    tag: nil, type: .double, nullable: true, isColumn: false, text: s.text, depth: s.depth + 2)
+            default:
+                throw fail(offset, "Cannot apply '\(op.rawValue)' to '\(s.text)' of type '\(s.type.name)'")
+            }
+        case .constant(let c):
+            switch c.value {
+            case .int(let i):
+                return QueryScalar(
+                    sql: .param(.integer(i)), tag: nil, type: .int, nullable: false, isColumn: false, text: c.text)
+            case .double(let d, let literal):
+                return QueryScalar(
+                    sql: .param(.real(d)), tag: nil, type: .double, nullable: false, isColumn: false,
+                    text: literal ?? c.text)
+            case .float(let f):
+                return QueryScalar(
+                    sql: .param(.real(Double(f))), tag: nil, type: .float, nullable: false, isColumn: false,
+                    text: c.text)
+            case .decimal(let d):
+                return QueryScalar(
+                    sql: .param(.text(d.description)), tag: nil, type: .decimal, nullable: false, isColumn: false,
+                    text: c.text)
+            case .null:
+                return QueryScalar(sql: "NULL", tag: nil, type: .int, nullable: true, isColumn: false, text: c.text)
+            default: throw fail(c.offset, "Cannot apply '\(op.rawValue)' to \(c.text) of type '\(c.typeName)'")
+            }
+        case .multi(let m, _):
+            throw fail(
+                m.offset, "arithmetic on a collection ('\(m.text)') is not supported; use an aggregate such as @sum"
+            )
+        case .list(_, _, let o, _):
+            throw fail(o, "arithmetic on a list is not supported")
+        }
     }
 
     // MARK: - SORT / DISTINCT / LIMIT
