@@ -168,7 +168,7 @@ public enum RealmJSON {
     }
 }
 
-extension Host {
+extension TenantHost {
     /// The JSON dump of a user's realm.
     public func exportJSON(user: String) throws -> Data {
         try withTenant(user) { try RealmJSON.export($0.realm) }

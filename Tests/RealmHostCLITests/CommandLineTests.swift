@@ -294,7 +294,7 @@ final class CommandLineTests: XCTestCase {
             """)
         XCTAssertEqual(try workspace.run(["run", "--user", "alice", "fill.lua"]).status, 0)
         let export = try workspace.run(["export", "--user", "alice", "--format", "json"])
-        if export.stderr.contains("not implemented yet") { throw XCTSkip("Host.exportJSON is not there yet") }
+        if export.stderr.contains("not implemented yet") { throw XCTSkip("TenantHost.exportJSON is not there yet") }
         XCTAssertEqual(export.status, 0, export.stderr)
         XCTAssertTrue(export.stdout.contains("Diane"), export.stdout)
         try workspace.write("alice.json", export.stdout)

@@ -17,7 +17,7 @@ import RealmLua
 /// - On a pipe there is no prompt or colour; errors go to standard error as `stdin:LINE: message`
 ///   and the exit status is 1 if any chunk failed.
 final class ReplSession {
-    let host: RealmHost.Host
+    let host: TenantHost
     private(set) var user: String
     var mode: OutputMode
     var timer = false
@@ -41,7 +41,7 @@ final class ReplSession {
     /// The last error, for `.trace`.
     var lastError: Error?
 
-    init(host: RealmHost.Host, user: String, mode: OutputMode, interactive: Bool, colour: Bool, errorColour: Bool) {
+    init(host: TenantHost, user: String, mode: OutputMode, interactive: Bool, colour: Bool, errorColour: Bool) {
         self.host = host
         self.user = user
         self.mode = mode
