@@ -16,10 +16,11 @@ enum OutputMode: String, CaseIterable, Sendable {
 
 /// Prints what a REPL statement returns.
 ///
-/// Objects, results and lists are found with `RealmLuaRuntime.inspect`. In table mode, results
+/// Objects, results and lists are found with `LuaValueReader.inspect` (the tenant session's). In table mode, results
 /// show their first `maxRows` objects and end with `… N more`.
 struct ValuePrinter {
-    let runtime: RealmLuaRuntime
+    /// The tenant session's view of the returned values (objects behind userdata, table items).
+    let reader: LuaValueReader
     var mode: OutputMode
     var style: Style
     /// Rows shown for results and lists in table mode.
@@ -48,7 +49,7 @@ struct ValuePrinter {
     // MARK: Table mode
 
     func tableText(_ value: LuaValue) throws -> String {
-        if let inspected = try runtime.inspect(value) {
+        if let inspected = try reader.inspect(value) {
             switch inspected {
             case .object(let o):
                 guard let schema = o.objectSchema else { return o.description }
@@ -124,11 +125,11 @@ struct ValuePrinter {
 
     /// A Lua sequence whose items are all objects of one class (`{dog1, dog2}`), else nil.
     func objectSequence(_ ref: LuaTableRef) throws -> ([DynamicObject], ObjectSchema)? {
-        let n = try runtime.state.length(ref)
+        let n = try reader.length(ref)
         guard n > 0 else { return nil }
         var objects = [DynamicObject]()
         for i in 1...n {
-            guard case .object(let o)? = try runtime.inspect(try runtime.state.get(ref, .integer(Int64(i)))) else { return nil }
+            guard case .object(let o)? = try reader.inspect(try reader.element(ref, at: i)) else { return nil }
             if let first = objects.first, first.className != o.className { return nil }
             objects.append(o)
         }
@@ -194,7 +195,7 @@ struct ValuePrinter {
         case .bytes(let b): return LuaText.quoted(String(decoding: b, as: UTF8.self))
         case .function, .opaque: return try tostring(value)
         case .userdata:
-            if let inspected = try runtime.inspect(value) {
+            if let inspected = try reader.inspect(value) {
                 switch inspected {
                 case .object(let o): return try luaObject(o, indent: indent, depth: depth)
                 case .results(let r):
@@ -207,10 +208,10 @@ struct ValuePrinter {
                 case .realm: return try tostring(value)
                 }
             }
-            if let v = try? runtime.realmValue(value) { return try luaLiteral(v, indent: indent, depth: depth) }
+            if let v = try? reader.realmValue(value) { return try luaLiteral(v, indent: indent, depth: depth) }
             return try tostring(value)
         case .table(let ref):
-            guard depth < 8, let table = try? runtime.state.copy(ref, maxDepth: 8) else { return try tostring(value) }
+            guard depth < 8, let table = try? reader.copy(ref, maxDepth: 8) else { return try tostring(value) }
             return try luaTable(table, indent: indent, depth: depth)
         case .plainTable(let table):
             return try luaTable(table, indent: indent, depth: depth)
@@ -291,8 +292,7 @@ struct ValuePrinter {
     }
 
     func tostring(_ value: LuaValue) throws -> String {
-        if case .string(let s)? = try runtime.state.call(global: "tostring", [value]).first { return s }
-        return value.description
+        try reader.tostring(value)
     }
 
     // MARK: JSON mode
@@ -307,7 +307,7 @@ struct ValuePrinter {
         case .bytes(let b): return JSONText.quoted(Data(b).base64EncodedString())
         case .function, .opaque: return JSONText.quoted(try tostring(value))
         case .userdata:
-            if let inspected = try runtime.inspect(value) {
+            if let inspected = try reader.inspect(value) {
                 switch inspected {
                 case .object(let o): return try jsonObject(o, depth: depth)
                 case .results(let r):
@@ -320,10 +320,10 @@ struct ValuePrinter {
                 case .realm: return JSONText.quoted(try tostring(value))
                 }
             }
-            if let v = try? runtime.realmValue(value) { return try jsonValue(v, depth: depth) }
+            if let v = try? reader.realmValue(value) { return try jsonValue(v, depth: depth) }
             return JSONText.quoted(try tostring(value))
         case .table(let ref):
-            guard depth < 16, let table = try? runtime.state.copy(ref, maxDepth: 16) else { return JSONText.quoted(try tostring(value)) }
+            guard depth < 16, let table = try? reader.copy(ref, maxDepth: 16) else { return JSONText.quoted(try tostring(value)) }
             return try json(.plainTable(table), depth: depth)
         case .plainTable(let t):
             if t.hash.isEmpty { return JSONText.array(try t.array.map { try json($0, depth: depth + 1) }, compact: true) }
