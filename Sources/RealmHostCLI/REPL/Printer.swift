@@ -343,37 +343,15 @@ struct ValuePrinter {
         }
     }
 
-    /// An object's persisted properties in schema order; links by primary key (embedded objects inline).
+    /// An object's persisted properties in schema order, written by the JSON codec export uses
+    /// (its readable style: links by primary key, embedded objects inline).
     func jsonObject(_ o: DynamicObject, depth: Int) throws -> String {
-        guard let schema = o.objectSchema else { return JSONText.quoted(o.description) }
-        if o.isManaged && o.isInvalidated { return "null" }
-        var fields = [(String, String)]()
-        for p in schema.properties where p.isPersisted {
-            fields.append((p.name, try jsonValue(try o.value(forKey: p.name), depth: depth + 1)))
-        }
-        return JSONText.object(fields)
+        try RealmValueJSON.encode(object: o, style: .readable, depth: depth).text()
     }
 
+    /// A database value as the JSON codec writes it (dates as `{"$date": …}`, as export does).
     func jsonValue(_ v: RealmValue, depth: Int) throws -> String {
-        switch v {
-        case .null: return "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .int(let i): return String(i)
-        case .float(let f): return JSONText.number(Double(f))
-        case .double(let d): return JSONText.number(d)
-        case .string(let s): return JSONText.quoted(s)
-        case .data(let d): return JSONText.quoted(d.base64EncodedString())
-        case .date(let t): return JSONText.quoted(t.description)
-        case .decimal128(let d): return JSONText.quoted(d.description)
-        case .objectId(let o): return JSONText.quoted(o.stringValue)
-        case .uuid(let u): return JSONText.quoted(u.uuidString)
-        case .object(let o):
-            if let pk = o.objectSchema?.primaryKey, o.isManaged { return try jsonValue(try o.value(forKey: pk), depth: depth + 1) }
-            guard depth < 8 else { return JSONText.quoted(o.description) }
-            return try jsonObject(o, depth: depth + 1)
-        case .list(let items): return JSONText.array(try items.map { try jsonValue($0, depth: depth + 1) }, compact: true)
-        case .dictionary(let d): return JSONText.object(try d.keys.sorted().map { ($0, try jsonValue(d[$0]!, depth: depth + 1)) })
-        }
+        try RealmValueJSON.encode(v, style: .readable, depth: depth).text()
     }
 }
 
