@@ -42,7 +42,8 @@ public enum RealmJSON {
                 try setLinks(created, links: links, schema: realm.schema)
             }
         } catch let error as RealmJSONError {
-            throw HostError.io("Invalid export file" + (error.path.isEmpty ? ": " : " at '\(error.path)': ") + error.message)
+            let place = error.path.isEmpty ? ": " : " at '\(error.path)': "
+            throw HostError.io("Invalid export file" + place + error.message)
         }
     }
 
@@ -116,8 +117,9 @@ public enum RealmJSON {
                 throw RealmJSONError(path: path, "'\(objectSchema.className).\(field.name)' is not a property")
             }
             if !involvesLinks(p) {
+                let place = path + "." + field.name
                 values[field.name] = try RealmValueJSON.decode(field.value, as: p, schema: schema,
-                                                               links: RealmValueJSON.Links(), at: path + "." + field.name)
+                                                               links: RealmValueJSON.Links(), at: place)
             }
         }
         return values

@@ -90,7 +90,8 @@ extension JSONValue: Decodable {
     private static func object(from keyed: KeyedDecodingContainer<Key>) throws -> JSONValue {
         let keys = keyed.allKeys.sorted { $0.stringValue < $1.stringValue }
         let names = keys.map(\.stringValue)
-        if names == ["$ref"] || names == ["$class", "$ref"], let key = try? keyed.decode(Int64.self, forKey: Key(stringValue: "$ref")) {
+        let isLink = names == ["$ref"] || names == ["$class", "$ref"]
+        if isLink, let key = try? keyed.decode(Int64.self, forKey: Key(stringValue: "$ref")) {
             let className = try keyed.decodeIfPresent(String.self, forKey: Key(stringValue: "$class"))
             return .ref(key, className: className)
         }
@@ -108,7 +109,8 @@ extension JSONValue: Decodable {
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)
         } catch let DecodingError.dataCorrupted(context) {
-            throw RealmJSONError(path: JSONPath.text(context.codingPath), "not valid JSON (\(context.debugDescription))")
+            let path = JSONPath.text(context.codingPath)
+            throw RealmJSONError(path: path, "not valid JSON (\(context.debugDescription))")
         } catch {
             throw RealmJSONError(path: "", "not valid JSON (\(error))")
         }
@@ -164,7 +166,8 @@ extension JSONValue {
             let items = fields.map { (JSONText.quoted($0.name) + ": ", $0.value) }
             JSONValue.writeList(items, open: "{", close: "}", to: &out, layout: layout, indent: indent)
         case .array(let values):
-            JSONValue.writeList(values.map { ("", $0) }, open: "[", close: "]", to: &out, layout: layout, indent: indent)
+            let items = values.map { ("", $0) }
+            JSONValue.writeList(items, open: "[", close: "]", to: &out, layout: layout, indent: indent)
         }
     }
 

@@ -62,7 +62,8 @@ public enum RealmValueJSON {
         }
     }
 
-    private static func encodeLink(_ o: DynamicObject, style: Style, property: Property?, depth: Int) throws -> JSONValue {
+    private static func encodeLink(_ o: DynamicObject, style: Style, property: Property?,
+                                   depth: Int) throws -> JSONValue {
         let schema = o.objectSchema
         if schema?.isEmbedded == true { return try encode(object: o, style: style, withKey: false, depth: depth + 1) }
         switch style {
@@ -163,7 +164,8 @@ public enum RealmValueJSON {
         }
     }
 
-    private static func decodeTagged(_ tag: String, _ text: String, _ p: Property, _ path: String) throws -> RealmValue {
+    private static func decodeTagged(_ tag: String, _ text: String, _ p: Property,
+                                     _ path: String) throws -> RealmValue {
         let value: RealmValue?
         let type: PropertyType
         switch tag {
@@ -176,14 +178,16 @@ public enum RealmValueJSON {
         case "$binary": (value, type) = (Data(base64Encoded: text).map(RealmValue.data), .data)
         default: throw RealmJSONError(path: path, "unknown tag '\(tag)'")
         }
-        guard p.type == type || p.type == .mixed || (p.type == .double && type == .float) || (p.type == .float && type == .double) else {
+        let floating: Set<PropertyType> = [.double, .float]
+        guard p.type == type || p.type == .mixed || (floating.contains(p.type) && floating.contains(type)) else {
             throw RealmJSONError(path: path, "expected \(p.type.rawValue), found a \(tag) value")
         }
         guard let value else { throw RealmJSONError(path: path, "invalid \(tag) value '\(text)'") }
         return value
     }
 
-    private static func decodeRef(_ key: Int64, _ className: String?, _ links: Links, _ path: String) throws -> RealmValue {
+    private static func decodeRef(_ key: Int64, _ className: String?, _ links: Links,
+                                  _ path: String) throws -> RealmValue {
         let className = className ?? ""
         guard let object = links.objects[className]?[key] else {
             throw RealmJSONError(path: path, "no \(className) with $key \(key) in the file")
@@ -201,7 +205,8 @@ public enum RealmValueJSON {
             guard let ep = embedded[field.name] else {
                 throw RealmJSONError(path: path, "'\(target).\(field.name)' is not a property")
             }
-            values[field.name] = try decode(field.value, as: ep, schema: schema, links: links, at: path + "." + field.name)
+            let place = path + "." + field.name
+            values[field.name] = try decode(field.value, as: ep, schema: schema, links: links, at: place)
         }
         return .dictionary(values)
     }
