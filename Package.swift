@@ -2,10 +2,24 @@
 import PackageDescription
 
 // RealmHost: per-user object databases ("realms") on SQLite, scripted in Lua 5.4.
-// Dependencies point one way: CLI -> Host -> Lua -> Database -> SQLite.
+// Dependencies point one way (downwards):
+//
+//                 realm-host (RealmHostCLI)    realm-bench    realm-fuzz
+//                              |
+//                          RealmHost  (tenants, plugins, the tenant session)
+//                              |
+//                          RealmLua   (the Lua API of LUA-API.md)
+//                         /        \
+//              RealmDatabase      LuaSandbox
+//                    |                 |
+//                 CSQLite          CLuaShim -> CLua
+//
+// RealmTestSupport (the query fuzzer, SplitMix64) sits beside the executables, over RealmDatabase;
+// it is no product. Every module a target imports is listed in its dependencies.
 let package = Package(
     name: "RealmHost",
-    platforms: [.macOS(.v13)],
+    // Synchronization (Mutex, Atomic) needs macOS 15.
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "RealmDatabase", targets: ["RealmDatabase"]),
         .library(name: "RealmLua", targets: ["RealmLua"]),
@@ -32,27 +46,38 @@ let package = Package(
         // The bindings of LUA-API.md: realms, objects, results, migrations, subscriptions, plugins in Lua.
         .target(name: "RealmLua", dependencies: ["RealmDatabase", "LuaSandbox", "CLuaShim"]),
         // Tenants, per-user configurations, plugins, the realm cache.
-        .target(name: "RealmHost", dependencies: ["RealmDatabase", "RealmLua"]),
+        .target(name: "RealmHost", dependencies: ["RealmDatabase", "RealmLua", "LuaSandbox"]),
         .executableTarget(
             name: "RealmHostCLI",
             dependencies: [
-                "RealmHost", "RealmLua", "RealmDatabase", "CEdit",
+                "RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "CEdit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "RealmBench", dependencies: ["RealmDatabase", "RealmLua", "RealmHost", "LuaSandbox", "CSQLite"]),
+        .executableTarget(
+            name: "RealmBench",
+            dependencies: ["RealmDatabase", "RealmLua", "RealmHost", "LuaSandbox", "CSQLite"]
+        ),
         // A writer the crash-safety tests kill with SIGKILL at random moments.
         .executableTarget(name: "RealmCrashWriter", dependencies: ["RealmDatabase", "RealmHost"]),
         // Seeded mutation fuzzing of the query language, schema and plugin loaders and JSON import (issue 6).
-        .executableTarget(name: "RealmFuzz", dependencies: ["RealmDatabase", "RealmHost", "RealmLua"]),
+        .executableTarget(
+            name: "RealmFuzz",
+            dependencies: ["RealmDatabase", "RealmHost", "RealmLua", "LuaSandbox", "CSQLite", "RealmTestSupport"]
+        ),
+        // The query-language fuzzer and the seeded generator shared by realm-fuzz and the tests.
+        .target(name: "RealmTestSupport", dependencies: ["RealmDatabase"]),
 
-        .testTarget(name: "RealmDatabaseTests", dependencies: ["RealmDatabase", "CSQLite"]),
+        .testTarget(name: "RealmDatabaseTests", dependencies: ["RealmDatabase", "CSQLite", "RealmTestSupport"]),
         .testTarget(name: "LuaSandboxTests", dependencies: ["LuaSandbox"]),
-        .testTarget(name: "RealmLuaTests", dependencies: ["RealmLua", "RealmDatabase"]),
-        .testTarget(name: "RealmHostTests", dependencies: ["RealmHost", "RealmLua", "RealmDatabase"]),
+        .testTarget(name: "RealmLuaTests", dependencies: ["RealmLua", "RealmDatabase", "LuaSandbox"]),
+        .testTarget(name: "RealmHostTests", dependencies: ["RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox"]),
         .testTarget(name: "RealmHostCLITests", dependencies: ["RealmHost", "RealmHostCLI"]),
         // Proof under faults, hostile scripts and load (issue 6).
-        .testTarget(name: "ReliabilityTests", dependencies: ["RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox"]),
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "CSQLite", "RealmTestSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

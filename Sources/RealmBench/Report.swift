@@ -1,5 +1,5 @@
 import Foundation
-import RealmHost
+import RealmDatabase
 
 /// Prints measurements as JSON lines or as an aligned table.
 enum Report {

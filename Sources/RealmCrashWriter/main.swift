@@ -12,7 +12,7 @@
 //                                                 (even ones inside a write that also creates a
 //                                                 `Generation` object); prints "updated N"
 //   RealmCrashWriter migrate DATA PLUGINS USER    migrates USER's realm with the plugins in
-//                                                 PLUGINS (Host.migrate); prints "migrated" after it
+//                                                 PLUGINS (TenantHost.migrate); prints "migrated" after it
 //
 // Every mode prints "ready" once the realm (or host) is open. Exit status 0 only for `migrate`
 // (the loops run until killed); 2 for bad arguments, 1 for an error (printed on stderr).
@@ -126,7 +126,7 @@ func runSubscriptions(_ path: String) throws -> Never {
 }
 
 func runMigration(data: String, plugins: String, user: String) throws -> Never {
-    let host = try RealmHost.Host(options: HostOptions(dataFolder: URL(fileURLWithPath: data, isDirectory: true),
+    let host = try TenantHost(options: HostOptions(dataFolder: URL(fileURLWithPath: data, isDirectory: true),
                                              pluginFolders: [URL(fileURLWithPath: plugins, isDirectory: true)]))
     say("ready")
     let results = host.migrate(users: [user])

@@ -1,7 +1,8 @@
 import Foundation
 import RealmDatabase
+import RealmTestSupport
 
-/// The fuzzer's generator: RealmDatabase's SplitMix64, deterministic, so a run is replayed from
+/// The fuzzer's generator: RealmTestSupport's SplitMix64, deterministic, so a run is replayed from
 /// its seed.
 typealias FuzzRandom = SplitMix64
 

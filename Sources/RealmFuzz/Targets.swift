@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import LuaSandbox
 import RealmDatabase
+import RealmTestSupport
 import RealmHost
 import RealmLua
 
@@ -381,7 +382,7 @@ final class PluginTarget: FuzzTarget {
                 let data = root.appendingPathComponent("data-\(accepted)", isDirectory: true)
                 defer { try? FileManager.default.removeItem(at: data) }
                 do {
-                    let host = try RealmHost.Host(options: HostOptions(dataFolder: data, pluginFolders: [pluginsFolder], limits: limits))
+                    let host = try TenantHost(options: HostOptions(dataFolder: data, pluginFolders: [pluginsFolder], limits: limits))
                     try host.withTenant("fuzz") { tenant in
                         for command in tenant.commandNames { _ = try? tenant.runCommand(command, arguments: ["1"]) }
                     }

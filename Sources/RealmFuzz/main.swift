@@ -12,6 +12,7 @@
 // realm-fuzz-crash-<target>-<pid>.txt and ends the run with status 3. Status 1: failures.
 import Foundation
 import RealmDatabase
+import RealmTestSupport
 import Synchronization
 
 // MARK: - Crash and hang capture

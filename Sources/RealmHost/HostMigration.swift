@@ -9,7 +9,7 @@ public struct TenantMigrationResult {
     public var succeeded: Bool { error == nil }
 }
 
-extension Host {
+extension TenantHost {
     /// Brings tenants' realms to the plugins' schema version, each in its own transaction: one
     /// tenant's failure is reported and leaves it untouched, the others migrated. Tenants run in
     /// parallel (as many at once as there are cores). With `dryRun` every migration is rolled back.

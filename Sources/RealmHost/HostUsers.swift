@@ -13,7 +13,7 @@ public struct UserInfo: Equatable {
     public let error: String?
 }
 
-extension Host {
+extension TenantHost {
     /// The users with a realm file in the data folder, by name.
     public func userNames() throws -> [String] {
         let names = try FileManager.default.contentsOfDirectory(atPath: dataFolder.path)

@@ -43,101 +43,23 @@ enum PluginLoader {
     /// Runs a plugin's `plugin.lua` in `runtime` (in an environment of its own, with `require`
     /// confined to its folder) and checks every field; errors name the file and the field.
     static func load(folder: URL, into runtime: RealmLuaRuntime) throws -> LoadedPlugin {
-        let file = folder.appendingPathComponent("plugin.lua")
-        let path = file.path
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw HostError.plugin("\(path): no plugin.lua in the plugin folder")
-        }
-        let state = runtime.state
-        let environment = try state.makeEnvironment()
-        try state.installRequire(root: folder.path, in: environment, environment: environment, chunkNamePrefix: folder.lastPathComponent + "/")
-        let table: LuaTable
-        let tableRef: LuaTableRef
-        do {
-            let chunk = try state.loadFile(path, chunkName: "@" + displayPath(file), environment: environment)
-            guard case .table(let ref)? = try runtime.call(chunk).first else {
-                throw HostError.plugin("\(path): plugin.lua must return a table")
-            }
-            tableRef = ref
-            table = try state.copy(ref, maxDepth: 8)
-        } catch let e as HostError {
-            throw e
-        } catch {
-            throw HostError.plugin("\(path): \(error)")
-        }
-        func field(_ name: String) -> LuaValue { table[name] }
-        func fail(_ name: String, _ why: String) -> HostError { HostError.plugin("\(path): field '\(name)' \(why)") }
-
-        guard case .string(let name) = field("name"), !name.isEmpty,
-              name.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }) else {
-            throw fail("name", "must be a non-empty string of letters, digits, '-' and '_'")
-        }
-        let version: String
-        switch field("version") {
-        case .string(let v): version = v
-        case .integer(let i): version = String(i)
-        case .nil: version = "0"
-        default: throw fail("version", "must be a string such as \"1.0.0\"")
-        }
-        var schemaVersion: UInt64 = 0
-        switch field("schemaVersion") {
-        case .nil: break
-        case .integer(let v) where v >= 0: schemaVersion = UInt64(v)
-        default: throw fail("schemaVersion", "must be a non-negative integer")
-        }
-        let schema: Schema
-        do {
-            schema = field("schema").isNil ? Schema([]) : try runtime.schema(from: try state.get(tableRef, "schema"), where: "\(path): field 'schema'")
-        } catch {
-            throw HostError.plugin("\(error)")
-        }
-        func function(_ name: String) throws -> LuaFunctionRef? {
-            switch try state.get(tableRef, .string(name)) {
-            case .nil: return nil
-            case .function(let f): return f
-            default: throw fail(name, "must be a function")
-            }
-        }
-        let migration = try function("migration")
-        let initialSubscriptions = try function("initialSubscriptions")
-        let onOpen = try function("onOpen")
-        var commands = [String: PluginCommand]()
-        switch try state.get(tableRef, "commands") {
-        case .nil: break
-        case .table(let ref):
-            for (k, _) in try state.copy(ref, maxDepth: 4).hash {
-                guard case .string(let commandName) = k, !commandName.isEmpty,
-                      commandName.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }) else {
-                    throw fail("commands", "must map command names (letters, digits, '_', '-') to functions")
-                }
-                switch try state.get(ref, k) {
-                case .function(let f):
-                    commands[commandName] = PluginCommand(function: f, limits: nil)
-                case .table(let spec):
-                    // { run = function(realm, ...) end, limits = { timeSeconds = 60, memoryMiB = 512 } }
-                    guard case .function(let f) = try state.get(spec, "run") else { throw fail("commands.\(commandName).run", "must be a function") }
-                    var limits: LuaLimits?
-                    if case .table(let l) = try state.get(spec, "limits") {
-                        do {
-                            limits = try HostConfigurationFile.parseLimits(try state.copy(l, maxDepth: 1), base: state.limits, where: "field 'commands.\(commandName).limits'")
-                        } catch { throw HostError.plugin("\(path): \(error)") }
-                    }
-                    commands[commandName] = PluginCommand(function: f, limits: limits)
-                default:
-                    throw fail("commands.\(commandName)", "must be a function or a table { run = function, limits = {…} }")
-                }
-            }
-        default: throw fail("commands", "must be a table of functions")
-        }
-        let migrationFiles = try numberedMigrations(in: folder, path: path)
-        if let highest = migrationFiles.keys.max(), highest > schemaVersion {
-            throw HostError.plugin("\(path): migration \(migrationFiles[highest]!.lastPathComponent) is for version \(highest), above schemaVersion \(schemaVersion)")
-        }
-        let manifest = PluginManifest(folder: folder, name: name, version: version, description: field("description").stringValue,
-                                      schemaVersion: schemaVersion, schema: schema, migrationFiles: migrationFiles,
-                                      commandNames: commands.keys.sorted(), hasMigrationFunction: migration != nil)
-        return LoadedPlugin(manifest: manifest, migration: migration, initialSubscriptions: initialSubscriptions, onOpen: onOpen,
-                            commands: commands, environment: environment)
+        let source = try PluginSource(folder: folder, runtime: runtime)
+        // Checked in the order of the documentation, so the first wrong field is the one reported.
+        let name = try source.name()
+        let version = try source.version()
+        let schemaVersion = try source.schemaVersion()
+        let schema = try source.schema()
+        let migration = try source.function("migration")
+        let initialSubscriptions = try source.function("initialSubscriptions")
+        let onOpen = try source.function("onOpen")
+        let commands = try source.commands()
+        let manifest = PluginManifest(
+            folder: folder, name: name, version: version, description: source.table["description"].stringValue,
+            schemaVersion: schemaVersion, schema: schema, migrationFiles: try source.migrationFiles(upTo: schemaVersion),
+            commandNames: commands.keys.sorted(), hasMigrationFunction: migration != nil
+        )
+        return LoadedPlugin(manifest: manifest, migration: migration, initialSubscriptions: initialSubscriptions,
+                            onOpen: onOpen, commands: commands, environment: source.environment)
     }
 
     /// `migrations/NNNN_description.lua` files by version number.

@@ -60,7 +60,7 @@ public enum PluginTestRunner {
             defer { try? FileManager.default.removeItem(at: data) }
             var options = HostOptions(dataFolder: data, pluginFolders: [pluginFolder], limits: limits)
             options.cacheSize = 1
-            let host = try Host(options: options)
+            let host = try TenantHost(options: options)
             try host.withTenant("test") { tenant in
                 let runtime = tenant.runtime
                 runtime.output = { output("  " + $0) }

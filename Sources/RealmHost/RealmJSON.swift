@@ -7,105 +7,135 @@ import RealmDatabase
 /// { "format": "realm-host-export-1", "schemaVersion": 2, "schema": {…},
 ///   "objects": { "Dog": [ { "$key": 1, "name": "Rex", "weight": 30, "favoriteToy": { "$ref": 4 } } ] } }
 /// ```
-/// Strings, booleans, null and integers are plain JSON. Every other type is tagged so nothing is
-/// lost: `{"$double": "0.1"}`, `{"$float": "…"}`, `{"$date": "2024-01-01T00:00:00.000000001Z"}`,
-/// `{"$decimal": "1.50"}`, `{"$oid": "…"}`, `{"$uuid": "…"}`, `{"$binary": "<base64>"}`; links
-/// are `{"$ref": key}` (a mixed link adds `"$class"`); embedded objects are written inline; lists
-/// and sets are arrays, maps are objects.
+/// Values are written by `RealmValueJSON` in its exact style (see there for the tagged types);
+/// objects list their properties in schema order, classes are sorted by name.
 public enum RealmJSON {
     public static let format = "realm-host-export-1"
 
     public static func export(_ realm: Realm) throws -> Data {
-        var objects = [String: Any]()
-        for objectSchema in realm.schema.objectSchemas where !objectSchema.isEmbedded {
-            var rows = [Any]()
-            try realm.objects(objectSchema.className).forEach { rows.append(try encodeObject($0, objectSchema, realm: realm, withKey: true)) }
-            objects[objectSchema.className] = rows
-        }
-        let schemaJSON = try JSONSerialization.jsonObject(with: JSONEncoder().encode(realm.schema))
-        let document: [String: Any] = ["format": format, "schemaVersion": Int(realm.schemaVersion), "schema": schemaJSON, "objects": objects]
-        return try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
-    }
-
-    private static func encodeObject(_ o: DynamicObject, _ schema: ObjectSchema, realm: Realm, withKey: Bool) throws -> [String: Any] {
-        var out = [String: Any]()
-        if withKey, let key = o.objectKey { out["$key"] = key }
-        for p in schema.properties where p.isPersisted {
-            let value = try o.value(forKey: p.name)
-            switch (p.collection, value) {
-            case (.map, .dictionary(let d)):
-                var m = [String: Any]()
-                for (k, v) in d { m[k] = try encode(v, p, realm: realm) }
-                out[p.name] = m
-            case (_, .list(let items)):
-                out[p.name] = try items.map { try encode($0, p, realm: realm) }
-            default:
-                out[p.name] = try encode(value, p, realm: realm)
+        var classes = [JSONValue.Field]()
+        let objectSchemas = realm.schema.objectSchemas.filter { !$0.isEmbedded }.sorted { $0.className < $1.className }
+        for objectSchema in objectSchemas {
+            var rows = [JSONValue]()
+            try realm.objects(objectSchema.className).forEach {
+                rows.append(try RealmValueJSON.encode(object: $0, style: .exact, withKey: true))
             }
+            classes.append(JSONValue.Field(objectSchema.className, .array(rows)))
         }
-        return out
-    }
-
-    private static func encode(_ value: RealmValue, _ p: Property, realm: Realm) throws -> Any {
-        switch value {
-        case .null: return NSNull()
-        case .bool(let b): return b
-        case .int(let i): return i
-        case .string(let s): return s
-        case .double(let d): return ["$double": "\(d)"]
-        case .float(let f): return ["$float": "\(f)"]
-        case .date(let t): return ["$date": t.description]
-        case .decimal128(let d): return ["$decimal": d.description]
-        case .objectId(let o): return ["$oid": o.stringValue]
-        case .uuid(let u): return ["$uuid": u.uuidString]
-        case .data(let d): return ["$binary": d.base64EncodedString()]
-        case .object(let o):
-            if let schema = o.objectSchema, schema.isEmbedded { return try encodeObject(o, schema, realm: realm, withKey: false) }
-            var ref: [String: Any] = ["$ref": o.objectKey ?? 0]
-            if p.type == .mixed { ref["$class"] = o.className }
-            return ref
-        case .list(let items): return try items.map { try encode($0, p, realm: realm) }
-        case .dictionary(let d): return try d.mapValues { try encode($0, p, realm: realm) }
-        }
+        let schema = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(realm.schema))
+        let document = JSONValue.object([
+            JSONValue.Field("format", .string(format)),
+            JSONValue.Field("objects", .object(classes)),
+            JSONValue.Field("schema", schema),
+            JSONValue.Field("schemaVersion", .int(Int64(clamping: realm.schemaVersion))),
+        ])
+        return Data((document.text(.indented) + "\n").utf8)
     }
 
     /// Loads a dump into an empty realm, in one write transaction: all of it or none of it.
     /// Object keys are renumbered; links follow.
     public static func load(_ data: Data, into realm: Realm) throws {
-        func bad(_ why: String) -> HostError { HostError.io("Invalid export file: \(why)") }
-        guard let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { throw bad("not a JSON object") }
-        guard document["format"] as? String == format else { throw bad("'format' must be \"\(format)\"") }
-        guard let objects = document["objects"] as? [String: Any] else { throw bad("'objects' must be an object of classes") }
-        for (className, rows) in objects {
-            guard let objectSchema = realm.schema[className] else { throw bad("class '\(className)' is not in the realm's schema") }
-            guard rows is [Any] else { throw bad("'objects.\(className)' must be an array") }
+        do {
+            let classes = try checkedClasses(try JSONValue.parse(data), realm: realm)
+            try realm.write {
+                let (links, created) = try createObjects(classes, in: realm)
+                try setLinks(created, links: links, schema: realm.schema)
+            }
+        } catch let error as RealmJSONError {
+            let place = error.path.isEmpty ? ": " : " at '\(error.path)': "
+            throw HostError.io("Invalid export file" + place + error.message)
+        }
+    }
+
+    /// The document's classes and rows, once the format is right, every class is in the
+    /// realm's schema and the realm has no objects of them.
+    private static func checkedClasses(_ document: JSONValue, realm: Realm) throws -> [(ObjectSchema, [JSONValue])] {
+        guard case .object = document else { throw RealmJSONError(path: "", "not a JSON object") }
+        guard document[field: "format"] == .string(format) else {
+            throw RealmJSONError(path: "format", "'format' must be \"\(format)\"")
+        }
+        guard case .object(let fields)? = document[field: "objects"] else {
+            throw RealmJSONError(path: "objects", "'objects' must be an object of classes")
+        }
+        var classes = [(ObjectSchema, [JSONValue])]()
+        for field in fields {
+            guard let objectSchema = realm.schema[field.name] else {
+                throw RealmJSONError(path: "objects", "class '\(field.name)' is not in the realm's schema")
+            }
+            guard case .array(let rows) = field.value else {
+                throw RealmJSONError(path: "objects.\(field.name)", "'objects.\(field.name)' must be an array")
+            }
             if try realm.objects(objectSchema.className).countObjects() > 0 {
-                throw HostError.io("Cannot import into a realm that has data: '\(className)' has objects. Import needs an empty realm.")
+                throw HostError.io("Cannot import into a realm that has data: '\(field.name)' has objects. "
+                    + "Import needs an empty realm.")
+            }
+            classes.append((objectSchema, rows))
+        }
+        return classes.sorted { $0.0.className < $1.0.className }
+    }
+
+    /// An object made in pass 1, with its fields, for pass 2 to set its links.
+    private struct Created {
+        let object: DynamicObject
+        let schema: ObjectSchema
+        let fields: [JSONValue.Field]
+        let path: String
+    }
+
+    /// Pass 1: every object with its values but no links; remembers each one's new key.
+    private static func createObjects(_ classes: [(ObjectSchema, [JSONValue])],
+                                      in realm: Realm) throws -> (RealmValueJSON.Links, [Created]) {
+        var links = RealmValueJSON.Links()
+        var created = [Created]()
+        for (objectSchema, rows) in classes {
+            let className = objectSchema.className
+            for (i, row) in rows.enumerated() {
+                let path = "\(className)[\(i)]"
+                guard case .object(let fields) = row else {
+                    throw RealmJSONError(path: path, "'objects.\(path)' must be an object")
+                }
+                let values = try plainValues(fields, objectSchema, schema: realm.schema, at: path)
+                let object: DynamicObject
+                do {
+                    object = try realm.create(className, value: .dictionary(values))
+                } catch {
+                    throw RealmJSONError(path: path, "\(error)")
+                }
+                if case .int(let key)? = row[field: "$key"] { links.objects[className, default: [:]][key] = object }
+                created.append(Created(object: object, schema: objectSchema, fields: fields, path: path))
             }
         }
-        try realm.write {
-            // Pass 1: every object with its values but no links; remember its new key.
-            var keys = [String: [Int64: DynamicObject]]()
-            var pending = [(DynamicObject, ObjectSchema, [String: Any])]()
-            for (className, rows) in objects.sorted(by: { $0.key < $1.key }) {
-                guard let objectSchema = realm.schema[className], let rows = rows as? [Any] else { continue }
-                for (i, row) in rows.enumerated() {
-                    guard let fields = row as? [String: Any] else { throw bad("'objects.\(className)[\(i)]' must be an object") }
-                    var values = [String: RealmValue]()
-                    for (name, json) in fields where name != "$key" {
-                        guard let p = objectSchema[name], p.isPersisted else { throw bad("'\(className).\(name)' is not a property") }
-                        if !involvesLinks(p) { values[name] = try decode(json, p, keys: [:], realm: realm, at: "\(className)[\(i)].\(name)") }
-                    }
-                    let object = try realm.create(className, value: .dictionary(values))
-                    if let key = fields["$key"] as? Int { keys[className, default: [:]][Int64(key)] = object }
-                    pending.append((object, objectSchema, fields))
-                }
+        return (links, created)
+    }
+
+    /// A row's values that hold no links.
+    private static func plainValues(_ fields: [JSONValue.Field], _ objectSchema: ObjectSchema, schema: Schema,
+                                    at path: String) throws -> [String: RealmValue] {
+        var values = [String: RealmValue]()
+        for field in fields where field.name != "$key" {
+            guard let p = objectSchema[field.name], p.isPersisted else {
+                throw RealmJSONError(path: path, "'\(objectSchema.className).\(field.name)' is not a property")
             }
-            // Pass 2: links, now that every object has its new key.
-            for (object, objectSchema, fields) in pending {
-                for p in objectSchema.properties where p.isPersisted && involvesLinks(p) {
-                    guard let json = fields[p.name] else { continue }
-                    try object.setValue(try decode(json, p, keys: keys, realm: realm, at: "\(objectSchema.className).\(p.name)"), forKey: p.name)
+            if !involvesLinks(p) {
+                let place = path + "." + field.name
+                values[field.name] = try RealmValueJSON.decode(field.value, as: p, schema: schema,
+                                                               links: RealmValueJSON.Links(), at: place)
+            }
+        }
+        return values
+    }
+
+    /// Pass 2: links, now that every object has its new key.
+    private static func setLinks(_ created: [Created], links: RealmValueJSON.Links, schema: Schema) throws {
+        for item in created {
+            for field in item.fields {
+                guard let p = item.schema[field.name], p.isPersisted, involvesLinks(p) else { continue }
+                let path = item.path + "." + field.name
+                let value = try RealmValueJSON.decode(field.value, as: p, schema: schema, links: links, at: path)
+                do {
+                    try item.object.setValue(value, forKey: p.name)
+                } catch {
+                    throw RealmJSONError(path: path, "\(error)")
                 }
             }
         }
@@ -115,60 +145,9 @@ public enum RealmJSON {
     private static func involvesLinks(_ p: Property) -> Bool {
         p.type == .object || p.type == .mixed
     }
-
-    private static func decode(_ json: Any, _ p: Property, keys: [String: [Int64: DynamicObject]], realm: Realm, at place: String) throws -> RealmValue {
-        func bad(_ why: String) -> HostError { HostError.io("Invalid export file at '\(place)': \(why)") }
-        if p.collection != .none, !(json is NSNull) {
-            var element = p
-            element.collection = .none
-            if p.collection == .map {
-                guard let d = json as? [String: Any] else { throw bad("a map must be an object") }
-                return .dictionary(try d.mapValues { try decode($0, element, keys: keys, realm: realm, at: place) })
-            }
-            guard let a = json as? [Any] else { throw bad("a list or set must be an array") }
-            return .list(try a.map { try decode($0, element, keys: keys, realm: realm, at: place) })
-        }
-        if json is NSNull { return .null }
-        if let tagged = json as? [String: Any] {
-            if let key = tagged["$ref"] as? Int {
-                let className = (tagged["$class"] as? String) ?? p.objectClassName ?? ""
-                guard let object = keys[className]?[Int64(key)] else { throw bad("no \(className) with $key \(key) in the file") }
-                return .object(object)
-            }
-            if tagged.count == 1, let (tag, raw) = tagged.first, let text = raw as? String {
-                switch tag {
-                case "$double": if let d = Double(text) { return .double(d) }
-                case "$float": if let f = Float(text) { return .float(f) }
-                case "$date": if let t = Timestamp(iso8601: text) { return .date(t) }
-                case "$decimal": if let d = Decimal128(string: text) { return .decimal128(d) }
-                case "$oid": if let o = ObjectId(string: text) { return .objectId(o) }
-                case "$uuid": if let u = UUID(uuidString: text) { return .uuid(u) }
-                case "$binary": if let d = Data(base64Encoded: text) { return .data(d) }
-                default: throw bad("unknown tag '\(tag)'")
-                }
-                throw bad("invalid \(tag) value '\(text)'")
-            }
-            guard let target = p.objectClassName, let embedded = realm.schema[target], embedded.isEmbedded else {
-                throw bad("an object is only valid for an embedded object")
-            }
-            var values = [String: RealmValue]()
-            for (name, v) in tagged {
-                guard let ep = embedded[name] else { throw bad("'\(target).\(name)' is not a property") }
-                values[name] = try decode(v, ep, keys: keys, realm: realm, at: place + "." + name)
-            }
-            return .dictionary(values)
-        }
-        if let s = json as? String { return .string(s) }
-        // JSON booleans arrive as a boolean NSNumber, which also reads as 0 or 1.
-        if "\(type(of: json))".contains("Boolean"), let b = json as? Bool { return .bool(b) }
-        if p.type == .bool, let b = json as? Bool { return .bool(b) }
-        if let i = json as? Int { return p.type == .double ? .double(Double(i)) : .int(Int64(i)) }
-        if let d = json as? Double { return .double(d) }
-        throw bad("unexpected value \(json)")
-    }
 }
 
-extension Host {
+extension TenantHost {
     /// The JSON dump of a user's realm.
     public func exportJSON(user: String) throws -> Data {
         try withTenant(user) { try RealmJSON.export($0.realm) }

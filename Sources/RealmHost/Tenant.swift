@@ -4,7 +4,7 @@ import RealmDatabase
 import RealmLua
 
 /// One user of the host: a Lua runtime of its own (the plugins loaded into it, `realm` bound to the
-/// user's realm) and the realm. A tenant is used by one thread at a time (`Host.withTenant`).
+/// user's realm) and the realm. A tenant is used by one thread at a time (`TenantHost.withTenant`).
 public final class Tenant {
     public let name: String
     public let runtime: RealmLuaRuntime

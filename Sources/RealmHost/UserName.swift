@@ -15,7 +15,7 @@ public enum UserName {
         // and "/" followed by a combining mark is one Character that is not "/" (found by ReliabilityTests).
         guard !name.unicodeScalars.contains(where: { $0 == "/" || $0 == "\\" }) else { throw bad("it contains a path separator") }
         guard !name.contains("..") else { throw bad("it contains '..'") }
-        // `<user>.<name>.realm` is one of user <user>'s extra realms (Host.fileAccessPolicy), so a
+        // `<user>.<name>.realm` is one of user <user>'s extra realms (TenantHost.fileAccessPolicy), so a
         // user "alice.notes" would own a file alice's scripts may open: no dots in user names.
         guard !name.unicodeScalars.contains(".") else { throw bad("it contains a dot") }
         // A leading combining mark joins the "/" before it into one Character, which hides the

@@ -20,7 +20,7 @@ final class ExportImportTests: XCTestCase {
               { name = "Addr", embedded = true, properties = { city = "string", other = "Other?" } },
             } }
             """.write(to: plugins.appendingPathComponent("plugin.lua"), atomically: true, encoding: .utf8)
-        let host = try Host(options: HostOptions(dataFolder: folder.appendingPathComponent("data"), pluginFolders: [plugins]))
+        let host = try TenantHost(options: HostOptions(dataFolder: folder.appendingPathComponent("data"), pluginFolders: [plugins]))
         try host.withTenant("alice") { t in
             try t.runtime.execute("""
                 realm:write(function()

@@ -49,7 +49,7 @@ final class PluginTests: XCTestCase {
 
     func testBadManifestNamesFileAndField() throws {
         _ = try writePlugin("bad", "return { name = 'bad', schemaVersion = 'two' }")
-        XCTAssertThrowsError(try Host(options: HostOptions(dataFolder: folder.appendingPathComponent("data"), pluginFolders: [folder.appendingPathComponent("plugins")]))) { error in
+        XCTAssertThrowsError(try TenantHost(options: HostOptions(dataFolder: folder.appendingPathComponent("data"), pluginFolders: [folder.appendingPathComponent("plugins")]))) { error in
             let message = "\(error)"
             XCTAssertTrue(message.contains("plugin.lua") && message.contains("field 'schemaVersion'"), message)
         }
@@ -58,20 +58,20 @@ final class PluginTests: XCTestCase {
     func testTwoPluginsDeclaringOneClassDifferentlyIsAnError() throws {
         _ = try writePlugin("a", "return { name = 'a', schema = { { name = 'Dog', properties = { name = 'string' } } } }")
         _ = try writePlugin("b", "return { name = 'b', schema = { { name = 'Dog', properties = { age = 'int' } } } }")
-        XCTAssertThrowsError(try Host(options: HostOptions(dataFolder: folder.appendingPathComponent("data"), pluginFolders: [folder.appendingPathComponent("plugins")]))) { error in
+        XCTAssertThrowsError(try TenantHost(options: HostOptions(dataFolder: folder.appendingPathComponent("data"), pluginFolders: [folder.appendingPathComponent("plugins")]))) { error in
             XCTAssertTrue("\(error)".contains("class 'Dog' is also declared, differently"), "\(error)")
         }
         try FileManager.default.removeItem(at: folder.appendingPathComponent("plugins/b"))
         _ = try writePlugin("b", "return { name = 'b', schema = { { name = 'Dog', properties = { name = 'string' } } } }")
-        XCTAssertNoThrow(try Host(options: HostOptions(dataFolder: folder.appendingPathComponent("data"), pluginFolders: [folder.appendingPathComponent("plugins")])))
+        XCTAssertNoThrow(try TenantHost(options: HostOptions(dataFolder: folder.appendingPathComponent("data"), pluginFolders: [folder.appendingPathComponent("plugins")])))
     }
 
     func testRequireIsConfinedToThePluginFolder() throws {
         _ = try writePlugin("r", "local lib = require('lib.names'); return { name = lib.name }", files: ["lib/names.lua": "return { name = 'r' }"])
-        let host = try Host(options: HostOptions(dataFolder: folder.appendingPathComponent("data"), pluginFolders: [folder.appendingPathComponent("plugins")]))
+        let host = try TenantHost(options: HostOptions(dataFolder: folder.appendingPathComponent("data"), pluginFolders: [folder.appendingPathComponent("plugins")]))
         XCTAssertEqual(host.registry.plugins.map(\.name), ["r"])
         _ = try writePlugin("s", "require('../r/lib/names'); return { name = 's' }")
-        XCTAssertThrowsError(try Host(options: HostOptions(dataFolder: folder.appendingPathComponent("data2"), pluginFolders: [folder.appendingPathComponent("plugins")])))
+        XCTAssertThrowsError(try TenantHost(options: HostOptions(dataFolder: folder.appendingPathComponent("data2"), pluginFolders: [folder.appendingPathComponent("plugins")])))
     }
 
     func testNumberedMigrationsRunInOneTransactionAndRollBackTogether() throws {
@@ -80,7 +80,7 @@ final class PluginTests: XCTestCase {
         let v1 = "return { name = 'm', schemaVersion = 1, schema = { { name = 'T', properties = { x = 'int' } } } }"
         _ = try writePlugin("m", v1)
         do {
-            let host = try Host(options: HostOptions(dataFolder: data, pluginFolders: [plugins]))
+            let host = try TenantHost(options: HostOptions(dataFolder: data, pluginFolders: [plugins]))
             try host.withTenant("alice") { t in try t.runtime.execute("realm:objects('T'):append{ x = 1 }", chunkName: "=t") }
             try host.withTenant("bob") { t in try t.runtime.execute("realm:objects('T'):append{ x = 1 }", chunkName: "=t") }
         }
@@ -94,7 +94,7 @@ final class PluginTests: XCTestCase {
         let bobURL = data.appendingPathComponent("bob.realm")
         let bob = try Realm(configuration: Realm.Configuration(fileURL: bobURL))
         try bob.write { try bob.objects("T")[0].setValue(99, forKey: "x") }
-        let host = try Host(options: HostOptions(dataFolder: data, pluginFolders: [plugins]))
+        let host = try TenantHost(options: HostOptions(dataFolder: data, pluginFolders: [plugins]))
         let dry = host.migrate(users: ["alice"], dryRun: true)
         XCTAssertEqual(dry.first?.report?.classes["T"]?.enumerated, 2, "two steps enumerate the one object twice")
         XCTAssertEqual(try Realm.storedSchemaVersion(at: data.appendingPathComponent("alice.realm")), 1, "a dry run changes nothing")
@@ -108,7 +108,7 @@ final class PluginTests: XCTestCase {
     }
 
     func testUserNamesAreCheckedBeforeAnyFileIsTouched() throws {
-        let host = try Host(options: HostOptions(dataFolder: folder.appendingPathComponent("data")))
+        let host = try TenantHost(options: HostOptions(dataFolder: folder.appendingPathComponent("data")))
         for bad in ["", "../x", "a/b", ".hidden", "x\u{0}y", "tab\tname", String(repeating: "n", count: 65), "e\u{301}"] {
             XCTAssertThrowsError(try host.withTenant(bad) { _ in }, "accepted '\(bad)'") { error in
                 XCTAssertTrue("\(error)".hasPrefix("Invalid user name"), "\(error)")
@@ -119,7 +119,7 @@ final class PluginTests: XCTestCase {
     }
 
     func testTenantCannotOpenAnotherTenantsFile() throws {
-        let host = try Host(options: HostOptions(dataFolder: folder.appendingPathComponent("data")))
+        let host = try TenantHost(options: HostOptions(dataFolder: folder.appendingPathComponent("data")))
         try host.withTenant("bob") { _ in }
         try host.withTenant("alice") { t in
             XCTAssertThrowsError(try t.runtime.execute("local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'bob.realm'; Realm(c)", chunkName: "=t")) { error in
@@ -138,7 +138,7 @@ final class PluginTests: XCTestCase {
                 count = function(realm) return #realm:objects("T") end,
               } }
             """)
-        let host = try Host(options: HostOptions(dataFolder: folder.appendingPathComponent("data"), pluginFolders: [folder.appendingPathComponent("plugins")]))
+        let host = try TenantHost(options: HostOptions(dataFolder: folder.appendingPathComponent("data"), pluginFolders: [folder.appendingPathComponent("plugins")]))
         try host.withTenant("alice") { t in
             XCTAssertThrowsError(try t.runCommand("spin", arguments: [])) { error in
                 XCTAssertTrue("\(error)".contains("time limit"), "\(error)")

@@ -176,7 +176,7 @@ final class CrashSafetyTests: ReliabilityTestCase {
         let file = data.appendingPathComponent("shop.realm")
         let template = folder.appendingPathComponent("shop-v1.realm")
         do {
-            let host = try RealmHost.Host(options: HostOptions(dataFolder: data, pluginFolders: [pluginsV1]))
+            let host = try TenantHost(options: HostOptions(dataFolder: data, pluginFolders: [pluginsV1]))
             try host.withTenant("shop") { t in
                 try t.realm.write {
                     for i in 1...items {

@@ -10,7 +10,7 @@ import XCTest
 /// still here, and the tenant and its neighbours keep working), and the tenant's realm must be
 /// unchanged: same objects, same values, same commit counter, no write left open.
 final class HostileScriptTests: ReliabilityTestCase {
-    var host: RealmHost.Host!
+    var host: TenantHost!
     /// The time limit of `host`'s scripts, in seconds.
     var timeLimit = 0.25
 

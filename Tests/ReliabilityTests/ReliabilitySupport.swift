@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import LuaSandbox
 import RealmDatabase
+import RealmTestSupport
 import RealmHost
 import RealmLua
 import XCTest
@@ -63,9 +64,9 @@ class ReliabilityTestCase: XCTestCase {
 
     /// A host over `<folder>/data` with the notes plugin.
     func notesHost(limits: LuaLimits = LuaLimits(memory: 32 << 20, instructions: nil, time: .milliseconds(400)),
-                   cacheSize: Int = 64) throws -> RealmHost.Host {
+                   cacheSize: Int = 64) throws -> TenantHost {
         let plugins = try writePlugin("notes", Self.notesPlugin)
-        return try RealmHost.Host(options: HostOptions(dataFolder: folder.appendingPathComponent("data", isDirectory: true),
+        return try TenantHost(options: HostOptions(dataFolder: folder.appendingPathComponent("data", isDirectory: true),
                                              pluginFolders: [plugins], limits: limits, cacheSize: cacheSize))
     }
 }
@@ -216,7 +217,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 }
 
-/// A deterministic generator (RealmDatabase's SplitMix64), so a failing run can be replayed from
+/// A deterministic generator (RealmTestSupport's SplitMix64), so a failing run can be replayed from
 /// its seed.
 typealias SeededGenerator = SplitMix64
 

@@ -9,7 +9,7 @@ import XCTest
 /// that user's place (`<data>/<user>.realm` and `<data>/<user>.<name>.realm`). Each test attacks
 /// from alice's side and then checks that bob's realm and the rest of the disk are as they were.
 final class TenantIsolationTests: ReliabilityTestCase {
-    var host: RealmHost.Host!
+    var host: TenantHost!
     var data: URL { folder.appendingPathComponent("data", isDirectory: true) }
     var outside: URL { folder.appendingPathComponent("outside", isDirectory: true) }
 

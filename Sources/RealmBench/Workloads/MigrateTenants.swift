@@ -47,7 +47,7 @@ struct MigrateTenants: Workload {
         return [Comparison(
             name: name, target: target, size: n, warmUpSize: nil,
             ours: { _ in
-                let host = try Host(options: HostOptions(dataFolder: try freshData(), pluginFolders: [plugins.deletingLastPathComponent()]))
+                let host = try TenantHost(options: HostOptions(dataFolder: try freshData(), pluginFolders: [plugins.deletingLastPathComponent()]))
                 return PreparedRun(run: {
                     let results = host.migrate(users: users)
                     if let failed = results.first(where: { !$0.succeeded }) { throw WorkloadSkipped(reason: failed.error ?? "migration failed") }

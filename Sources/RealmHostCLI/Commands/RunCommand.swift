@@ -46,32 +46,32 @@ struct RunCommand: ParsableCommand {
             guard FileManager.default.isReadableFile(atPath: script) else {
                 throw CLIError.failed("\(script): cannot open the script (no such readable file)")
             }
-            let host = try self.host.makeHost()
+            let session = TenantSession(
+                host: try self.host.makeHost(), user: user,
+                output: { StandardStreams.line($0) },
+                warning: { StandardStreams.errorLine("warning: \($0)") }
+            )
             Interrupts.shared.install()
-            return try host.withTenant(user) { tenant in
-                let runtime = tenant.runtime
-                runtime.output = { StandardStreams.line($0) }
-                runtime.state.warningHandler = { StandardStreams.errorLine("warning: \($0)") }
-                do {
-                    try Interrupts.shared.whileRunning(runtime.state.cancelHandle) {
-                        _ = try runtime.runFile(script, arguments: arguments)
-                    }
-                } catch let error as LuaError {
-                    // After the terminal's "^C", on a line of its own.
-                    if error.kind == .interrupted && Terminal.errorIsTerminal { StandardStreams.err("\n") }
-                    StandardStreams.errorLine(ScriptErrors.describe(error, script: script, traceback: traceback))
-                    return error.kind == .interrupted ? 130 : 1
-                } catch {
-                    StandardStreams.errorLine(ScriptErrors.describe(error, script: script))
-                    return 1
-                }
-                if runtime.hasOpenWrite {
-                    runtime.rollbackOpenWrites()
-                    StandardStreams.errorLine("\(script): warning: the script ended inside a write transaction; it was rolled back (call commitWrite)")
-                }
-                return 0
-            }
+            session.interruptScope = { handle, body in try Interrupts.shared.whileRunning(handle, body) }
+            return try runScript(script, arguments: arguments, in: session)
         }
+    }
+
+    /// Runs the script; returns the exit status (1 for an error, 130 for Ctrl-C).
+    private func runScript(_ script: String, arguments: [String], in session: TenantSession) throws -> Int32 {
+        do {
+            try session.runFile(script, arguments: arguments)
+        } catch let failure as ChunkError {
+            // After the terminal's "^C", on a line of its own.
+            if failure.kind == .interrupted && Terminal.errorIsTerminal { StandardStreams.err("\n") }
+            StandardStreams.errorLine(ScriptErrors.describe(failure.underlying, script: script, traceback: traceback))
+            return failure.kind == .interrupted ? 130 : 1
+        }
+        if try session.rollbackOpenWrites() {
+            StandardStreams.errorLine("\(script): warning: the script ended inside a write transaction; "
+                + "it was rolled back (call commitWrite)")
+        }
+        return 0
     }
 }
 

@@ -23,7 +23,7 @@ struct UsersCommand: ParsableCommand {
 
 /// The users table (also the REPL's `.users`).
 enum UsersTable {
-    static func render(_ host: RealmHost.Host, current: String? = nil, style: Style) throws -> String {
+    static func render(_ host: TenantHost, current: String? = nil, style: Style) throws -> String {
         let users = try host.users()
         guard !users.isEmpty else { return "No users in \(displayPath(host.dataFolder))." }
         var table = TextTable(headers: ["user", "version", "objects", "size", "classes"], rightAligned: [1, 2, 3])

@@ -152,10 +152,8 @@ enum DotCommands {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw HostError.io("\(path): cannot open the file (no such readable file)")
         }
-        try session.withTenant { tenant in
-            let function = try tenant.runtime.state.loadFile(path)
-            session.run(in: tenant) { try tenant.runtime.call(function) }
-        }
+        let chunk = try session.tenantSession.compileFile(path)
+        session.run { try session.tenantSession.run(chunk, present: $0) }
     }
 
     static func trace(_ session: ReplSession) {
@@ -173,9 +171,7 @@ enum DotCommands {
         guard known else {
             throw HostError.configuration("Unknown command '.\(name)'. Type .help for the list.")
         }
-        try session.withTenant { tenant in
-            session.run(in: tenant) { try tenant.runCommand(name, arguments: args) }
-        }
+        session.run { try session.tenantSession.runCommand(name, arguments: args, present: $0) }
     }
 
     // MARK: Arguments

@@ -16,10 +16,11 @@ enum OutputMode: String, CaseIterable, Sendable {
 
 /// Prints what a REPL statement returns.
 ///
-/// Objects, results and lists are found with `RealmLuaRuntime.inspect`. In table mode, results
+/// Objects, results and lists are found with `LuaValueReader.inspect` (the tenant session's). In table mode, results
 /// show their first `maxRows` objects and end with `… N more`.
 struct ValuePrinter {
-    let runtime: RealmLuaRuntime
+    /// The tenant session's view of the returned values (objects behind userdata, table items).
+    let reader: LuaValueReader
     var mode: OutputMode
     var style: Style
     /// Rows shown for results and lists in table mode.
@@ -48,7 +49,7 @@ struct ValuePrinter {
     // MARK: Table mode
 
     func tableText(_ value: LuaValue) throws -> String {
-        if let inspected = try runtime.inspect(value) {
+        if let inspected = try reader.inspect(value) {
             switch inspected {
             case .object(let o):
                 guard let schema = o.objectSchema else { return o.description }
@@ -124,11 +125,11 @@ struct ValuePrinter {
 
     /// A Lua sequence whose items are all objects of one class (`{dog1, dog2}`), else nil.
     func objectSequence(_ ref: LuaTableRef) throws -> ([DynamicObject], ObjectSchema)? {
-        let n = try runtime.state.length(ref)
+        let n = try reader.length(ref)
         guard n > 0 else { return nil }
         var objects = [DynamicObject]()
         for i in 1...n {
-            guard case .object(let o)? = try runtime.inspect(try runtime.state.get(ref, .integer(Int64(i)))) else { return nil }
+            guard case .object(let o)? = try reader.inspect(try reader.element(ref, at: i)) else { return nil }
             if let first = objects.first, first.className != o.className { return nil }
             objects.append(o)
         }
@@ -194,7 +195,7 @@ struct ValuePrinter {
         case .bytes(let b): return LuaText.quoted(String(decoding: b, as: UTF8.self))
         case .function, .opaque: return try tostring(value)
         case .userdata:
-            if let inspected = try runtime.inspect(value) {
+            if let inspected = try reader.inspect(value) {
                 switch inspected {
                 case .object(let o): return try luaObject(o, indent: indent, depth: depth)
                 case .results(let r):
@@ -207,10 +208,10 @@ struct ValuePrinter {
                 case .realm: return try tostring(value)
                 }
             }
-            if let v = try? runtime.realmValue(value) { return try luaLiteral(v, indent: indent, depth: depth) }
+            if let v = try? reader.realmValue(value) { return try luaLiteral(v, indent: indent, depth: depth) }
             return try tostring(value)
         case .table(let ref):
-            guard depth < 8, let table = try? runtime.state.copy(ref, maxDepth: 8) else { return try tostring(value) }
+            guard depth < 8, let table = try? reader.copy(ref, maxDepth: 8) else { return try tostring(value) }
             return try luaTable(table, indent: indent, depth: depth)
         case .plainTable(let table):
             return try luaTable(table, indent: indent, depth: depth)
@@ -291,8 +292,7 @@ struct ValuePrinter {
     }
 
     func tostring(_ value: LuaValue) throws -> String {
-        if case .string(let s)? = try runtime.state.call(global: "tostring", [value]).first { return s }
-        return value.description
+        try reader.tostring(value)
     }
 
     // MARK: JSON mode
@@ -307,7 +307,7 @@ struct ValuePrinter {
         case .bytes(let b): return JSONText.quoted(Data(b).base64EncodedString())
         case .function, .opaque: return JSONText.quoted(try tostring(value))
         case .userdata:
-            if let inspected = try runtime.inspect(value) {
+            if let inspected = try reader.inspect(value) {
                 switch inspected {
                 case .object(let o): return try jsonObject(o, depth: depth)
                 case .results(let r):
@@ -320,10 +320,10 @@ struct ValuePrinter {
                 case .realm: return JSONText.quoted(try tostring(value))
                 }
             }
-            if let v = try? runtime.realmValue(value) { return try jsonValue(v, depth: depth) }
+            if let v = try? reader.realmValue(value) { return try jsonValue(v, depth: depth) }
             return JSONText.quoted(try tostring(value))
         case .table(let ref):
-            guard depth < 16, let table = try? runtime.state.copy(ref, maxDepth: 16) else { return JSONText.quoted(try tostring(value)) }
+            guard depth < 16, let table = try? reader.copy(ref, maxDepth: 16) else { return JSONText.quoted(try tostring(value)) }
             return try json(.plainTable(table), depth: depth)
         case .plainTable(let t):
             if t.hash.isEmpty { return JSONText.array(try t.array.map { try json($0, depth: depth + 1) }, compact: true) }
@@ -343,37 +343,15 @@ struct ValuePrinter {
         }
     }
 
-    /// An object's persisted properties in schema order; links by primary key (embedded objects inline).
+    /// An object's persisted properties in schema order, written by the JSON codec export uses
+    /// (its readable style: links by primary key, embedded objects inline).
     func jsonObject(_ o: DynamicObject, depth: Int) throws -> String {
-        guard let schema = o.objectSchema else { return JSONText.quoted(o.description) }
-        if o.isManaged && o.isInvalidated { return "null" }
-        var fields = [(String, String)]()
-        for p in schema.properties where p.isPersisted {
-            fields.append((p.name, try jsonValue(try o.value(forKey: p.name), depth: depth + 1)))
-        }
-        return JSONText.object(fields)
+        try RealmValueJSON.encode(object: o, style: .readable, depth: depth).text()
     }
 
+    /// A database value as the JSON codec writes it (dates as `{"$date": …}`, as export does).
     func jsonValue(_ v: RealmValue, depth: Int) throws -> String {
-        switch v {
-        case .null: return "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .int(let i): return String(i)
-        case .float(let f): return JSONText.number(Double(f))
-        case .double(let d): return JSONText.number(d)
-        case .string(let s): return JSONText.quoted(s)
-        case .data(let d): return JSONText.quoted(d.base64EncodedString())
-        case .date(let t): return JSONText.quoted(t.description)
-        case .decimal128(let d): return JSONText.quoted(d.description)
-        case .objectId(let o): return JSONText.quoted(o.stringValue)
-        case .uuid(let u): return JSONText.quoted(u.uuidString)
-        case .object(let o):
-            if let pk = o.objectSchema?.primaryKey, o.isManaged { return try jsonValue(try o.value(forKey: pk), depth: depth + 1) }
-            guard depth < 8 else { return JSONText.quoted(o.description) }
-            return try jsonObject(o, depth: depth + 1)
-        case .list(let items): return JSONText.array(try items.map { try jsonValue($0, depth: depth + 1) }, compact: true)
-        case .dictionary(let d): return JSONText.object(try d.keys.sorted().map { ($0, try jsonValue(d[$0]!, depth: depth + 1)) })
-        }
+        try RealmValueJSON.encode(v, style: .readable, depth: depth).text()
     }
 }
 

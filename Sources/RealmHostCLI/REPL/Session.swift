@@ -17,8 +17,10 @@ import RealmLua
 /// - On a pipe there is no prompt or colour; errors go to standard error as `stdin:LINE: message`
 ///   and the exit status is 1 if any chunk failed.
 final class ReplSession {
-    let host: RealmHost.Host
-    private(set) var user: String
+    /// The path to the tenant: compiling, running, hooks, Ctrl-C, rollback, error kinds.
+    let tenantSession: TenantSession
+    var host: TenantHost { tenantSession.host }
+    var user: String { tenantSession.user }
     var mode: OutputMode
     var timer = false
     /// Standard input is a terminal: prompts, banner, line editing.
@@ -41,13 +43,18 @@ final class ReplSession {
     /// The last error, for `.trace`.
     var lastError: Error?
 
-    init(host: RealmHost.Host, user: String, mode: OutputMode, interactive: Bool, colour: Bool, errorColour: Bool) {
-        self.host = host
-        self.user = user
+    init(host: TenantHost, user: String, mode: OutputMode, interactive: Bool, colour: Bool, errorColour: Bool) {
         self.mode = mode
         self.interactive = interactive
         style = Style(enabled: colour)
-        errorStyle = Style(enabled: errorColour)
+        let errorStyle = Style(enabled: errorColour)
+        self.errorStyle = errorStyle
+        tenantSession = TenantSession(
+            host: host, user: user,
+            output: { StandardStreams.line($0) },
+            warning: { StandardStreams.errorLine(errorStyle.yellow("warning: \($0)")) }
+        )
+        tenantSession.interruptScope = { handle, body in try Interrupts.shared.whileRunning(handle, body) }
     }
 
     // MARK: The loop
@@ -86,11 +93,9 @@ final class ReplSession {
     }
 
     private func finish() {
-        try? withTenant { tenant in
-            if tenant.runtime.hasOpenWrite {
-                tenant.runtime.rollbackOpenWrites()
-                StandardStreams.errorLine(errorStyle.yellow("The open write transaction was rolled back (it was never committed)."))
-            }
+        if (try? tenantSession.rollbackOpenWrites()) == true {
+            StandardStreams.errorLine(errorStyle.yellow(
+                "The open write transaction was rolled back (it was never committed)."))
         }
     }
 
@@ -110,15 +115,15 @@ final class ReplSession {
         pending.append(line)
         let code = pending.joined(separator: "\n")
         do {
-            try withTenant { tenant in
-                switch try compile(code, in: tenant) {
-                case .incomplete:
-                    return
-                case .ready(let function):
-                    pending = []
-                    input.addHistory(code)
-                    execute(function, in: tenant)
-                }
+            // On a pipe, line numbers count from the start of the input.
+            let firstLine = interactive ? 1 : pendingStartLine
+            switch try tenantSession.compile(code, chunkName: chunkLabel, firstLine: firstLine) {
+            case .incomplete:
+                return
+            case .ready(let chunk):
+                pending = []
+                input.addHistory(code)
+                run { try tenantSession.run(chunk, present: $0) }
             }
         } catch {
             pending = []
@@ -127,48 +132,30 @@ final class ReplSession {
         }
     }
 
-    enum Compiled {
-        case ready(LuaFunctionRef)
-        case incomplete
-    }
-
-    /// `return <code>` when that compiles (an expression), else `<code>` as statements.
-    func compile(_ code: String, in tenant: Tenant) throws -> Compiled {
-        let state = tenant.runtime.state
-        // On a pipe, line numbers count from the start of the input.
-        let lead = interactive ? "" : String(repeating: "\n", count: max(0, pendingStartLine - 1))
-        let name = "=" + chunkLabel
-        if let f = try? state.load(lead + "return " + code, chunkName: name) { return .ready(f) }
-        do {
-            return .ready(try state.load(lead + code, chunkName: name))
-        } catch let error as LuaError where error.isIncompleteInput {
-            return .incomplete
-        }
-    }
-
     var chunkLabel: String { interactive ? "repl" : "stdin" }
 
-    /// Runs a compiled chunk and prints what it returns.
-    func execute(_ function: LuaFunctionRef, in tenant: Tenant) {
-        run(in: tenant) { try tenant.runtime.call(function) }
-    }
+    /// Prints what a run returns (`present`, called while the tenant is held).
+    typealias Present = ([LuaValue], LuaValueReader) throws -> Void
 
-    /// Runs Lua work in a tenant with Ctrl-C armed and the timer on; prints its values or its error.
-    func run(in tenant: Tenant, _ body: () throws -> [LuaValue]) {
-        let runtime = tenant.runtime
-        let wasInWrite = runtime.hasOpenWrite
+    /// Runs a chunk or command through the tenant session with the timer on; prints its values
+    /// or its error.
+    func run(_ body: (Present) throws -> Void) {
         let start = DispatchTime.now()
+        var timed = false
         do {
-            let values = try Interrupts.shared.whileRunning(runtime.state.cancelHandle, body)
-            reportTime(since: start)
-            if let text = printer(for: runtime).render(values) { StandardStreams.line(text) }
+            try body { values, reader in
+                reportTime(since: start)
+                timed = true
+                if let text = printer(reader).render(values) { StandardStreams.line(text) }
+            }
         } catch {
-            reportTime(since: start)
+            if !timed { reportTime(since: start) }
             report(error)
-            if wasInWrite && !runtime.hasOpenWrite {
+            guard let failure = error as? ChunkError else { return }
+            if failure.rolledBackEarlierWrite {
                 StandardStreams.errorLine(errorStyle.yellow("The open write transaction was rolled back."))
             }
-            if let lua = error as? LuaError, lua.kind == .interrupted, !interactive {
+            if failure.kind == .interrupted, !interactive {
                 quitRequested = true
                 exitStatus = 130
             }
@@ -181,14 +168,16 @@ final class ReplSession {
         StandardStreams.line(style.dim(String(format: "Time: %.3f ms", ms)))
     }
 
-    func printer(for runtime: RealmLuaRuntime) -> ValuePrinter {
-        ValuePrinter(runtime: runtime, mode: mode, style: style, maxWidth: Terminal.outputIsTerminal ? Terminal.width : nil)
+    func printer(_ reader: LuaValueReader) -> ValuePrinter {
+        ValuePrinter(reader: reader, mode: mode, style: style,
+                     maxWidth: Terminal.outputIsTerminal ? Terminal.width : nil)
     }
 
     // MARK: Errors
 
     /// Prints an error and counts it.
     func report(_ error: Error) {
+        let error = (error as? ChunkError)?.underlying ?? error
         lastError = error
         var message: String
         if let lua = error as? LuaError {
@@ -215,25 +204,14 @@ final class ReplSession {
 
     /// Runs `body` with the current user's tenant, its `print` going to standard output.
     func withTenant<T>(_ body: (Tenant) throws -> T) throws -> T {
-        try host.withTenant(user) { tenant in
-            tenant.runtime.output = { StandardStreams.line($0) }
-            tenant.runtime.state.warningHandler = { [errorStyle] in StandardStreams.errorLine(errorStyle.yellow("warning: \($0)")) }
-            return try body(tenant)
-        }
+        try tenantSession.withTenant(body)
     }
 
     /// Makes `name` the current user (its realm is created if new).
     func switchUser(to name: String) throws -> Bool {
         try UserName.validate(name)
         let isNew = !FileManager.default.fileExists(atPath: try host.fileURL(for: name).path)
-        if name != user {
-            let busy = try withTenant { $0.runtime.hasOpenWrite }
-            if busy {
-                throw HostError.configuration("User '\(user)' has an open write transaction: commit it (realm:commitWrite()) or cancel it (realm:cancelWrite()) first.")
-            }
-        }
-        try host.withTenant(name) { _ in }
-        user = name
+        try tenantSession.switchUser(to: name)
         return isNew
     }
 
@@ -241,8 +219,8 @@ final class ReplSession {
 
     func mainPrompt() -> String {
         guard interactive else { return "" }
-        let open = (try? withTenant { $0.runtime.hasOpenWrite }) ?? false
-        return promptText(user + (open ? "*" : "") + "> ")
+        // The session's cached state: the prompt costs no tenant lookup.
+        return promptText(user + (tenantSession.hasOpenWrite ? "*" : "") + "> ")
     }
 
     func continuationPrompt() -> String {

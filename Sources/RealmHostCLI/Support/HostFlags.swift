@@ -16,9 +16,9 @@ struct HostFlags: ParsableArguments {
     }
 
     /// Opens the host, or prints why it cannot and exits with status 1.
-    func makeHost() throws -> RealmHost.Host {
+    func makeHost() throws -> TenantHost {
         do {
-            return try Host(options: options)
+            return try TenantHost(options: options)
         } catch {
             throw CLIError.failed("\(error)")
         }

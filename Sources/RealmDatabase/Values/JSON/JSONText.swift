@@ -1,7 +1,10 @@
 import Foundation
 
-/// Writing JSON text by hand, for output whose field order and layout matter (the REPL's JSON
-/// mode, realm-bench's report): strings escaped as RFC 8259 asks, numbers as JSON reads them.
+/// Writing JSON text by hand, for output whose field order and layout matter (`JSONValue.text`,
+/// realm-bench's report): strings escaped as RFC 8259 asks, numbers as JSON reads them.
+///
+/// A hand writer because `JSONEncoder` on this toolchain emits an object's keys in a different
+/// order on every run, and `JSONSerialization` keeps no order: objects must come out in schema order.
 public enum JSONText {
     public static func quoted(_ s: String) -> String {
         var out = "\""
@@ -15,7 +18,11 @@ public enum JSONText {
             case "\u{08}": out += "\\b"
             case "\u{0C}": out += "\\f"
             default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+                if scalar.value < 0x20 {
+                    out += String(format: "\\u%04x", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out + "\""

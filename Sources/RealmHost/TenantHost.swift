@@ -8,7 +8,7 @@ import RealmLua
 /// Each user's realm is `<data folder>/<user>.realm`, opened with the plugins' schema, version,
 /// migrations and initial subscriptions. Tenants are cached (least recently used closed first);
 /// work for different tenants runs in parallel, work for one tenant is serialized.
-public final class Host: @unchecked Sendable {
+public final class TenantHost: @unchecked Sendable {
     public let options: HostOptions
     public let registry: PluginRegistry
     private let cache = Locked(TenantCache())
@@ -93,7 +93,7 @@ public final class Host: @unchecked Sendable {
             c.migrationBlock = { [weak runtime] migration, oldVersion in
                 guard let runtime else { throw RealmError(.migration, "The tenant's Lua runtime is gone.") }
                 try runtime.withMigrationLimits {
-                    try Host.runPluginMigrations(plugins, to: target, in: runtime, migration: migration, from: oldVersion)
+                    try TenantHost.runPluginMigrations(plugins, to: target, in: runtime, migration: migration, from: oldVersion)
                 }
             }
         }

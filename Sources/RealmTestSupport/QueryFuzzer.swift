@@ -1,5 +1,5 @@
-import CSQLite
 import Foundation
+import RealmDatabase
 
 /// A fuzzer for the query language: random token soups, grammar-generated queries and byte-level
 /// mutations of both, fed to the parser (and optionally the translator and SQLite's parser).
@@ -39,7 +39,15 @@ public enum QueryFuzzer {
         var rng = SplitMix64(seed: seed)
         var report = Report()
         let start = Date()
-        let harness = mode == .parse ? nil : Harness(execute: mode == .execute)
+        var harness: Harness?
+        if mode != .parse {
+            do {
+                harness = try Harness(execute: mode == .execute)
+            } catch {
+                report.failures.append("harness: \(error)")
+                return report
+            }
+        }
         for _ in 0..<iterations {
             let query = generate(&rng)
             report.iterations += 1
@@ -52,9 +60,9 @@ public enum QueryFuzzer {
     /// Checks one input (exposed for regression tests of inputs found by fuzzing).
     static func check(_ query: String, harness: Harness?, report: inout Report) {
         do {
-            _ = try QueryParser.parse(query)
+            try QuerySyntax.check(query)
             report.parsed += 1
-        } catch is QuerySyntaxError {
+        } catch let e as RealmError where e.code == .query {
             return
         } catch {
             report.failures.append("parse \(query.debugDescription): \(error)")
@@ -62,10 +70,10 @@ public enum QueryFuzzer {
         }
         guard let harness else { return }
         do {
-            let (compiled, className) = try harness.compile(query)
+            let compiled = try harness.compile(query)
             report.compiled += 1
             if harness.execute {
-                if let problem = harness.run(compiled, on: className) {
+                if let problem = harness.run(compiled) {
                     report.failures.append("sql \(query.debugDescription): \(problem)")
                 } else {
                     report.executed += 1
@@ -121,86 +129,57 @@ public enum QueryFuzzer {
         ])
     }
 
+    /// An in-memory realm of `schema` holding a few objects, on which queries are compiled (and
+    /// run) through the public API, as an application would.
     final class Harness {
-        let schema: Schema
+        let realm: Realm
         let execute: Bool
-        var db: OpaquePointer?
+        /// The values of `$0`, `$1`, …: one of each kind the grammar can compare with.
         let arguments: [RealmValue]
 
-        init(execute: Bool) {
-            schema = QueryFuzzer.schema
+        init(execute: Bool) throws {
             self.execute = execute
+            var configuration = Realm.Configuration(inMemoryIdentifier: "query-fuzzer-\(UUID().uuidString)")
+            configuration.schema = QueryFuzzer.schema
+            realm = try Realm(configuration: configuration)
+            let dog = try Harness.seed(realm)
+            let date = Timestamp(seconds: 100, nanoseconds: 0).map(RealmValue.date) ?? .null
+            let decimal = Decimal128(string: "1.5").map(RealmValue.decimal128) ?? .null
             arguments = [.int(3), .string("a"), .null, .list([1, "x", nil]), .double(2.5),
-                         .date(Timestamp(seconds: 100, nanoseconds: 0)!), .bool(true), .list([]),
-                         .decimal128(Decimal128(string: "1.5")!), .object(DynamicObject(className: "Dog"))]
-            if execute {
-                sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
-                if let db {
-                    QueryLanguage.registerFunctions(on: db)
-                    for o in schema.objectSchemas {
-                        for sql in StorageLayout.createClassSQL(o) { sqlite3_exec(db, sql, nil, nil, nil) }
-                    }
-                    sqlite3_exec(db, """
-                        INSERT INTO "class_Person" ("_key", name, age, ratio, active, "any", "any__t") VALUES (1, 'a', 3, 1.5, 1, 'x', 3), (2, 'b', 4, 0, 0, NULL, 0);
-                        INSERT INTO "class_Dog" ("_key", name, age, mood, mood__t) VALUES (1, 'd', 2, '1.5', 8);
-                        INSERT INTO "list_Person_dogs" (owner, pos, value) VALUES (1, 0, 1);
-                        INSERT INTO "list_Person_tags" (owner, pos, value) VALUES (1, 0, 'x');
-                        """, nil, nil, nil)
-                }
+                         date, .bool(true), .list([]), decimal, .object(dog)]
+        }
+
+        /// Two people and a dog, so that executed queries visit rows, links and lists.
+        private static func seed(_ realm: Realm) throws -> DynamicObject {
+            try realm.write {
+                let dog = try realm.create("Dog", value: .dictionary(["name": "d", "age": 2, "mood": .double(1.5)]))
+                _ = try realm.create("Person", value: .dictionary([
+                    "name": "a", "age": 3, "ratio": .float(1.5), "active": true, "any": "x",
+                    "dogs": .list([.object(dog)]), "tags": .list(["x"]),
+                ]))
+                _ = try realm.create("Person", value: .dictionary(["name": "b", "age": 4, "active": false]))
+                return dog
             }
         }
 
-        deinit { sqlite3_close_v2(db) }
-
-        func compile(_ query: String) throws -> (CompiledQuery, String) {
+        /// Compiles on `Person`, or on `Dog` when the query names a Dog property.
+        func compile(_ query: String) throws -> Results {
             do {
-                return (try compile(query, on: "Person"), "Person")
+                return try realm.objects("Person").filter(query, arguments: arguments)
             } catch let e as RealmError where e.message.contains("on object type 'Person'") {
-                return (try compile(query, on: "Dog"), "Dog")
+                return try realm.objects("Dog").filter(query, arguments: arguments)
             }
         }
 
-        private func compile(_ query: String, on className: String) throws -> CompiledQuery {
-            try QueryLanguage.compile(query, arguments: arguments, objectSchema: schema[className]!, schema: schema) { object in
-                if object.className == "Dog" { return 1 }
-                throw RealmError(.query, "Objects used as query arguments must be managed by this realm.")
-            }
-        }
-
-        /// Prepares and runs the compiled SQL; returns a description of any SQLite error.
-        func run(_ compiled: CompiledQuery, on className: String) -> String? {
-            guard let db else { return "no database" }
+        /// Runs the compiled query on SQLite; returns a description of any failure.
+        func run(_ results: Results) -> String? {
             do {
-                let sql = "SELECT t0.\"_key\" FROM \(StorageLayout.quotedTable(className)) AS t0 WHERE \(compiled.predicateSQL)"
-                var stmt: OpaquePointer?
-                let rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nil)
-                defer { sqlite3_finalize(stmt) }
-                if rc != SQLITE_OK {
-                    return "\(String(cString: sqlite3_errmsg(db))) in \(compiled.predicateSQL)"
-                }
-                for (i, value) in compiled.bindings.enumerated() {
-                    let index = Int32(i + 1)
-                    switch value {
-                    case .null: sqlite3_bind_null(stmt, index)
-                    case .integer(let v): sqlite3_bind_int64(stmt, index, v)
-                    case .real(let v): sqlite3_bind_double(stmt, index, v)
-                    case .text(let v): sqlite3_bind_text(stmt, index, v, -1, sqliteTransient)
-                    case .blob(let v):
-                        _ = v.withUnsafeBytes { sqlite3_bind_blob(stmt, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(v.count), sqliteTransient) }
-                    }
-                }
-                if sqlite3_bind_parameter_count(stmt) != Int32(compiled.bindings.count) {
-                    return "parameter count \(sqlite3_bind_parameter_count(stmt)) != bindings \(compiled.bindings.count) in \(compiled.predicateSQL)"
-                }
-                while true {
-                    let step = sqlite3_step(stmt)
-                    if step == SQLITE_ROW { continue }
-                    if step == SQLITE_DONE { break }
-                    let message = String(cString: sqlite3_errmsg(db))
-                    if message.contains("integer overflow") { break }
-                    return "\(message) running \(compiled.predicateSQL)"
-                }
+                _ = try results.countObjects()
                 return nil
+            } catch {
+                // SQLite's checked arithmetic refusing an overflow is a valid outcome.
+                if "\(error)".contains("integer overflow") { return nil }
+                return "\(error)"
             }
         }
     }
@@ -377,18 +356,5 @@ public enum QueryFuzzer {
         var out = String.UnicodeScalarView()
         out.append(contentsOf: scalars)
         return String(out)
-    }
-}
-
-/// A small, fast, seedable generator (Steele, Lea and Flood's SplitMix64).
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

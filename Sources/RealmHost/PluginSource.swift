@@ -1,0 +1,154 @@
+import Foundation
+import LuaSandbox
+import RealmDatabase
+import RealmLua
+
+/// The table a plugin's `plugin.lua` returned, read field by field; every error names the file
+/// and the field (`plugins/dogs/plugin.lua: field 'schemaVersion' must be …`).
+struct PluginSource {
+    let runtime: RealmLuaRuntime
+    let folder: URL
+    let path: String
+    /// The environment the plugin's code runs in (its own globals, `require` confined to its folder).
+    let environment: LuaTableRef
+    /// The returned table, and a copy of it (nested tables to 8 levels) for plain fields.
+    let tableRef: LuaTableRef
+    let table: LuaTable
+
+    var state: LuaState { runtime.state }
+
+    /// Runs `plugin.lua` in an environment of its own.
+    init(folder: URL, runtime: RealmLuaRuntime) throws {
+        let file = folder.appendingPathComponent("plugin.lua")
+        path = file.path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw HostError.plugin("\(path): no plugin.lua in the plugin folder")
+        }
+        self.runtime = runtime
+        self.folder = folder
+        let state = runtime.state
+        environment = try state.makeEnvironment()
+        try state.installRequire(root: folder.path, in: environment, environment: environment,
+                                 chunkNamePrefix: folder.lastPathComponent + "/")
+        do {
+            let chunkName = "@" + PluginLoader.displayPath(file)
+            let chunk = try state.loadFile(path, chunkName: chunkName, environment: environment)
+            guard case .table(let ref)? = try runtime.call(chunk).first else {
+                throw HostError.plugin("\(path): plugin.lua must return a table")
+            }
+            tableRef = ref
+            table = try state.copy(ref, maxDepth: 8)
+        } catch let error as HostError {
+            throw error
+        } catch {
+            throw HostError.plugin("\(path): \(error)")
+        }
+    }
+
+    func fail(_ field: String, _ why: String) -> HostError {
+        HostError.plugin("\(path): field '\(field)' \(why)")
+    }
+
+    /// Plugin and command names: ASCII letters, digits, '-' and '_'.
+    static func isIdentifier(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy {
+            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_")
+        }
+    }
+
+    func name() throws -> String {
+        guard case .string(let name) = table["name"], PluginSource.isIdentifier(name) else {
+            throw fail("name", "must be a non-empty string of letters, digits, '-' and '_'")
+        }
+        return name
+    }
+
+    func version() throws -> String {
+        switch table["version"] {
+        case .string(let v): return v
+        case .integer(let i): return String(i)
+        case .nil: return "0"
+        default: throw fail("version", "must be a string such as \"1.0.0\"")
+        }
+    }
+
+    func schemaVersion() throws -> UInt64 {
+        switch table["schemaVersion"] {
+        case .nil: return 0
+        case .integer(let v) where v >= 0: return UInt64(v)
+        default: throw fail("schemaVersion", "must be a non-negative integer")
+        }
+    }
+
+    func schema() throws -> Schema {
+        guard !table["schema"].isNil else { return Schema([]) }
+        do {
+            return try runtime.schema(from: try state.get(tableRef, "schema"), where: "\(path): field 'schema'")
+        } catch {
+            throw HostError.plugin("\(error)")
+        }
+    }
+
+    /// An optional function field (`migration`, `onOpen`, …).
+    func function(_ name: String) throws -> LuaFunctionRef? {
+        switch try state.get(tableRef, .string(name)) {
+        case .nil: return nil
+        case .function(let f): return f
+        default: throw fail(name, "must be a function")
+        }
+    }
+
+    /// `commands = { name = function(realm, ...) end | { run = function, limits = {…} } }`.
+    func commands() throws -> [String: PluginCommand] {
+        switch try state.get(tableRef, "commands") {
+        case .nil:
+            return [:]
+        case .table(let ref):
+            var commands = [String: PluginCommand]()
+            for (key, _) in try state.copy(ref, maxDepth: 4).hash {
+                guard case .string(let name) = key, PluginSource.isIdentifier(name) else {
+                    throw fail("commands", "must map command names (letters, digits, '_', '-') to functions")
+                }
+                commands[name] = try command(name, try state.get(ref, key))
+            }
+            return commands
+        default:
+            throw fail("commands", "must be a table of functions")
+        }
+    }
+
+    private func command(_ name: String, _ value: LuaValue) throws -> PluginCommand {
+        switch value {
+        case .function(let f):
+            return PluginCommand(function: f, limits: nil)
+        case .table(let spec):
+            // { run = function(realm, ...) end, limits = { timeSeconds = 60, memoryMiB = 512 } }
+            guard case .function(let f) = try state.get(spec, "run") else {
+                throw fail("commands.\(name).run", "must be a function")
+            }
+            return PluginCommand(function: f, limits: try commandLimits(name, spec))
+        default:
+            throw fail("commands.\(name)", "must be a function or a table { run = function, limits = {…} }")
+        }
+    }
+
+    private func commandLimits(_ name: String, _ spec: LuaTableRef) throws -> LuaLimits? {
+        guard case .table(let limits) = try state.get(spec, "limits") else { return nil }
+        do {
+            return try HostConfigurationFile.parseLimits(try state.copy(limits, maxDepth: 1), base: state.limits,
+                                                         where: "field 'commands.\(name).limits'")
+        } catch {
+            throw HostError.plugin("\(path): \(error)")
+        }
+    }
+
+    /// The numbered migration files, none above `schemaVersion`.
+    func migrationFiles(upTo schemaVersion: UInt64) throws -> [UInt64: URL] {
+        let files = try PluginLoader.numberedMigrations(in: folder, path: path)
+        if let (highest, file) = files.max(by: { $0.key < $1.key }), highest > schemaVersion {
+            throw HostError.plugin("\(path): migration \(file.lastPathComponent) is for version \(highest), "
+                + "above schemaVersion \(schemaVersion)")
+        }
+        return files
+    }
+}
