@@ -47,6 +47,11 @@ public final class LuaState {
     public var outputHandler: ((String) -> Void)?
     /// Receives each complete `warn` message. Nil discards warnings.
     public var warningHandler: ((String) -> Void)?
+    /// Turns a Swift error thrown by a host function (other than a `LuaError`) into the value Lua
+    /// raises, given the position of the calling Lua code (`"chunk:line: "`). Nil, or a nil
+    /// result, raises the string `position + String(describing: error)`. A host uses this to give
+    /// scripts structured errors (`e.code`, `e.message`).
+    public var errorValue: ((_ error: any Error, _ position: String) -> LuaValue?)?
 
     /// The limits for the next outermost call. The memory cap applies at once.
     public var limits: LuaLimits {
@@ -401,9 +406,33 @@ public final class LuaState {
             pushRaise(L, error)
             return RH_RAISE
         } catch {
-            pushRaise(L, LuaError(.runtime, String(describing: error)))
+            pushRaise(L, hostError(L, error))
             return RH_RAISE
         }
+    }
+
+    /// The LuaError a Swift error becomes: the host's error value when `errorValue` gives one.
+    private func hostError(_ L: OpaquePointer, _ error: any Error) -> LuaError {
+        let message = String(describing: error)
+        guard let errorValue, lua_checkstack(L, 1) != 0 else { return LuaError(.runtime, message) }
+        let position = callerPosition(L)
+        guard let value = errorValue(error, position) else { return LuaError(.runtime, message) }
+        var luaError = LuaError(.runtime, position + message, value: value)
+        luaError.underlying = error
+        return luaError
+    }
+
+    /// `"chunk:line: "` of the Lua code that called the running host function. A metamethod
+    /// (`dog.name`) is called through the C closure that serves methods first, so when level 1
+    /// has no line, the position is level 2's.
+    private func callerPosition(_ L: OpaquePointer) -> String {
+        for level: Int32 in 1...2 {
+            luaL_where(L, level)
+            let position = stringLossy(L, -1)
+            lua_settop(L, -2)
+            if !position.isEmpty { return position }
+        }
+        return ""
     }
 
     /// Pushes the value a thrown LuaError raises: its own value when it came from Lua (so

@@ -57,6 +57,7 @@ public final class RealmLuaRuntime {
     }
 
     private func installAPI() throws {
+        try registerErrors()
         try registerValueTypes()
         try registerConfiguration()
         try registerRealm()
@@ -99,14 +100,15 @@ public final class RealmLuaRuntime {
     /// Whether some realm opened by scripts has a write transaction open.
     public var hasOpenWrite: Bool { openedRealms.contains { $0.realm?.isInWriteTransaction == true } }
 
-    /// Runs a chunk; if it fails, open writes are rolled back and the error is rethrown.
+    /// Runs a chunk; if it fails, open writes are rolled back and the error is rethrown (a
+    /// `LuaError` with the Swift error it began as in `underlying`, when it began as one).
     @discardableResult
     public func execute(_ code: String, chunkName: String, environment: LuaTableRef? = nil) throws -> [LuaValue] {
         do {
             return try state.execute(code, chunkName: chunkName, environment: environment)
         } catch {
             rollbackOpenWrites()
-            throw error
+            throw withUnderlyingError(error)
         }
     }
 
@@ -117,7 +119,7 @@ public final class RealmLuaRuntime {
             return try state.call(function, arguments)
         } catch {
             rollbackOpenWrites()
-            throw error
+            throw withUnderlyingError(error)
         }
     }
 

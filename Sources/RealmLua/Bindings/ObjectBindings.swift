@@ -90,7 +90,7 @@ extension RealmLuaRuntime {
     /// A property as Lua sees it: collections live, backlinks as results, the rest as values.
     func property(_ o: DynamicObject, _ name: String) throws -> LuaValue {
         guard let p = o.objectSchema?[name] else {
-            if o.isManaged { throw luaError("Property '\(name)' does not exist on object type '\(o.className)'.") }
+            if o.isManaged { throw RealmError(.invalidProperty, "Property '\(name)' does not exist on object type '\(o.className)'.") }
             return try toLua(try o.value(forKey: name))
         }
         switch (p.type, p.collection) {
