@@ -103,6 +103,28 @@ extension LuaState {
         return object(L, at: -1, typeName: try typeName(of: type)) as? T
     }
 
+    /// The Swift object in a userdata reference, whatever host type it is registered as (nil for
+    /// other values). One metatable lookup: callers `switch` on the object's Swift type.
+    public func hostObject(_ userdata: LuaUserdataRef) throws -> AnyObject? {
+        let L = try thread()
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        try ensureStack(L, 1)
+        try pushRef(L, userdata)
+        return hostObject(L, at: -1)
+    }
+
+    /// The host object at `index` of `L`: its metatable's `__name` must be a registered type name.
+    func hostObject(_ L: OpaquePointer, at index: Int32) -> AnyObject? {
+        guard lua_type(L, index) == LUA_TUSERDATA, lua_checkstack(L, 2) != 0 else { return nil }
+        let index = lua_absindex(L, index)
+        guard luaL_getmetafield(L, index, "__name") == LUA_TSTRING else { return nil }
+        let name = stringLossy(L, -1)
+        lua_settop(L, -2)
+        guard userdataNames.contains(name) else { return nil }
+        return object(L, at: index, typeName: name)
+    }
+
     func pushUserdata(_ L: OpaquePointer, _ object: AnyObject, typeName: String) throws {
         guard userdataNames.contains(typeName) else {
             throw LuaError(.runtime, "no userdata type named '\(typeName)' is registered")

@@ -87,7 +87,7 @@ public final class RealmLuaRuntime {
     /// Makes `realm` a global (`realm` by default) of the state.
     public func bind(_ realm: Realm, as name: String = "realm") throws {
         track(realm)
-        try state.setGlobal(name, try box(RealmBox(realm)))
+        try state.setGlobal(name, try box(realm))
     }
 
     /// Cancels every write transaction left open by scripts.
@@ -141,14 +141,14 @@ public final class RealmLuaRuntime {
             c.migrationBlock = { [weak self] migration, oldVersion in
                 guard let self else { throw RealmError(.migration, "The Lua runtime of this migration is gone.") }
                 _ = try self.withMigrationLimits {
-                    try self.state.call(block, [try self.box(MigrationBox(migration)), .integer(Int64(oldVersion))])
+                    try self.state.call(block, [try self.box(migration), .integer(Int64(oldVersion))])
                 }
             }
         }
         if let block = box.initialSubscriptions {
             c.initialSubscriptions = { [weak self] subs in
                 guard let self else { throw RealmError(.subscription, "The Lua runtime of these subscriptions is gone.") }
-                try self.state.call(block, [try self.box(MutableSubscriptionSetBox(subs))])
+                try self.state.call(block, [try self.box(subs)])
             }
         }
         return c

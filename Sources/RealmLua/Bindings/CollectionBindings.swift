@@ -6,9 +6,9 @@ import RealmDatabase
 /// element and map keys are implicit writes, as the REPL's everyday verbs.
 extension RealmLuaRuntime {
     func registerCollections() throws {
-        func list(_ ctx: LuaCallContext) throws -> List { try ctx.userdata(1, as: ListBox.self).list }
-        func set(_ ctx: LuaCallContext) throws -> MutableSet { try ctx.userdata(1, as: SetBox.self).set }
-        func map(_ ctx: LuaCallContext) throws -> Map { try ctx.userdata(1, as: MapBox.self).map }
+        func list(_ ctx: LuaCallContext) throws -> List { try ctx.userdata(1, as: List.self) }
+        func set(_ ctx: LuaCallContext) throws -> MutableSet { try ctx.userdata(1, as: MutableSet.self) }
+        func map(_ ctx: LuaCallContext) throws -> Map { try ctx.userdata(1, as: Map.self) }
 
         var listMethods: [String: LuaFunction] = [
             "append": { [unowned self] ctx in try list(ctx).append(try realmArgument(ctx, 2)); return 0 },
@@ -45,8 +45,8 @@ extension RealmLuaRuntime {
                 guard let i = try list(ctx).index(of: try realmArgument(ctx, 2)) else { return try ctx.returning(.nil) }
                 return try ctx.returning(.integer(Int64(i + 1)))
             },
-            "freeze": { [unowned self] ctx in try ctx.returning(try box(ListBox(try list(ctx).freeze()))) },
-            "thaw": { [unowned self] ctx in try ctx.returning(try list(ctx).thaw().map { try box(ListBox($0)) } ?? .nil) },
+            "freeze": { [unowned self] ctx in try ctx.returning(try box(try list(ctx).freeze())) },
+            "thaw": { [unowned self] ctx in try ctx.returning(try list(ctx).thaw().map { try box($0) } ?? .nil) },
             "toTable": { [unowned self] ctx in try ctx.returning(try toLua(.list(try list(ctx).values()))) },
         ]
         // Querying a list of objects goes through Results in list order.
@@ -56,12 +56,12 @@ extension RealmLuaRuntime {
                 if l.property.type != .object, ["min", "max", "sum", "average"].contains(name) {
                     return try ctx.returning(try toLua(try primitiveAggregate(name, try l.values())))
                 }
-                var arguments: [LuaValue] = [.string(name), try box(ResultsBox(try l.asResults()))]
+                var arguments: [LuaValue] = [.string(name), try box(try l.asResults())]
                 if ctx.argumentCount >= 2 { arguments += (2...ctx.argumentCount).map { ctx.argument($0) } }
                 return try ctx.returning(try state.call(try methodForwarder(), arguments))
             }
         }
-        try state.registerType(ListBox.self, name: "List", metatable: LuaMetatable(
+        try state.registerType(List.self, name: "List", metatable: LuaMetatable(
             methods: listMethods,
             index: { [unowned self] ctx in
                 let l = try list(ctx)
@@ -93,7 +93,7 @@ extension RealmLuaRuntime {
                 },
             ]))
 
-        try state.registerType(SetBox.self, name: "Set", metatable: LuaMetatable(
+        try state.registerType(MutableSet.self, name: "Set", metatable: LuaMetatable(
             methods: [
                 "insert": { [unowned self] ctx in try set(ctx).insert(try realmArgument(ctx, 2)); return 0 },
                 "remove": { [unowned self] ctx in try set(ctx).remove(try realmArgument(ctx, 2)); return 0 },
@@ -120,7 +120,7 @@ extension RealmLuaRuntime {
                 },
             ]))
 
-        try state.registerType(MapBox.self, name: "Map", metatable: LuaMetatable(
+        try state.registerType(Map.self, name: "Map", metatable: LuaMetatable(
             methods: [
                 "keys": { ctx in try ctx.returning(.plainTable(LuaTable(array: try map(ctx).keys.map { .string($0) }))) },
                 "removeAll": { ctx in

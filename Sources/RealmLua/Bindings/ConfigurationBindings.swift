@@ -42,7 +42,7 @@ extension RealmLuaRuntime {
         let openRealm = try state.makeFunction { [unowned self] ctx in
             let box: ConfigurationBox
             if ctx.isNil(1) { box = defaultConfiguration } else { box = try ctx.userdata(1, as: ConfigurationBox.self) }
-            return try ctx.returning(try self.box(RealmBox(try open(box))))
+            return try ctx.returning(try self.box(try open(box)))
         }
         let getDefault = try state.makeFunction { [unowned self] ctx in try ctx.returning(try box(defaultConfiguration.copy())) }
         let setDefault = try state.makeFunction { [unowned self] ctx in

@@ -6,15 +6,15 @@ import RealmDatabase
 /// `Object("Dog", {…})` makes an unmanaged one.
 extension RealmLuaRuntime {
     func registerObject() throws {
-        func object(_ ctx: LuaCallContext) throws -> DynamicObject { try ctx.userdata(1, as: ObjectBox.self).object }
+        func object(_ ctx: LuaCallContext) throws -> DynamicObject { try ctx.userdata(1, as: DynamicObject.self) }
         let methods: [String: LuaFunction] = [
             "toTable": { [unowned self] ctx in try ctx.returning(try toLua(.dictionary(try object(ctx).dictionaryValue()))) },
             "get": { [unowned self] ctx in try ctx.returning(try property(try object(ctx), try ctx.string(2))) },
-            "freeze": { [unowned self] ctx in try ctx.returning(try box(ObjectBox(try object(ctx).freeze()))) },
+            "freeze": { [unowned self] ctx in try ctx.returning(try box(try object(ctx).freeze())) },
             "thaw": { [unowned self] ctx in
                 guard let live = try object(ctx).thaw() else { return try ctx.returning(.nil) }
                 if let realm = live.realm { track(realm) }
-                return try ctx.returning(try box(ObjectBox(live)))
+                return try ctx.returning(try box(live))
             },
             "observe": { [unowned self] ctx in
                 let o = try object(ctx)
@@ -35,10 +35,10 @@ extension RealmLuaRuntime {
                     }
                     self.deliver(callback, [table])
                 }
-                return try ctx.returning(try box(TokenBox(token)))
+                return try ctx.returning(try box(token))
             },
         ]
-        try state.registerType(ObjectBox.self, name: "Object", metatable: LuaMetatable(
+        try state.registerType(DynamicObject.self, name: "Object", metatable: LuaMetatable(
             methods: methods,
             index: { [unowned self] ctx in
                 let o = try object(ctx)
@@ -46,7 +46,7 @@ extension RealmLuaRuntime {
                 switch key {
                 case "isInvalidated": return try ctx.returning(.boolean(o.isInvalidated))
                 case "isFrozen": return try ctx.returning(.boolean(o.isFrozen))
-                case "realm": return try ctx.returning(try o.realm.map { try box(RealmBox($0)) } ?? .nil)
+                case "realm": return try ctx.returning(try o.realm.map { try box($0) } ?? .nil)
                 case "className": return try ctx.returning(.string(o.className))
                 default: return try ctx.returning(try property(o, key))
                 }
@@ -59,8 +59,8 @@ extension RealmLuaRuntime {
             metamethods: [
                 "__tostring": { [unowned self] ctx in try ctx.returning(.string(describe(try object(ctx)))) },
                 "__eq": { ctx in
-                    guard let a = ctx.testUserdata(1, as: ObjectBox.self), let b = ctx.testUserdata(2, as: ObjectBox.self) else { return try ctx.returning(false) }
-                    return try ctx.returning(.boolean(a.object.isSameObject(as: b.object)))
+                    guard let a = ctx.testUserdata(1, as: DynamicObject.self), let b = ctx.testUserdata(2, as: DynamicObject.self) else { return try ctx.returning(false) }
+                    return try ctx.returning(.boolean(a.isSameObject(as: b)))
                 },
                 "__pairs": { [unowned self] ctx in
                     let o = try object(ctx)
@@ -83,7 +83,7 @@ extension RealmLuaRuntime {
             case .list(let l) where l.isEmpty: values = [:]
             default: throw ctx.argumentError(2, "a table of property values expected")
             }
-            return try ctx.returning(try box(ObjectBox(DynamicObject(className: className, value: values))))
+            return try ctx.returning(try box(DynamicObject(className: className, value: values)))
         }
     }
 
@@ -94,10 +94,10 @@ extension RealmLuaRuntime {
             return try toLua(try o.value(forKey: name))
         }
         switch (p.type, p.collection) {
-        case (.linkingObjects, _): return try box(ResultsBox(try o.linkingObjects(name)))
-        case (_, .list): return try box(ListBox(try o.dynamicList(name)))
-        case (_, .set): return try box(SetBox(try o.dynamicMutableSet(name)))
-        case (_, .map): return try box(MapBox(try o.dynamicMap(name)))
+        case (.linkingObjects, _): return try box(try o.linkingObjects(name))
+        case (_, .list): return try box(try o.dynamicList(name))
+        case (_, .set): return try box(try o.dynamicMutableSet(name))
+        case (_, .map): return try box(try o.dynamicMap(name))
         default: return try toLua(try o.value(forKey: name))
         }
     }

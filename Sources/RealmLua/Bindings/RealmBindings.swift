@@ -5,17 +5,17 @@ import RealmDatabase
 /// The `Realm` userdata: reading, writing, freezing, observing.
 extension RealmLuaRuntime {
     func registerRealm() throws {
-        func realm(_ ctx: LuaCallContext) throws -> Realm { try ctx.userdata(1, as: RealmBox.self).realm }
+        func realm(_ ctx: LuaCallContext) throws -> Realm { try ctx.userdata(1, as: Realm.self) }
         func policy(_ ctx: LuaCallContext, _ i: Int) throws -> UpdatePolicy {
             guard let name = try ctx.optionalString(i) else { return .error }
             guard let p = UpdatePolicy(rawValue: name) else { throw ctx.argumentError(i, "update policy must be \"error\", \"modified\" or \"all\", got '\(name)'") }
             return p
         }
         let methods: [String: LuaFunction] = [
-            "objects": { [unowned self] ctx in try ctx.returning(try box(ResultsBox(try realm(ctx).objects(try ctx.string(2))))) },
+            "objects": { [unowned self] ctx in try ctx.returning(try box(try realm(ctx).objects(try ctx.string(2)))) },
             "object": { [unowned self] ctx in
                 let object = try realm(ctx).object(ofType: try ctx.string(2), forPrimaryKey: try realmArgument(ctx, 3))
-                return try ctx.returning(try object.map { try box(ObjectBox($0)) } ?? .nil)
+                return try ctx.returning(try object.map { try box($0) } ?? .nil)
             },
             "write": { [unowned self] ctx in
                 let r = try realm(ctx)
@@ -31,7 +31,7 @@ extension RealmLuaRuntime {
                 guard case .object(let o) = try realmArgument(ctx, 2) else { throw ctx.argumentError(2, "an Object expected") }
                 let p = try policy(ctx, 3)
                 try r.writeImplicitly { try r.add(o, update: p) }
-                return try ctx.returning(try box(ObjectBox(o)))
+                return try ctx.returning(try box(o))
             },
             "create": { [unowned self] ctx in
                 let r = try realm(ctx)
@@ -39,7 +39,7 @@ extension RealmLuaRuntime {
                 let value = ctx.isNil(3) ? RealmValue.dictionary([:]) : try realmArgument(ctx, 3)
                 let p = try policy(ctx, 4)
                 let o = try r.writeImplicitly { try r.create(className, value: value, update: p) }
-                return try ctx.returning(try box(ObjectBox(o)))
+                return try ctx.returning(try box(o))
             },
             "delete": { [unowned self] ctx in
                 let r = try realm(ctx)
@@ -51,11 +51,11 @@ extension RealmLuaRuntime {
                 try r.writeImplicitly { try r.deleteAll() }
                 return 0
             },
-            "freeze": { [unowned self] ctx in try ctx.returning(try box(RealmBox(try realm(ctx).freeze()))) },
+            "freeze": { [unowned self] ctx in try ctx.returning(try box(try realm(ctx).freeze())) },
             "thaw": { [unowned self] ctx in
                 let live = try realm(ctx).thaw()
                 track(live)
-                return try ctx.returning(try box(RealmBox(live)))
+                return try ctx.returning(try box(live))
             },
             "refresh": { ctx in try ctx.returning(.boolean(try realm(ctx).refresh())) },
             "observe": { [unowned self] ctx in
@@ -63,12 +63,12 @@ extension RealmLuaRuntime {
                 let callback = try ctx.function(2)
                 let token = try r.observe { [weak self] _, realm in
                     guard let self else { return }
-                    self.deliver(callback, [.string("didChange"), (try? self.box(RealmBox(realm))) ?? .nil])
+                    self.deliver(callback, [.string("didChange"), (try? self.box(realm)) ?? .nil])
                 }
-                return try ctx.returning(try box(TokenBox(token)))
+                return try ctx.returning(try box(token))
             },
         ]
-        try state.registerType(RealmBox.self, name: "Realm", metatable: LuaMetatable(
+        try state.registerType(Realm.self, name: "Realm", metatable: LuaMetatable(
             methods: methods,
             index: { [unowned self] ctx in
                 let r = try realm(ctx)
@@ -80,7 +80,7 @@ extension RealmLuaRuntime {
                 case "isFrozen": return try ctx.returning(.boolean(r.isFrozen))
                 case "isInWriteTransaction": return try ctx.returning(.boolean(r.isInWriteTransaction))
                 case "schemaVersion": return try ctx.returning(.integer(Int64(clamping: r.schemaVersion)))
-                case "subscriptions": return try ctx.returning(try box(SubscriptionSetBox(try r.subscriptions)))
+                case "subscriptions": return try ctx.returning(try box(try r.subscriptions))
                 default: return try ctx.returning(.nil)
                 }
             },
@@ -91,22 +91,25 @@ extension RealmLuaRuntime {
                     return try ctx.returning(.string("Realm(\(name)\(r.isFrozen ? ", frozen" : ""))"))
                 },
                 "__eq": { ctx in
-                    guard let a = ctx.testUserdata(1, as: RealmBox.self), let b = ctx.testUserdata(2, as: RealmBox.self) else { return try ctx.returning(false) }
-                    return try ctx.returning(.boolean(a.realm === b.realm))
+                    guard let a = ctx.testUserdata(1, as: Realm.self), let b = ctx.testUserdata(2, as: Realm.self) else { return try ctx.returning(false) }
+                    return try ctx.returning(.boolean(a === b))
                 },
             ]))
 
-        try state.registerType(TokenBox.self, name: "NotificationToken", metatable: LuaMetatable(methods: [
-            "invalidate": { ctx in try ctx.userdata(1, as: TokenBox.self).token.invalidate(); return 0 },
+        try state.registerType(NotificationToken.self, name: "NotificationToken", metatable: LuaMetatable(methods: [
+            "invalidate": { ctx in try ctx.userdata(1, as: NotificationToken.self).invalidate(); return 0 },
         ]))
     }
 
     /// `realm:delete(x)` for an object, results, a list or a sequence of objects.
     func delete(_ value: LuaValue, from realm: Realm) throws {
         if case .userdata(let ref) = value {
-            if let b = try state.object(ref, as: ObjectBox.self) { return try realm.delete(b.object) }
-            if let b = try state.object(ref, as: ResultsBox.self) { return try realm.delete(b.results) }
-            if let b = try state.object(ref, as: ListBox.self) { return try realm.delete(b.list) }
+            switch try state.hostObject(ref) {
+            case let o as DynamicObject: return try realm.delete(o)
+            case let r as Results: return try realm.delete(r)
+            case let l as List: return try realm.delete(l)
+            default: break
+            }
         }
         if case .table(let ref) = value {
             for item in try state.copy(ref).array {

@@ -6,16 +6,16 @@ import RealmDatabase
 /// implicit-write verbs `append`/`remove`, freeze/thaw and `observe`.
 extension RealmLuaRuntime {
     func registerResults() throws {
-        func results(_ ctx: LuaCallContext) throws -> Results { try ctx.userdata(1, as: ResultsBox.self).results }
+        func results(_ ctx: LuaCallContext) throws -> Results { try ctx.userdata(1, as: Results.self) }
         let filter: LuaFunction = { [unowned self] ctx in
             let r = try results(ctx).filter(try ctx.string(2), arguments: try realmArguments(ctx, from: 3))
-            return try ctx.returning(try box(ResultsBox(r)))
+            return try ctx.returning(try box(r))
         }
         var methods: [String: LuaFunction] = [
             "where": filter,
             "filter": filter,
             "sorted": { [unowned self] ctx in
-                try ctx.returning(try box(ResultsBox(try results(ctx).sorted(by: try sortDescriptors(ctx)))))
+                try ctx.returning(try box(try results(ctx).sorted(by: try sortDescriptors(ctx))))
             },
             "distinct": { [unowned self] ctx in
                 var keys = [String]()
@@ -24,17 +24,17 @@ extension RealmLuaRuntime {
                 } else {
                     for i in 2...Swift.max(2, ctx.argumentCount) { keys.append(try ctx.string(i)) }
                 }
-                return try ctx.returning(try box(ResultsBox(try results(ctx).distinct(by: keys))))
+                return try ctx.returning(try box(try results(ctx).distinct(by: keys)))
             },
             "count": { ctx in try ctx.returning(.integer(Int64(try results(ctx).countObjects()))) },
-            "first": { [unowned self] ctx in try ctx.returning(try results(ctx).first.map { try box(ObjectBox($0)) } ?? .nil) },
-            "last": { [unowned self] ctx in try ctx.returning(try results(ctx).last.map { try box(ObjectBox($0)) } ?? .nil) },
+            "first": { [unowned self] ctx in try ctx.returning(try results(ctx).first.map { try box($0) } ?? .nil) },
+            "last": { [unowned self] ctx in try ctx.returning(try results(ctx).last.map { try box($0) } ?? .nil) },
             "indexOf": { ctx in
-                guard let o = ctx.testUserdata(2, as: ObjectBox.self), let i = try results(ctx).index(of: o.object) else { return try ctx.returning(.nil) }
+                guard let o = ctx.testUserdata(2, as: DynamicObject.self), let i = try results(ctx).index(of: o) else { return try ctx.returning(.nil) }
                 return try ctx.returning(.integer(Int64(i + 1)))
             },
             "append": { [unowned self] ctx in
-                try ctx.returning(try box(ObjectBox(try results(ctx).append(try realmArgument(ctx, 2)))))
+                try ctx.returning(try box(try results(ctx).append(try realmArgument(ctx, 2))))
             },
             "remove": { [unowned self] ctx in
                 let r = try results(ctx)
@@ -46,19 +46,19 @@ extension RealmLuaRuntime {
                 }
                 return 0
             },
-            "freeze": { [unowned self] ctx in try ctx.returning(try box(ResultsBox(try results(ctx).freeze()))) },
-            "thaw": { [unowned self] ctx in try ctx.returning(try box(ResultsBox(try results(ctx).thaw()))) },
+            "freeze": { [unowned self] ctx in try ctx.returning(try box(try results(ctx).freeze())) },
+            "thaw": { [unowned self] ctx in try ctx.returning(try box(try results(ctx).thaw())) },
             "observe": { [unowned self] ctx in
                 let callback = try ctx.function(2)
                 let token = try results(ctx).observe { [weak self] change in
                     guard let self else { return }
                     self.deliver(callback, [self.changeTable(change)])
                 }
-                return try ctx.returning(try box(TokenBox(token)))
+                return try ctx.returning(try box(token))
             },
             "toTable": { [unowned self] ctx in
                 var items = [LuaValue]()
-                try results(ctx).forEach { items.append(try box(ObjectBox($0))) }
+                try results(ctx).forEach { items.append(try box($0)) }
                 return try ctx.returning(.plainTable(LuaTable(array: items)))
             },
         ]
@@ -76,17 +76,17 @@ extension RealmLuaRuntime {
                 return try ctx.returning(try v.map(toLua) ?? .nil)
             }
         }
-        try state.registerType(ResultsBox.self, name: "Results", metatable: LuaMetatable(
+        try state.registerType(Results.self, name: "Results", metatable: LuaMetatable(
             methods: methods,
             index: { [unowned self] ctx in
                 let r = try results(ctx)
                 switch ctx.argument(2) {
                 case .integer(let i):
                     guard i >= 1, i <= Int64(r.count) else { return try ctx.returning(.nil) }
-                    return try ctx.returning(try box(ObjectBox(try r[Int(i) - 1])))
+                    return try ctx.returning(try box(try r[Int(i) - 1]))
                 case .string("isFrozen"): return try ctx.returning(.boolean(r.isFrozen))
                 case .string("className"): return try ctx.returning(.string(r.className))
-                case .string("realm"): return try ctx.returning(try box(RealmBox(r.realm)))
+                case .string("realm"): return try ctx.returning(try box(r.realm))
                 default: return try ctx.returning(.nil)
                 }
             },
@@ -98,7 +98,7 @@ extension RealmLuaRuntime {
                 },
                 "__pairs": { [unowned self] ctx in
                     let r = try results(ctx)
-                    return try ctx.returning(.function(try indexIterator(count: { try r.countObjects() }, element: { try self.box(ObjectBox(try r[$0])) })))
+                    return try ctx.returning(.function(try indexIterator(count: { try r.countObjects() }, element: { try self.box(try r[$0]) })))
                 },
             ]))
     }

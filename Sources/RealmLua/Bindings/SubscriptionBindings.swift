@@ -22,16 +22,16 @@ extension RealmLuaRuntime {
             let found = ctx.isNil(3) ? named(try ctx.string(2)) : matching(try ctx.string(2), try ctx.string(3))
             return try ctx.returning(try found.map(subscriptionTable) ?? .nil)
         }
-        func set(_ ctx: LuaCallContext) throws -> SubscriptionSet { try ctx.userdata(1, as: SubscriptionSetBox.self).set }
-        func mutable(_ ctx: LuaCallContext) throws -> MutableSubscriptionSet { try ctx.userdata(1, as: MutableSubscriptionSetBox.self).set }
+        func set(_ ctx: LuaCallContext) throws -> SubscriptionSet { try ctx.userdata(1, as: SubscriptionSet.self) }
+        func mutable(_ ctx: LuaCallContext) throws -> MutableSubscriptionSet { try ctx.userdata(1, as: MutableSubscriptionSet.self) }
 
-        try state.registerType(SubscriptionSetBox.self, name: "SubscriptionSet", metatable: LuaMetatable(
+        try state.registerType(SubscriptionSet.self, name: "SubscriptionSet", metatable: LuaMetatable(
             methods: [
                 "first": { ctx in let s = try set(ctx); return try first(ctx, named: s.first(named:), matching: s.first(ofType:where:)) },
                 "update": { [unowned self] ctx in
                     let s = try set(ctx)
                     let block = try ctx.function(2)
-                    try s.update { m in try state.call(block, [try box(MutableSubscriptionSetBox(m))]) }
+                    try s.update { m in try state.call(block, [try box(m)]) }
                     return 0
                 },
             ],
@@ -51,7 +51,7 @@ extension RealmLuaRuntime {
                 "__tostring": { ctx in try ctx.returning(.string("SubscriptionSet(\(try set(ctx).count) subscriptions)")) },
             ]))
 
-        try state.registerType(MutableSubscriptionSetBox.self, name: "MutableSubscriptionSet", metatable: LuaMetatable(
+        try state.registerType(MutableSubscriptionSet.self, name: "MutableSubscriptionSet", metatable: LuaMetatable(
             methods: [
                 "append": { ctx in
                     try mutable(ctx).append(try ctx.userdata(2, as: QuerySubscriptionBox.self).subscription)
