@@ -38,12 +38,25 @@ extension RealmLuaRuntime {
     /// makes millions of them would grow without the collector noticing. So every 50,000 boxes
     /// the runtime collects, which keeps a migration over a million objects flat in memory.
     func box<T: AnyObject>(_ object: T) throws -> LuaValue {
+        paceCollector()
+        return .userdata(try state.makeUserdata(object))
+    }
+
+    /// Pushes a host object (nil for none) as a binding's one result, straight onto the stack:
+    /// no registry slot and no Swift reference, as `box` needs for values kept on the Swift side.
+    func push<T: AnyObject>(_ ctx: LuaCallContext, _ object: T?) throws -> Int {
+        guard let object else { return try ctx.returning(.nil) }
+        paceCollector()
+        try ctx.push(userdata: object)
+        return 1
+    }
+
+    private func paceCollector() {
         boxesSinceCollection += 1
         if boxesSinceCollection >= 50_000 {
             boxesSinceCollection = 0
             state.collectGarbage()
         }
-        return .userdata(try state.makeUserdata(object))
     }
 
     func toRealm(_ value: LuaValue, depth: Int = 0) throws -> RealmValue {

@@ -45,8 +45,8 @@ extension RealmLuaRuntime {
                 guard let i = try list(ctx).index(of: try realmArgument(ctx, 2)) else { return try ctx.returning(.nil) }
                 return try ctx.returning(.integer(Int64(i + 1)))
             },
-            "freeze": { [unowned self] ctx in try ctx.returning(try box(try list(ctx).freeze())) },
-            "thaw": { [unowned self] ctx in try ctx.returning(try list(ctx).thaw().map { try box($0) } ?? .nil) },
+            "freeze": { [unowned self] ctx in try push(ctx, try list(ctx).freeze()) },
+            "thaw": { [unowned self] ctx in try push(ctx, list(ctx).thaw()) },
             "toTable": { [unowned self] ctx in try ctx.returning(try toLua(.list(try list(ctx).values()))) },
         ]
         // Querying a list of objects goes through Results in list order.

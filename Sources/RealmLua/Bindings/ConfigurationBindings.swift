@@ -29,7 +29,7 @@ extension RealmLuaRuntime {
                 if case .function(let f) = options["initialSubscriptions"] { box.initialSubscriptions = f }
                 else if !options["initialSubscriptions"].isNil { throw ctx.argumentError(2, "'initialSubscriptions' must be a function") }
                 box.configuration.rerunOnOpen = options["rerunOnOpen"].boolValue ?? false
-                return try ctx.returning(try self.box(box))
+                return try push(ctx, box)
             }],
             index: { ctx in
                 let user = try ctx.userdata(1, as: UserBox.self)
@@ -42,9 +42,9 @@ extension RealmLuaRuntime {
         let openRealm = try state.makeFunction { [unowned self] ctx in
             let box: ConfigurationBox
             if ctx.isNil(1) { box = defaultConfiguration } else { box = try ctx.userdata(1, as: ConfigurationBox.self) }
-            return try ctx.returning(try self.box(try open(box)))
+            return try push(ctx, try open(box))
         }
-        let getDefault = try state.makeFunction { [unowned self] ctx in try ctx.returning(try box(defaultConfiguration.copy())) }
+        let getDefault = try state.makeFunction { [unowned self] ctx in try push(ctx, defaultConfiguration.copy()) }
         let setDefault = try state.makeFunction { [unowned self] ctx in
             defaultConfiguration = try ctx.userdata(1, as: ConfigurationBox.self).copy()
             return 0
@@ -60,7 +60,7 @@ extension RealmLuaRuntime {
                     try setConfigurationField(box, key, try state.get(fields, k))
                 }
             }
-            return try ctx.returning(try self.box(box))
+            return try push(ctx, box)
         }
         _ = try state.call(try state.load("""
             local open, getDefault, setDefault, newConfiguration = ...

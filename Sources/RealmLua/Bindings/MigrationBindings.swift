@@ -19,7 +19,7 @@ extension RealmLuaRuntime {
                 },
                 "create": { [unowned self] ctx in
                     let value = ctx.isNil(3) ? RealmValue.dictionary([:]) : try realmArgument(ctx, 3)
-                    return try ctx.returning(try box(try migration(ctx).create(try ctx.string(2), value: value)))
+                    return try push(ctx, try migration(ctx).create(try ctx.string(2), value: value))
                 },
                 "delete": { ctx in
                     try migration(ctx).delete(try ctx.userdata(2, as: DynamicObject.self))

@@ -10,11 +10,11 @@ extension RealmLuaRuntime {
         let methods: [String: LuaFunction] = [
             "toTable": { [unowned self] ctx in try ctx.returning(try toLua(.dictionary(try object(ctx).dictionaryValue()))) },
             "get": { [unowned self] ctx in try ctx.returning(try property(try object(ctx), try ctx.string(2))) },
-            "freeze": { [unowned self] ctx in try ctx.returning(try box(try object(ctx).freeze())) },
+            "freeze": { [unowned self] ctx in try push(ctx, try object(ctx).freeze()) },
             "thaw": { [unowned self] ctx in
                 guard let live = try object(ctx).thaw() else { return try ctx.returning(.nil) }
                 if let realm = live.realm { track(realm) }
-                return try ctx.returning(try box(live))
+                return try push(ctx, live)
             },
             "observe": { [unowned self] ctx in
                 let o = try object(ctx)
@@ -35,7 +35,7 @@ extension RealmLuaRuntime {
                     }
                     self.deliver(callback, [table])
                 }
-                return try ctx.returning(try box(token))
+                return try push(ctx, token)
             },
         ]
         try state.registerType(DynamicObject.self, name: "Object", metatable: LuaMetatable(
@@ -46,7 +46,7 @@ extension RealmLuaRuntime {
                 switch key {
                 case "isInvalidated": return try ctx.returning(.boolean(o.isInvalidated))
                 case "isFrozen": return try ctx.returning(.boolean(o.isFrozen))
-                case "realm": return try ctx.returning(try o.realm.map { try box($0) } ?? .nil)
+                case "realm": return try push(ctx, o.realm)
                 case "className": return try ctx.returning(.string(o.className))
                 default: return try ctx.returning(try property(o, key))
                 }
@@ -83,7 +83,7 @@ extension RealmLuaRuntime {
             case .list(let l) where l.isEmpty: values = [:]
             default: throw ctx.argumentError(2, "a table of property values expected")
             }
-            return try ctx.returning(try box(DynamicObject(className: className, value: values)))
+            return try push(ctx, DynamicObject(className: className, value: values))
         }
     }
 

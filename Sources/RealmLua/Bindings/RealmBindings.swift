@@ -12,10 +12,10 @@ extension RealmLuaRuntime {
             return p
         }
         let methods: [String: LuaFunction] = [
-            "objects": { [unowned self] ctx in try ctx.returning(try box(try realm(ctx).objects(try ctx.string(2)))) },
+            "objects": { [unowned self] ctx in try push(ctx, try realm(ctx).objects(try ctx.string(2))) },
             "object": { [unowned self] ctx in
                 let object = try realm(ctx).object(ofType: try ctx.string(2), forPrimaryKey: try realmArgument(ctx, 3))
-                return try ctx.returning(try object.map { try box($0) } ?? .nil)
+                return try push(ctx, object)
             },
             "write": { [unowned self] ctx in
                 let r = try realm(ctx)
@@ -31,7 +31,7 @@ extension RealmLuaRuntime {
                 guard case .object(let o) = try realmArgument(ctx, 2) else { throw ctx.argumentError(2, "an Object expected") }
                 let p = try policy(ctx, 3)
                 try r.writeImplicitly { try r.add(o, update: p) }
-                return try ctx.returning(try box(o))
+                return try push(ctx, o)
             },
             "create": { [unowned self] ctx in
                 let r = try realm(ctx)
@@ -39,7 +39,7 @@ extension RealmLuaRuntime {
                 let value = ctx.isNil(3) ? RealmValue.dictionary([:]) : try realmArgument(ctx, 3)
                 let p = try policy(ctx, 4)
                 let o = try r.writeImplicitly { try r.create(className, value: value, update: p) }
-                return try ctx.returning(try box(o))
+                return try push(ctx, o)
             },
             "delete": { [unowned self] ctx in
                 let r = try realm(ctx)
@@ -51,11 +51,11 @@ extension RealmLuaRuntime {
                 try r.writeImplicitly { try r.deleteAll() }
                 return 0
             },
-            "freeze": { [unowned self] ctx in try ctx.returning(try box(try realm(ctx).freeze())) },
+            "freeze": { [unowned self] ctx in try push(ctx, try realm(ctx).freeze()) },
             "thaw": { [unowned self] ctx in
                 let live = try realm(ctx).thaw()
                 track(live)
-                return try ctx.returning(try box(live))
+                return try push(ctx, live)
             },
             "refresh": { ctx in try ctx.returning(.boolean(try realm(ctx).refresh())) },
             "observe": { [unowned self] ctx in
@@ -65,7 +65,7 @@ extension RealmLuaRuntime {
                     guard let self else { return }
                     self.deliver(callback, [.string("didChange"), (try? self.box(realm)) ?? .nil])
                 }
-                return try ctx.returning(try box(token))
+                return try push(ctx, token)
             },
         ]
         try state.registerType(Realm.self, name: "Realm", metatable: LuaMetatable(
@@ -75,12 +75,12 @@ extension RealmLuaRuntime {
                 switch try ctx.string(2) {
                 case "configuration":
                     let c = ConfigurationBox(r.configuration)
-                    return try ctx.returning(try box(c))
+                    return try push(ctx, c)
                 case "schema": return try ctx.returning(schemaTable(r.schema))
                 case "isFrozen": return try ctx.returning(.boolean(r.isFrozen))
                 case "isInWriteTransaction": return try ctx.returning(.boolean(r.isInWriteTransaction))
                 case "schemaVersion": return try ctx.returning(.integer(Int64(clamping: r.schemaVersion)))
-                case "subscriptions": return try ctx.returning(try box(try r.subscriptions))
+                case "subscriptions": return try push(ctx, try r.subscriptions)
                 default: return try ctx.returning(.nil)
                 }
             },

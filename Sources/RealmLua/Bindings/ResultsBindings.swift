@@ -9,13 +9,13 @@ extension RealmLuaRuntime {
         func results(_ ctx: LuaCallContext) throws -> Results { try ctx.userdata(1, as: Results.self) }
         let filter: LuaFunction = { [unowned self] ctx in
             let r = try results(ctx).filter(try ctx.string(2), arguments: try realmArguments(ctx, from: 3))
-            return try ctx.returning(try box(r))
+            return try push(ctx, r)
         }
         var methods: [String: LuaFunction] = [
             "where": filter,
             "filter": filter,
             "sorted": { [unowned self] ctx in
-                try ctx.returning(try box(try results(ctx).sorted(by: try sortDescriptors(ctx))))
+                try push(ctx, try results(ctx).sorted(by: try sortDescriptors(ctx)))
             },
             "distinct": { [unowned self] ctx in
                 var keys = [String]()
@@ -24,17 +24,17 @@ extension RealmLuaRuntime {
                 } else {
                     for i in 2...Swift.max(2, ctx.argumentCount) { keys.append(try ctx.string(i)) }
                 }
-                return try ctx.returning(try box(try results(ctx).distinct(by: keys)))
+                return try push(ctx, try results(ctx).distinct(by: keys))
             },
             "count": { ctx in try ctx.returning(.integer(Int64(try results(ctx).countObjects()))) },
-            "first": { [unowned self] ctx in try ctx.returning(try results(ctx).first.map { try box($0) } ?? .nil) },
-            "last": { [unowned self] ctx in try ctx.returning(try results(ctx).last.map { try box($0) } ?? .nil) },
+            "first": { [unowned self] ctx in try push(ctx, results(ctx).first) },
+            "last": { [unowned self] ctx in try push(ctx, results(ctx).last) },
             "indexOf": { ctx in
                 guard let o = ctx.testUserdata(2, as: DynamicObject.self), let i = try results(ctx).index(of: o) else { return try ctx.returning(.nil) }
                 return try ctx.returning(.integer(Int64(i + 1)))
             },
             "append": { [unowned self] ctx in
-                try ctx.returning(try box(try results(ctx).append(try realmArgument(ctx, 2))))
+                try push(ctx, try results(ctx).append(try realmArgument(ctx, 2)))
             },
             "remove": { [unowned self] ctx in
                 let r = try results(ctx)
@@ -46,15 +46,15 @@ extension RealmLuaRuntime {
                 }
                 return 0
             },
-            "freeze": { [unowned self] ctx in try ctx.returning(try box(try results(ctx).freeze())) },
-            "thaw": { [unowned self] ctx in try ctx.returning(try box(try results(ctx).thaw())) },
+            "freeze": { [unowned self] ctx in try push(ctx, try results(ctx).freeze()) },
+            "thaw": { [unowned self] ctx in try push(ctx, try results(ctx).thaw()) },
             "observe": { [unowned self] ctx in
                 let callback = try ctx.function(2)
                 let token = try results(ctx).observe { [weak self] change in
                     guard let self else { return }
                     self.deliver(callback, [self.changeTable(change)])
                 }
-                return try ctx.returning(try box(token))
+                return try push(ctx, token)
             },
             "toTable": { [unowned self] ctx in
                 var items = [LuaValue]()
@@ -83,10 +83,10 @@ extension RealmLuaRuntime {
                 switch ctx.argument(2) {
                 case .integer(let i):
                     guard i >= 1, i <= Int64(r.count) else { return try ctx.returning(.nil) }
-                    return try ctx.returning(try box(try r[Int(i) - 1]))
+                    return try push(ctx, try r[Int(i) - 1])
                 case .string("isFrozen"): return try ctx.returning(.boolean(r.isFrozen))
                 case .string("className"): return try ctx.returning(.string(r.className))
-                case .string("realm"): return try ctx.returning(try box(r.realm))
+                case .string("realm"): return try push(ctx, r.realm)
                 default: return try ctx.returning(.nil)
                 }
             },

@@ -85,7 +85,7 @@ extension RealmLuaRuntime {
             let className = try ctx.string(1)
             let options = try ctx.optionalTable(2).map { try state.copy($0) } ?? LuaTable()
             let query = options["where"].stringValue ?? options["query"].stringValue ?? "TRUEPREDICATE"
-            return try ctx.returning(try box(QuerySubscriptionBox(QuerySubscription(className: className, name: options["name"].stringValue, query: query))))
+            return try push(ctx, QuerySubscriptionBox(QuerySubscription(className: className, name: options["name"].stringValue, query: query)))
         }
     }
 }
