@@ -36,6 +36,7 @@ public final class LuaState {
     var depth = 0
     var userdataTypes: [ObjectIdentifier: String] = [:]
     var userdataNames: Set<String> = []
+    var userdataMembers: [String: LuaTypeMembers] = [:]
     private var globalsRef: LuaTableRef?
 
     /// Nesting of host -> Lua -> host calls allowed before the host refuses (each level costs

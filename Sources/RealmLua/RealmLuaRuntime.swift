@@ -17,8 +17,8 @@ public final class RealmLuaRuntime {
     /// What `Realm.Configuration.defaultConfiguration` is inside this runtime.
     var defaultConfiguration: ConfigurationBox
     private var openedRealms: [WeakRealm] = []
-    /// See `methodForwarder()`.
-    var forwarder: LuaFunctionRef?
+    /// What the members of each binding give, by Lua type name (see `MemberResult`).
+    var memberResults: [String: [String: MemberResult]] = [:]
     /// See `box(_:)`.
     var boxesSinceCollection = 0
     /// The time a migration step may take (see `withMigrationLimits`): 10 minutes by default.
