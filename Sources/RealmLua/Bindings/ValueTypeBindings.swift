@@ -79,11 +79,7 @@ extension RealmLuaRuntime {
         ]
         if name == "Data" { metamethods["__len"] = { ctx in try ctx.returning(.integer(Int64((try ctx.userdata(1, as: DataBox.self)).value.count))) } }
         try state.registerType(type, name: name, metatable: LuaMetatable(
-            index: fields.isEmpty ? nil : { ctx in
-                let v = try ctx.userdata(1, as: T.self)
-                guard let key = ctx.argument(2).stringValue, let field = fields[key] else { return try ctx.returning(.nil) }
-                return try ctx.returning(field(v))
-            },
+            fields: fields.mapValues { read in { ctx in try ctx.returning(read(try ctx.userdata(1, as: T.self))) } },
             metamethods: metamethods))
     }
 }
