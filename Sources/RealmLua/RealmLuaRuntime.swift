@@ -19,6 +19,8 @@ public final class RealmLuaRuntime {
     private var openedRealms: [WeakRealm] = []
     /// What the members of each binding give, by Lua type name (see `MemberResult`).
     var memberResults: [String: [String: MemberResult]] = [:]
+    /// The chunk completion lists table keys with (see `completionHelper()`).
+    var completionKeys: LuaFunctionRef?
     /// See `box(_:)`.
     var boxesSinceCollection = 0
     /// The time a migration step may take (see `withMigrationLimits`): 10 minutes by default.
