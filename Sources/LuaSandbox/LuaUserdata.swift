@@ -5,7 +5,8 @@ import CLuaShim
 /// `methods` become the `__index` table (`dog:bark()`); `fields` serve named reads (`dog.isFrozen`)
 /// and must only read: completion may evaluate them. `index` is called as `(self, key)` for keys
 /// that are neither (`dog.name`, `list[1]`); `indexKeys` lists the names it serves, for listing.
-/// The names of methods and fields can be read back with `LuaState.members(ofType:)`. Any other metamethod goes in `metamethods` under its
+/// The names of methods and fields can be read back with `LuaState.members(ofType:)`.
+/// Any other metamethod goes in `metamethods` under its
 /// Lua name (`"__len"`, `"__pairs"`, `"__tostring"`, `"__eq"`, `"__lt"`, `"__le"`, `"__call"`,
 /// `"__concat"`, `"__close"`, ...). `__gc` and `__metatable` are the host's: the state releases
 /// the Swift object in its own `__gc`, and `__metatable` is set to the type name so

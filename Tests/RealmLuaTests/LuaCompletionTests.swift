@@ -15,14 +15,15 @@ final class LuaCompletionTests: LuaTestCase {
     func testMembersComeFromTheBindings() throws {
         try run("realm = Realm() dogs = realm:objects('Dog') dog = dogs:append{ name = 'Rex' }")
         let realmMethods = runtime.memberNames(of: "realm", methodsOnly: true)
-        XCTAssertTrue(["objects", "object", "write", "create", "observe"].allSatisfy(realmMethods.contains), "\(realmMethods)")
+        let expected = ["objects", "object", "write", "create", "observe"]
+        XCTAssertTrue(expected.allSatisfy(realmMethods.contains), "\(realmMethods)")
         XCTAssertTrue(runtime.memberNames(of: "realm", methodsOnly: false).contains("schemaVersion"))
         // Results' methods, and for a list of objects the query verbs it shares with Results.
         XCTAssertTrue(runtime.memberNames(of: "dogs", methodsOnly: true).contains("sorted"))
         XCTAssertTrue(runtime.memberNames(of: "dog.owners", methodsOnly: true).contains("where"))
         // An object's fields and its class's properties; a link followed by the schema.
         let fields = runtime.memberNames(of: "dog", methodsOnly: false)
-        XCTAssertTrue(fields.contains("className") && fields.contains("favoriteToy") && fields.contains("tags"), "\(fields)")
+        XCTAssertTrue(["className", "favoriteToy", "tags"].allSatisfy(fields.contains), "\(fields)")
         XCTAssertEqual(runtime.objectSchema(ofReceiver: "dog.favoriteToy")?.className, "DogToy")
         XCTAssertTrue(runtime.memberNames(of: "dog.tags", methodsOnly: true).contains("insert"))
         XCTAssertTrue(runtime.globalNames().contains("Realm") && runtime.globalNames().contains("dogs"))
@@ -33,7 +34,8 @@ final class LuaCompletionTests: LuaTestCase {
         try run("realm = Realm()")
         let methods = runtime.memberNames(of: "realm:objects(\"Dog\"):where(\"age > 1\")", methodsOnly: true)
         XCTAssertTrue(methods.contains("sorted") && methods.contains("freeze"), "\(methods)")
-        XCTAssertEqual(runtime.objectSchema(ofReceiver: "realm:objects('Person'):sorted('firstName')")?.className, "Person")
+        let sorted = runtime.objectSchema(ofReceiver: "realm:objects('Person'):sorted('firstName')")
+        XCTAssertEqual(sorted?.className, "Person")
         // create would write: completing after it must not create anything.
         let objectFields = runtime.memberNames(of: "realm:create(\"Dog\", { name = 'X' })", methodsOnly: false)
         XCTAssertTrue(objectFields.contains("breed"), "\(objectFields)")
@@ -63,7 +65,8 @@ final class LuaCompletionTests: LuaTestCase {
     func testScriptMetamethodsAreNotRun() throws {
         try run("""
             hits = 0
-            lazy = setmetatable({ known = { a = 1 } }, { __index = function(t, k) hits = hits + 1 return { b = 2 } end })
+            lazy = setmetatable({ known = { a = 1 } }, {
+              __index = function(t, k) hits = hits + 1 return { b = 2 } end })
             """)
         XCTAssertEqual(runtime.memberNames(of: "lazy.known", methodsOnly: false), ["a"])
         XCTAssertEqual(runtime.memberNames(of: "lazy.other", methodsOnly: false), [])

@@ -21,14 +21,20 @@ final class LuaErrorCodeTests: LuaTestCase {
         XCTAssertTrue(r[3].isNil, "e.other must be nil", file: file, line: line)
         let text = r[4].stringValue ?? ""
         let provokeLine = 2 + setup.filter { $0 == "\n" }.count
-        XCTAssertTrue(text.hasPrefix("test:\(provokeLine): "), "tostring gives the position: \(text)", file: file, line: line)
+        XCTAssertTrue(text.hasPrefix("test:\(provokeLine): "), "tostring gives the position: \(text)",
+                      file: file, line: line)
         XCTAssertTrue(text.hasSuffix(r[2].stringValue ?? "?"), "tostring ends with the message: \(text)",
                       file: file, line: line)
     }
 
+    static let rex = "dog = realm:create('Dog', { name = 'Rex' })"
+    static let subscribe =
+        "realm.subscriptions:update(function(s) s:append(QuerySubscription('Dog', { name = 'd' })) end)"
+    static let toy = "id = ObjectId('000000000000000000000001') realm:create('DogToy', { _id = id, name = 'A' })"
+
     func testObjectAlreadyExists() throws {
         try assertError("ObjectAlreadyExists", "existing primary key value",
-                        setup: "id = ObjectId('000000000000000000000001') realm:create('DogToy', { _id = id, name = 'A' })",
+                        setup: Self.toy,
                         "realm:create('DogToy', { _id = id, name = 'B' })")
     }
 
@@ -55,7 +61,7 @@ final class LuaErrorCodeTests: LuaTestCase {
     }
 
     func testModifyPrimaryKey() throws {
-        try assertError("ModifyPrimaryKey", "Primary key can't be changed", setup: "dog = realm:create('Dog', { name = 'Rex' })",
+        try assertError("ModifyPrimaryKey", "Primary key can't be changed", setup: Self.rex,
                         "dog._id = UUID()")
     }
 
@@ -65,21 +71,18 @@ final class LuaErrorCodeTests: LuaTestCase {
     }
 
     func testIndexOutOfBounds() throws {
-        try assertError("IndexOutOfBounds", "Index 4 is out of bounds", setup: "dog = realm:create('Dog', { name = 'Rex' })",
+        try assertError("IndexOutOfBounds", "Index 4 is out of bounds", setup: Self.rex,
                         "dog.tags:remove(5)")
     }
 
     func testInvalidArgument() throws {
-        try assertError("InvalidArgument", "Invalid value 'old' of type 'string'", setup: "dog = realm:create('Dog', { name = 'Rex' })",
+        try assertError("InvalidArgument", "Invalid value 'old' of type 'string'", setup: Self.rex,
                         "dog.age = 'old'")
     }
 
     func testSubscriptionFailed() throws {
         try assertError("SubscriptionFailed", "already exists",
-                        setup: """
-                            realm.subscriptions:update(function(s) s:append(QuerySubscription('Dog', { name = 'd' })) end)
-                            """,
-                        "realm.subscriptions:update(function(s) s:append(QuerySubscription('Dog', { name = 'd' })) end)")
+                        setup: Self.subscribe, Self.subscribe)
     }
 
     func testObjectManagedByAnotherRealm() throws {

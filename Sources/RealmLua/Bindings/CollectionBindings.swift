@@ -20,8 +20,12 @@ extension RealmLuaRuntime {
                      indexKeys: [],
                      newIndex: { try runtime.setListElement($0) },
                      metamethods: [
-                        "__len": { ctx in try ctx.returning(.integer(Int64(try ctx.userdata(1, as: List.self).count))) },
-                        "__tostring": { ctx in try ctx.returning(.string(Self.listDescription(try ctx.userdata(1, as: List.self)))) },
+                        "__len": { ctx in
+                            try ctx.returning(.integer(Int64(try ctx.userdata(1, as: List.self).count)))
+                        },
+                        "__tostring": { ctx in
+                            try ctx.returning(.string(Self.listDescription(try ctx.userdata(1, as: List.self))))
+                        },
                         "__pairs": { try runtime.listPairs($0) },
                      ])
     }
@@ -37,7 +41,9 @@ extension RealmLuaRuntime {
         t.method("removeAll") { try runtime.listRemoveAll($0) }
         t.method("count") { ctx in try ctx.returning(.integer(Int64(try list(ctx).count))) }
         t.method("indexOf") { ctx in
-            guard let i = try list(ctx).index(of: try runtime.realmArgument(ctx, 2)) else { return try ctx.returning(.nil) }
+            guard let i = try list(ctx).index(of: try runtime.realmArgument(ctx, 2)) else {
+                return try ctx.returning(.nil)
+            }
             return try ctx.returning(.integer(Int64(i + 1)))
         }
         t.method("freeze", returns: .sameClass("List")) { ctx in try runtime.push(ctx, try list(ctx).freeze()) }
@@ -101,7 +107,9 @@ extension RealmLuaRuntime {
     /// `list[i]` (1-based); nil past the end or for other keys.
     private func listElement(_ ctx: LuaCallContext) throws -> Int {
         let l = try ctx.userdata(1, as: List.self)
-        guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(l.count) else { return try ctx.returning(.nil) }
+        guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(l.count) else {
+            return try ctx.returning(.nil)
+        }
         return try ctx.returning(try toLua(try l[Int(i) - 1]))
     }
 
@@ -110,13 +118,16 @@ extension RealmLuaRuntime {
         let l = try ctx.userdata(1, as: List.self)
         let i = Int(try ctx.integer(2)) - 1
         let value = try realmArgument(ctx, 3)
-        try l.realm.writeImplicitly { if i == l.count { try l.append(value) } else { try l.replace(index: i, with: value) } }
+        try l.realm.writeImplicitly {
+            if i == l.count { try l.append(value) } else { try l.replace(index: i, with: value) }
+        }
         return 0
     }
 
     private func listPairs(_ ctx: LuaCallContext) throws -> Int {
         let l = try ctx.userdata(1, as: List.self)
-        return try ctx.returning(.function(try indexIterator(count: { l.count }, element: { try self.toLua(try l[$0]) })))
+        let next = try indexIterator(count: { l.count }, element: { try self.toLua(try l[$0]) })
+        return try ctx.returning(.function(next))
     }
 
     static func listDescription(_ l: List) -> String {
@@ -154,7 +165,8 @@ extension RealmLuaRuntime {
                         "__tostring": { ctx in try ctx.returning(.string("Set(\(try set(ctx).count) items)")) },
                         "__pairs": { ctx in
                             let s = try set(ctx)
-                            let next = try runtime.indexIterator(count: { s.count }, element: { try runtime.toLua(try s[$0]) })
+                            let next = try runtime.indexIterator(count: { s.count },
+                                                                 element: { try runtime.toLua(try s[$0]) })
                             return try ctx.returning(.function(next))
                         },
                      ])
@@ -166,7 +178,9 @@ extension RealmLuaRuntime {
         unowned let runtime = self
         func map(_ ctx: LuaCallContext) throws -> Map { try ctx.userdata(1, as: Map.self) }
         var t = BindingTable()
-        t.method("keys") { ctx in try ctx.returning(.plainTable(LuaTable(array: try map(ctx).keys.map { .string($0) }))) }
+        t.method("keys") { ctx in
+            try ctx.returning(.plainTable(LuaTable(array: try map(ctx).keys.map { .string($0) })))
+        }
         t.method("removeAll") { ctx in
             let m = try map(ctx)
             try m.realm.writeImplicitly { try m.removeAll() }

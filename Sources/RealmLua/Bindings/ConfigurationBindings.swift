@@ -28,14 +28,17 @@ extension RealmLuaRuntime {
                          let c = try ctx.userdata(1, as: ConfigurationBox.self).configuration
                          let place = c.inMemoryIdentifier.map { "inMemoryIdentifier = \($0)" }
                              ?? "fileURL = \(c.fileURL?.lastPathComponent ?? "nil")"
-                         return try ctx.returning(.string("Realm.Configuration(\(place), schemaVersion = \(c.schemaVersion))"))
+                         let text = "Realm.Configuration(\(place), schemaVersion = \(c.schemaVersion))"
+                         return try ctx.returning(.string(text))
                      }])
     }
 
     private func registerUser() throws {
         unowned let runtime = self
         var t = BindingTable()
-        t.method("flexibleSyncConfiguration", returns: .plain("Configuration")) { try runtime.flexibleSyncConfiguration($0) }
+        t.method("flexibleSyncConfiguration", returns: .plain("Configuration")) {
+            try runtime.flexibleSyncConfiguration($0)
+        }
         t.field("name") { ctx in try ctx.returning(.string(try ctx.userdata(1, as: UserBox.self).name)) }
         try register(UserBox.self, name: "User", t, metamethods: ["__tostring": { ctx in
             try ctx.returning(.string("User(\(try ctx.userdata(1, as: UserBox.self).name))"))

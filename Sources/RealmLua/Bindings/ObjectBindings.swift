@@ -26,7 +26,9 @@ extension RealmLuaRuntime {
         unowned let runtime = self
         func object(_ ctx: LuaCallContext) throws -> DynamicObject { try ctx.userdata(1, as: DynamicObject.self) }
         var t = BindingTable()
-        t.method("toTable") { ctx in try ctx.returning(try runtime.toLua(.dictionary(try object(ctx).dictionaryValue()))) }
+        t.method("toTable") { ctx in
+            try ctx.returning(try runtime.toLua(.dictionary(try object(ctx).dictionaryValue())))
+        }
         t.method("get") { ctx in try ctx.returning(try runtime.property(try object(ctx), try ctx.string(2))) }
         t.method("freeze", returns: .sameClass("Object")) { ctx in try runtime.push(ctx, try object(ctx).freeze()) }
         t.method("thaw", returns: .sameClass("Object")) { ctx in
@@ -45,11 +47,12 @@ extension RealmLuaRuntime {
     private func objectMetamethods() -> [String: LuaFunction] {
         unowned let runtime = self
         return [
-            "__tostring": { ctx in try ctx.returning(.string(runtime.describe(try ctx.userdata(1, as: DynamicObject.self)))) },
+            "__tostring": { ctx in
+                try ctx.returning(.string(runtime.describe(try ctx.userdata(1, as: DynamicObject.self))))
+            },
             "__eq": { ctx in
-                guard let a = ctx.testUserdata(1, as: DynamicObject.self), let b = ctx.testUserdata(2, as: DynamicObject.self) else {
-                    return try ctx.returning(false)
-                }
+                guard let a = ctx.testUserdata(1, as: DynamicObject.self),
+                      let b = ctx.testUserdata(2, as: DynamicObject.self) else { return try ctx.returning(false) }
                 return try ctx.returning(.boolean(a.isSameObject(as: b)))
             },
             "__pairs": { try runtime.objectPairs($0) },
@@ -111,7 +114,9 @@ extension RealmLuaRuntime {
     /// A property as Lua sees it: collections live, backlinks as results, the rest as values.
     func property(_ o: DynamicObject, _ name: String) throws -> LuaValue {
         guard let p = o.objectSchema?[name] else {
-            if o.isManaged { throw RealmError(.invalidProperty, "Property '\(name)' does not exist on object type '\(o.className)'.") }
+            if o.isManaged {
+                throw RealmError(.invalidProperty, "Property '\(name)' does not exist on object type '\(o.className)'.")
+            }
             return try toLua(try o.value(forKey: name))
         }
         switch (p.type, p.collection) {

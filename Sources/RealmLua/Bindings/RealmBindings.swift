@@ -31,8 +31,8 @@ extension RealmLuaRuntime {
             try runtime.push(ctx, try realm(ctx).objects(try ctx.string(2)))
         }
         t.method("object", returns: .classArgument("Object")) { ctx in
-            let object = try realm(ctx).object(ofType: try ctx.string(2), forPrimaryKey: try runtime.realmArgument(ctx, 3))
-            return try runtime.push(ctx, object)
+            let key = try runtime.realmArgument(ctx, 3)
+            return try runtime.push(ctx, try realm(ctx).object(ofType: try ctx.string(2), forPrimaryKey: key))
         }
         t.method("write") { ctx in
             let r = try realm(ctx)

@@ -40,8 +40,12 @@ extension RealmLuaRuntime {
             try runtime.push(ctx, try runtime.queryReceiver(ctx).append(try runtime.realmArgument(ctx, 2)))
         }
         t.method("remove") { try runtime.resultsRemove($0) }
-        t.method("freeze", returns: .sameClass("Results")) { ctx in try runtime.push(ctx, try runtime.queryReceiver(ctx).freeze()) }
-        t.method("thaw", returns: .sameClass("Results")) { ctx in try runtime.push(ctx, try runtime.queryReceiver(ctx).thaw()) }
+        t.method("freeze", returns: .sameClass("Results")) { ctx in
+            try runtime.push(ctx, try runtime.queryReceiver(ctx).freeze())
+        }
+        t.method("thaw", returns: .sameClass("Results")) { ctx in
+            try runtime.push(ctx, try runtime.queryReceiver(ctx).thaw())
+        }
         t.method("observe", returns: .plain("NotificationToken")) { try runtime.observeResults($0) }
         t.method("toTable") { try runtime.resultsTable($0) }
         for name in ["min", "max", "sum", "average"] {
@@ -49,7 +53,9 @@ extension RealmLuaRuntime {
         }
         t.field("isFrozen") { ctx in try ctx.returning(.boolean(try runtime.queryReceiver(ctx).isFrozen)) }
         t.field("className") { ctx in try ctx.returning(.string(try runtime.queryReceiver(ctx).className)) }
-        t.field("realm", returns: .plain("Realm")) { ctx in try runtime.push(ctx, try runtime.queryReceiver(ctx).realm) }
+        t.field("realm", returns: .plain("Realm")) { ctx in
+            try runtime.push(ctx, try runtime.queryReceiver(ctx).realm)
+        }
         return t
     }
 
@@ -129,21 +135,26 @@ extension RealmLuaRuntime {
     /// `results[i]` (1-based); nil past the end or for other keys.
     private func resultsElement(_ ctx: LuaCallContext) throws -> Int {
         let r = try ctx.userdata(1, as: Results.self)
-        guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(r.count) else { return try ctx.returning(.nil) }
+        guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(r.count) else {
+            return try ctx.returning(.nil)
+        }
         return try push(ctx, try r[Int(i) - 1])
     }
 
     private func resultsMetamethods() -> [String: LuaFunction] {
         unowned let runtime = self
         return [
-            "__len": { ctx in try ctx.returning(.integer(Int64(try ctx.userdata(1, as: Results.self).countObjects()))) },
+            "__len": { ctx in
+                try ctx.returning(.integer(Int64(try ctx.userdata(1, as: Results.self).countObjects())))
+            },
             "__tostring": { ctx in
                 let r = try ctx.userdata(1, as: Results.self)
                 return try ctx.returning(.string("Results<\(r.className)>(\(r.count) objects)"))
             },
             "__pairs": { ctx in
                 let r = try ctx.userdata(1, as: Results.self)
-                let next = try runtime.indexIterator(count: { try r.countObjects() }, element: { try runtime.box(try r[$0]) })
+                let next = try runtime.indexIterator(count: { try r.countObjects() },
+                                                     element: { try runtime.box(try r[$0]) })
                 return try ctx.returning(.function(next))
             },
         ]
