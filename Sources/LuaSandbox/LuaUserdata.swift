@@ -57,6 +57,11 @@ public struct LuaTypeMembers: Sendable, Equatable {
     public var methods: [String]
     /// Read with `.` (`results.isFrozen`): pure reads.
     public var fields: [String]
+
+    public init(methods: [String], fields: [String]) {
+        self.methods = methods
+        self.fields = fields
+    }
 }
 
 extension LuaState {

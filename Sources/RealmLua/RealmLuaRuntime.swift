@@ -103,14 +103,14 @@ public final class RealmLuaRuntime {
     public var hasOpenWrite: Bool { openedRealms.contains { $0.realm?.isInWriteTransaction == true } }
 
     /// Runs a chunk; if it fails, open writes are rolled back and the error is rethrown (a
-    /// `LuaError` with the Swift error it began as in `underlying`, when it began as one).
+    /// database error comes as a `LuaError` with the `RealmError` in `underlying`).
     @discardableResult
     public func execute(_ code: String, chunkName: String, environment: LuaTableRef? = nil) throws -> [LuaValue] {
         do {
             return try state.execute(code, chunkName: chunkName, environment: environment)
         } catch {
             rollbackOpenWrites()
-            throw withUnderlyingError(error)
+            throw error
         }
     }
 
@@ -121,7 +121,7 @@ public final class RealmLuaRuntime {
             return try state.call(function, arguments)
         } catch {
             rollbackOpenWrites()
-            throw withUnderlyingError(error)
+            throw error
         }
     }
 

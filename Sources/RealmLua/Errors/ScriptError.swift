@@ -4,19 +4,17 @@ import RealmDatabase
 
 /// The error value scripts catch with `pcall` when the API fails: `e.code` (a stable name, see
 /// `ScriptErrorCode`), `e.message`, and `tostring(e)` = `"chunk:line: message"` as a string error
-/// would read. Any other field is nil. The Swift error stays inside for the host.
+/// would read. Any other field is nil. The host gets the Swift error in `LuaError.underlying`.
 final class ScriptError {
     let code: String
     let message: String
     /// Where the calling Lua code was (`"chunk:line: "`), as Lua's `luaL_where` gives it.
     let position: String
-    let underlying: any Error
 
-    init(code: String, message: String, position: String, underlying: any Error) {
+    init(code: String, message: String, position: String) {
         self.code = code
         self.message = message
         self.position = position
-        self.underlying = underlying
     }
 }
 
@@ -62,15 +60,12 @@ enum ScriptErrorCode {
 extension RealmLuaRuntime {
     /// Registers the error type and makes the state raise it for database errors.
     func registerErrors() throws {
+        // Only the two fields: any other key reads as nil.
         try state.registerType(ScriptError.self, name: "RealmError", metatable: LuaMetatable(
-            index: { ctx in
-                let error = try ctx.userdata(1, as: ScriptError.self)
-                switch ctx.argument(2) {
-                case .string("code"): return try ctx.returning(.string(error.code))
-                case .string("message"): return try ctx.returning(.string(error.message))
-                default: return try ctx.returning(.nil)
-                }
-            },
+            fields: [
+                "code": { ctx in try ctx.returning(.string(try ctx.userdata(1, as: ScriptError.self).code)) },
+                "message": { ctx in try ctx.returning(.string(try ctx.userdata(1, as: ScriptError.self).message)) },
+            ],
             metamethods: ["__tostring": { ctx in
                 let error = try ctx.userdata(1, as: ScriptError.self)
                 return try ctx.returning(.string(error.position + error.message))
@@ -83,24 +78,7 @@ extension RealmLuaRuntime {
     private func scriptError(_ error: any Error, position: String) -> LuaValue? {
         guard let realmError = error as? RealmError else { return nil }
         let value = ScriptError(code: ScriptErrorCode.name(realmError.code), message: realmError.message,
-                                position: position, underlying: realmError)
+                                position: position)
         return try? box(value)
-    }
-
-    /// `error` with the Swift error its Lua value carries, if it carries one.
-    func withUnderlyingError(_ error: LuaError) -> LuaError {
-        guard error.underlying == nil, case .userdata(let ref) = error.value,
-              let scriptError = try? state.object(ref, as: ScriptError.self) else { return error }
-        var error = error
-        error.underlying = scriptError.underlying
-        return error
-    }
-}
-
-extension RealmLuaRuntime {
-    /// Any error, with the Swift error a LuaError carries attached (other errors unchanged).
-    func withUnderlyingError(_ error: any Error) -> any Error {
-        guard let luaError = error as? LuaError else { return error }
-        return withUnderlyingError(luaError)
     }
 }
