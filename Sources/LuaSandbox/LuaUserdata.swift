@@ -175,8 +175,9 @@ extension LuaState {
     func hostObject(_ L: OpaquePointer, at index: Int32) -> AnyObject? {
         guard lua_type(L, index) == LUA_TUSERDATA, lua_checkstack(L, 2) != 0 else { return nil }
         let index = lua_absindex(L, index)
-        guard luaL_getmetafield(L, index, "__name") == LUA_TSTRING else { return nil }
-        let name = stringLossy(L, -1)
+        let type = luaL_getmetafield(L, index, "__name")
+        guard type != LUA_TNIL else { return nil } // nothing was pushed
+        let name = type == LUA_TSTRING ? stringLossy(L, -1) : ""
         lua_settop(L, -2)
         guard userdataNames.contains(name) else { return nil }
         return object(L, at: index, typeName: name)
