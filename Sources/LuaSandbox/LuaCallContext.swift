@@ -152,6 +152,11 @@ public struct LuaCallContext {
         return state.object(thread, at: Int32(index), typeName: name) as? T
     }
 
+    /// The Swift object of argument `index` if it is any host userdata, else nil.
+    public func hostObject(at index: Int) -> AnyObject? {
+        state.hostObject(thread, at: Int32(index))
+    }
+
     /// The name of the host type of argument `index` (its metatable's `__name`), if any.
     public func userdataTypeName(_ index: Int) -> String? {
         guard lua_type(thread, Int32(index)) == LUA_TUSERDATA else { return nil }

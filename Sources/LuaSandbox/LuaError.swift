@@ -31,6 +31,9 @@ public struct LuaError: Error, CustomStringConvertible, Sendable {
     public var traceback: String?
     /// The error value as raised. `.string(message)` for errors made by the host.
     public var value: LuaValue
+    /// The Swift error a host function threw, when this error began as one: kept so that a host
+    /// can report it precisely (its type and code) instead of parsing `message`.
+    public var underlying: (any Error)?
     /// Made from a Lua error value (position already in the message): a Swift callback
     /// rethrowing it raises `value` unchanged.
     var fromLua = false

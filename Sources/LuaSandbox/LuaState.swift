@@ -36,6 +36,11 @@ public final class LuaState {
     var depth = 0
     var userdataTypes: [ObjectIdentifier: String] = [:]
     var userdataNames: Set<String> = []
+    var userdataMembers: [String: LuaTypeMembers] = [:]
+    /// The last value `errorValue` made and the Swift error it stands for: when that value ends a
+    /// call, the thrown LuaError carries the Swift error again (`underlying`). Cleared when the
+    /// outermost call returns.
+    private var lastHostError: (value: LuaValue, error: any Error)?
     private var globalsRef: LuaTableRef?
 
     /// Nesting of host -> Lua -> host calls allowed before the host refuses (each level costs
@@ -47,6 +52,11 @@ public final class LuaState {
     public var outputHandler: ((String) -> Void)?
     /// Receives each complete `warn` message. Nil discards warnings.
     public var warningHandler: ((String) -> Void)?
+    /// Turns a Swift error thrown by a host function (other than a `LuaError`) into the value Lua
+    /// raises, given the position of the calling Lua code (`"chunk:line: "`). Nil, or a nil
+    /// result, raises the string `position + String(describing: error)`. A host uses this to give
+    /// scripts structured errors (`e.code`, `e.message`).
+    public var errorValue: ((_ error: any Error, _ position: String) -> LuaValue?)?
 
     /// The limits for the next outermost call. The memory cap applies at once.
     public var limits: LuaLimits {
@@ -217,7 +227,13 @@ public final class LuaState {
         depth -= 1
         let tripped = rh_control_tripped(control.raw)
         if outermost { rh_control_disarm(control.raw) }
-        if status != LUA_OK { throw popError(L, status: status, tripped: tripped) }
+        if status != LUA_OK {
+            var error = popError(L, status: status, tripped: tripped)
+            error.underlying = hostError(raising: error.value, in: L)
+            if outermost { lastHostError = nil }
+            throw error
+        }
+        if outermost { lastHostError = nil }
         if outermost && tripped != RH_TRIP_NONE {
             // The script caught the stop (coroutine.resume, a Swift callback) and returned before
             // running another instruction: the call still failed.
@@ -401,9 +417,49 @@ public final class LuaState {
             pushRaise(L, error)
             return RH_RAISE
         } catch {
-            pushRaise(L, LuaError(.runtime, String(describing: error)))
+            pushRaise(L, hostError(L, error))
             return RH_RAISE
         }
+    }
+
+    /// The LuaError a Swift error becomes: the host's error value when `errorValue` gives one.
+    private func hostError(_ L: OpaquePointer, _ error: any Error) -> LuaError {
+        let message = String(describing: error)
+        guard let errorValue, lua_checkstack(L, 2) != 0 else { return LuaError(.runtime, message) }
+        let position = callerPosition(L)
+        guard let made = errorValue(error, position), (try? push(L, made)) != nil else {
+            return LuaError(.runtime, message)
+        }
+        // A reference, so that the value raised is the very one remembered (a plain table
+        // would be pushed anew).
+        let value = self.value(L, at: -1)
+        lua_settop(L, -2)
+        var luaError = LuaError(.runtime, position + message, value: value)
+        luaError.underlying = error
+        lastHostError = (value, error)
+        return luaError
+    }
+
+    /// The Swift error behind an error value `errorValue` made, if `value` is that value.
+    private func hostError(raising value: LuaValue, in L: OpaquePointer) -> (any Error)? {
+        guard let last = lastHostError, !value.isString, lua_checkstack(L, 2) != 0 else { return nil }
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        guard (try? push(L, last.value)) != nil, (try? push(L, value)) != nil else { return nil }
+        return lua_rawequal(L, -1, -2) != 0 ? last.error : nil
+    }
+
+    /// `"chunk:line: "` of the Lua code that called the running host function. A metamethod
+    /// (`dog.name`) is called through the C closure that serves methods first, so when level 1
+    /// has no line, the position is level 2's.
+    private func callerPosition(_ L: OpaquePointer) -> String {
+        for level: Int32 in 1...2 {
+            luaL_where(L, level)
+            let position = stringLossy(L, -1)
+            lua_settop(L, -2)
+            if !position.isEmpty { return position }
+        }
+        return ""
     }
 
     /// Pushes the value a thrown LuaError raises: its own value when it came from Lua (so

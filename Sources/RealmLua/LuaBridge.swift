@@ -22,7 +22,7 @@ extension RealmLuaRuntime {
         case .decimal128(let d): return try box(Decimal128Box(d))
         case .objectId(let o): return try box(ObjectIdBox(o))
         case .uuid(let u): return try box(UUIDBox(u))
-        case .object(let o): return try box(ObjectBox(o))
+        case .object(let o): return try box(o)
         case .list(let items): return .plainTable(LuaTable(array: try items.map(toLua)))
         case .dictionary(let d):
             var hash = [LuaValue: LuaValue]()
@@ -38,12 +38,25 @@ extension RealmLuaRuntime {
     /// makes millions of them would grow without the collector noticing. So every 50,000 boxes
     /// the runtime collects, which keeps a migration over a million objects flat in memory.
     func box<T: AnyObject>(_ object: T) throws -> LuaValue {
+        paceCollector()
+        return .userdata(try state.makeUserdata(object))
+    }
+
+    /// Pushes a host object (nil for none) as a binding's one result, straight onto the stack:
+    /// no registry slot and no Swift reference, as `box` needs for values kept on the Swift side.
+    func push<T: AnyObject>(_ ctx: LuaCallContext, _ object: T?) throws -> Int {
+        guard let object else { return try ctx.returning(.nil) }
+        paceCollector()
+        try ctx.push(userdata: object)
+        return 1
+    }
+
+    private func paceCollector() {
         boxesSinceCollection += 1
         if boxesSinceCollection >= 50_000 {
             boxesSinceCollection = 0
             state.collectGarbage()
         }
-        return .userdata(try state.makeUserdata(object))
     }
 
     func toRealm(_ value: LuaValue, depth: Int = 0) throws -> RealmValue {
@@ -99,16 +112,18 @@ extension RealmLuaRuntime {
     }
 
     func unbox(_ ref: LuaUserdataRef) throws -> RealmValue {
-        if let b = try state.object(ref, as: ObjectBox.self) { return .object(b.object) }
-        if let b = try state.object(ref, as: ObjectIdBox.self) { return .objectId(b.value) }
-        if let b = try state.object(ref, as: UUIDBox.self) { return .uuid(b.value) }
-        if let b = try state.object(ref, as: DateBox.self) { return .date(b.value) }
-        if let b = try state.object(ref, as: Decimal128Box.self) { return .decimal128(b.value) }
-        if let b = try state.object(ref, as: DataBox.self) { return .data(b.value) }
-        if let b = try state.object(ref, as: ListBox.self) { return .list(try b.list.values()) }
-        if let b = try state.object(ref, as: SetBox.self) { return .list(try b.set.values()) }
-        if let b = try state.object(ref, as: MapBox.self) { return .dictionary(try b.map.entries()) }
-        throw LuaError(.runtime, "this value cannot be stored in a realm")
+        switch try state.hostObject(ref) {
+        case let o as DynamicObject: return .object(o)
+        case let b as ObjectIdBox: return .objectId(b.value)
+        case let b as UUIDBox: return .uuid(b.value)
+        case let b as DateBox: return .date(b.value)
+        case let b as Decimal128Box: return .decimal128(b.value)
+        case let b as DataBox: return .data(b.value)
+        case let l as List: return .list(try l.values())
+        case let set as MutableSet: return .list(try set.values())
+        case let m as Map: return .dictionary(try m.entries())
+        default: throw LuaError(.runtime, "this value cannot be stored in a realm")
+        }
     }
 
     /// Argument `i` of a call as a realm value. A table is read where it is on the stack (the

@@ -6,12 +6,12 @@ import RealmDatabase
 extension RealmLuaRuntime {
     public func luaValue(_ realm: Realm) throws -> LuaValue {
         track(realm)
-        return try box(RealmBox(realm))
+        return try box(realm)
     }
-    public func luaValue(_ object: DynamicObject) throws -> LuaValue { try box(ObjectBox(object)) }
-    public func luaValue(_ results: Results) throws -> LuaValue { try box(ResultsBox(results)) }
-    public func luaValue(_ migration: Migration) throws -> LuaValue { try box(MigrationBox(migration)) }
-    public func luaValue(_ subscriptions: MutableSubscriptionSet) throws -> LuaValue { try box(MutableSubscriptionSetBox(subscriptions)) }
+    public func luaValue(_ object: DynamicObject) throws -> LuaValue { try box(object) }
+    public func luaValue(_ results: Results) throws -> LuaValue { try box(results) }
+    public func luaValue(_ migration: Migration) throws -> LuaValue { try box(migration) }
+    public func luaValue(_ subscriptions: MutableSubscriptionSet) throws -> LuaValue { try box(subscriptions) }
     /// A realm value (objects and special types as userdata, collections as tables).
     public func luaValue(_ value: RealmValue) throws -> LuaValue { try toLua(value) }
     /// A Lua value as a realm value (tables as lists or dictionaries).
@@ -20,13 +20,15 @@ extension RealmLuaRuntime {
     /// The database object a Lua value holds, if it holds one (for printing results in a REPL).
     public func inspect(_ value: LuaValue) throws -> InspectedValue? {
         guard case .userdata(let ref) = value else { return nil }
-        if let b = try state.object(ref, as: ObjectBox.self) { return .object(b.object) }
-        if let b = try state.object(ref, as: ResultsBox.self) { return .results(b.results) }
-        if let b = try state.object(ref, as: ListBox.self) { return .list(b.list) }
-        if let b = try state.object(ref, as: SetBox.self) { return .set(b.set) }
-        if let b = try state.object(ref, as: MapBox.self) { return .map(b.map) }
-        if let b = try state.object(ref, as: RealmBox.self) { return .realm(b.realm) }
-        return nil
+        switch try state.hostObject(ref) {
+        case let o as DynamicObject: return .object(o)
+        case let r as Results: return .results(r)
+        case let l as List: return .list(l)
+        case let set as MutableSet: return .set(set)
+        case let m as Map: return .map(m)
+        case let r as Realm: return .realm(r)
+        default: return nil
+        }
     }
 }
 

@@ -17,8 +17,10 @@ public final class RealmLuaRuntime {
     /// What `Realm.Configuration.defaultConfiguration` is inside this runtime.
     var defaultConfiguration: ConfigurationBox
     private var openedRealms: [WeakRealm] = []
-    /// See `methodForwarder()`.
-    var forwarder: LuaFunctionRef?
+    /// What the members of each binding give, by Lua type name (see `MemberResult`).
+    var memberResults: [String: [String: MemberResult]] = [:]
+    /// The chunk completion lists table keys with (see `completionHelper()`).
+    var completionKeys: LuaFunctionRef?
     /// See `box(_:)`.
     var boxesSinceCollection = 0
     /// The time a migration step may take (see `withMigrationLimits`): 10 minutes by default.
@@ -57,6 +59,7 @@ public final class RealmLuaRuntime {
     }
 
     private func installAPI() throws {
+        try registerErrors()
         try registerValueTypes()
         try registerConfiguration()
         try registerRealm()
@@ -86,7 +89,7 @@ public final class RealmLuaRuntime {
     /// Makes `realm` a global (`realm` by default) of the state.
     public func bind(_ realm: Realm, as name: String = "realm") throws {
         track(realm)
-        try state.setGlobal(name, try box(RealmBox(realm)))
+        try state.setGlobal(name, try box(realm))
     }
 
     /// Cancels every write transaction left open by scripts.
@@ -99,7 +102,8 @@ public final class RealmLuaRuntime {
     /// Whether some realm opened by scripts has a write transaction open.
     public var hasOpenWrite: Bool { openedRealms.contains { $0.realm?.isInWriteTransaction == true } }
 
-    /// Runs a chunk; if it fails, open writes are rolled back and the error is rethrown.
+    /// Runs a chunk; if it fails, open writes are rolled back and the error is rethrown (a
+    /// database error comes as a `LuaError` with the `RealmError` in `underlying`).
     @discardableResult
     public func execute(_ code: String, chunkName: String, environment: LuaTableRef? = nil) throws -> [LuaValue] {
         do {
@@ -139,14 +143,14 @@ public final class RealmLuaRuntime {
             c.migrationBlock = { [weak self] migration, oldVersion in
                 guard let self else { throw RealmError(.migration, "The Lua runtime of this migration is gone.") }
                 _ = try self.withMigrationLimits {
-                    try self.state.call(block, [try self.box(MigrationBox(migration)), .integer(Int64(oldVersion))])
+                    try self.state.call(block, [try self.box(migration), .integer(Int64(oldVersion))])
                 }
             }
         }
         if let block = box.initialSubscriptions {
             c.initialSubscriptions = { [weak self] subs in
                 guard let self else { throw RealmError(.subscription, "The Lua runtime of these subscriptions is gone.") }
-                try self.state.call(block, [try self.box(MutableSubscriptionSetBox(subs))])
+                try self.state.call(block, [try self.box(subs)])
             }
         }
         return c

@@ -157,7 +157,7 @@ final class LuaAPITests: LuaTestCase {
             local realm = Realm(config)
             local subs = realm.subscriptions
             local ok, err = pcall(function() subs:update(function(s) s:append(QuerySubscription("Dog", { name = "dogs" })) end) end)
-            return #subs, subs:first("dogs").queryString, subs.state, ok, err
+            return #subs, subs:first("dogs").queryString, subs.state, ok, tostring(err)
             """)
         XCTAssertEqual(r[0].integerValue, 2)
         XCTAssertEqual(r[1].stringValue, "age > 3")
@@ -172,7 +172,7 @@ final class LuaAPITests: LuaTestCase {
             local dog = realm:create("Dog", { name = "Gone" })
             realm:delete(dog)
             local ok, err = pcall(function() return dog.name end)
-            return dog.isInvalidated, ok, err
+            return dog.isInvalidated, ok, tostring(err)
             """)
         XCTAssertEqual(r[0].boolValue, true)
         XCTAssertEqual(r[1].boolValue, false)

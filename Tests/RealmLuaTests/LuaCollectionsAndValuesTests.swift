@@ -59,7 +59,7 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
             local unmanaged = Object("DogToy", { _id = id, name = "Rope" })
             realm:add(unmanaged, "all")
             local bad = pcall(function() realm:create("DogToy", {}, "sometimes") end)
-            return ok, err, #realm:objects("DogToy"), realm:object("DogToy", id).name, bad
+            return ok, tostring(err), #realm:objects("DogToy"), realm:object("DogToy", id).name, bad
             """)
         XCTAssertEqual(r[0].boolValue, false)
         XCTAssertTrue(r[1].stringValue?.contains("Attempting to create an object of type 'DogToy' with an existing primary key value") == true, r[1].description)

@@ -6,163 +6,219 @@ import RealmDatabase
 /// element and map keys are implicit writes, as the REPL's everyday verbs.
 extension RealmLuaRuntime {
     func registerCollections() throws {
-        func list(_ ctx: LuaCallContext) throws -> List { try ctx.userdata(1, as: ListBox.self).list }
-        func set(_ ctx: LuaCallContext) throws -> MutableSet { try ctx.userdata(1, as: SetBox.self).set }
-        func map(_ ctx: LuaCallContext) throws -> Map { try ctx.userdata(1, as: MapBox.self).map }
-
-        var listMethods: [String: LuaFunction] = [
-            "append": { [unowned self] ctx in try list(ctx).append(try realmArgument(ctx, 2)); return 0 },
-            "remove": { [unowned self] ctx in
-                let l = try list(ctx)
-                switch ctx.argument(2) {
-                case .integer(let i): try l.remove(at: Int(i) - 1)
-                default:
-                    guard case .object(let o) = try realmArgument(ctx, 2) else { throw ctx.argumentError(2, "an object or an index expected") }
-                    try l.remove(o)
-                }
-                return 0
-            },
-            "insert": { [unowned self] ctx in
-                let l = try list(ctx)
-                let value = try realmArgument(ctx, 2)
-                let index = try ctx.optionalInteger(3).map { Int($0) - 1 } ?? l.count
-                try l.realm.writeImplicitly { try l.insert(value, at: index) }
-                return 0
-            },
-            "move": { ctx in
-                let l = try list(ctx)
-                let from = Int(try ctx.integer(2)) - 1, to = Int(try ctx.integer(3)) - 1
-                try l.realm.writeImplicitly { try l.move(from: from, to: to) }
-                return 0
-            },
-            "removeAll": { ctx in
-                let l = try list(ctx)
-                try l.realm.writeImplicitly { try l.removeAll() }
-                return 0
-            },
-            "count": { ctx in try ctx.returning(.integer(Int64(try list(ctx).count))) },
-            "indexOf": { [unowned self] ctx in
-                guard let i = try list(ctx).index(of: try realmArgument(ctx, 2)) else { return try ctx.returning(.nil) }
-                return try ctx.returning(.integer(Int64(i + 1)))
-            },
-            "freeze": { [unowned self] ctx in try ctx.returning(try box(ListBox(try list(ctx).freeze()))) },
-            "thaw": { [unowned self] ctx in try ctx.returning(try list(ctx).thaw().map { try box(ListBox($0)) } ?? .nil) },
-            "toTable": { [unowned self] ctx in try ctx.returning(try toLua(.list(try list(ctx).values()))) },
-        ]
-        // Querying a list of objects goes through Results in list order.
-        for name in ["where", "filter", "sorted", "distinct", "min", "max", "sum", "average", "observe", "first", "last"] {
-            listMethods[name] = { [unowned self] ctx in
-                let l = try list(ctx)
-                if l.property.type != .object, ["min", "max", "sum", "average"].contains(name) {
-                    return try ctx.returning(try toLua(try primitiveAggregate(name, try l.values())))
-                }
-                var arguments: [LuaValue] = [.string(name), try box(ResultsBox(try l.asResults()))]
-                if ctx.argumentCount >= 2 { arguments += (2...ctx.argumentCount).map { ctx.argument($0) } }
-                return try ctx.returning(try state.call(try methodForwarder(), arguments))
-            }
-        }
-        try state.registerType(ListBox.self, name: "List", metatable: LuaMetatable(
-            methods: listMethods,
-            index: { [unowned self] ctx in
-                let l = try list(ctx)
-                switch ctx.argument(2) {
-                case .integer(let i):
-                    guard i >= 1, i <= Int64(l.count) else { return try ctx.returning(.nil) }
-                    return try ctx.returning(try toLua(try l[Int(i) - 1]))
-                case .string("isFrozen"): return try ctx.returning(.boolean(l.isFrozen))
-                case .string("isInvalidated"): return try ctx.returning(.boolean(l.isInvalidated))
-                default: return try ctx.returning(.nil)
-                }
-            },
-            newIndex: { [unowned self] ctx in
-                let l = try list(ctx)
-                let i = Int(try ctx.integer(2)) - 1
-                let value = try realmArgument(ctx, 3)
-                try l.realm.writeImplicitly { if i == l.count { try l.append(value) } else { try l.replace(index: i, with: value) } }
-                return 0
-            },
-            metamethods: [
-                "__len": { ctx in try ctx.returning(.integer(Int64(try list(ctx).count))) },
-                "__tostring": { ctx in
-                    let l = try list(ctx)
-                    return try ctx.returning(.string("List<\(l.property.objectClassName ?? l.property.type.rawValue)>(\(l.count) items)"))
-                },
-                "__pairs": { [unowned self] ctx in
-                    let l = try list(ctx)
-                    return try ctx.returning(.function(try indexIterator(count: { l.count }, element: { try self.toLua(try l[$0]) })))
-                },
-            ]))
-
-        try state.registerType(SetBox.self, name: "Set", metatable: LuaMetatable(
-            methods: [
-                "insert": { [unowned self] ctx in try set(ctx).insert(try realmArgument(ctx, 2)); return 0 },
-                "remove": { [unowned self] ctx in try set(ctx).remove(try realmArgument(ctx, 2)); return 0 },
-                "contains": { [unowned self] ctx in try ctx.returning(.boolean(try set(ctx).contains(try realmArgument(ctx, 2)))) },
-                "removeAll": { ctx in
-                    let s = try set(ctx)
-                    try s.realm.writeImplicitly { try s.removeAll() }
-                    return 0
-                },
-                "count": { ctx in try ctx.returning(.integer(Int64(try set(ctx).count))) },
-                "toTable": { [unowned self] ctx in try ctx.returning(try toLua(.list(try set(ctx).values()))) },
-            ],
-            index: { [unowned self] ctx in
-                let s = try set(ctx)
-                guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(s.count) else { return try ctx.returning(.nil) }
-                return try ctx.returning(try toLua(try s[Int(i) - 1]))
-            },
-            metamethods: [
-                "__len": { ctx in try ctx.returning(.integer(Int64(try set(ctx).count))) },
-                "__tostring": { ctx in try ctx.returning(.string("Set(\(try set(ctx).count) items)")) },
-                "__pairs": { [unowned self] ctx in
-                    let s = try set(ctx)
-                    return try ctx.returning(.function(try indexIterator(count: { s.count }, element: { try self.toLua(try s[$0]) })))
-                },
-            ]))
-
-        try state.registerType(MapBox.self, name: "Map", metatable: LuaMetatable(
-            methods: [
-                "keys": { ctx in try ctx.returning(.plainTable(LuaTable(array: try map(ctx).keys.map { .string($0) }))) },
-                "removeAll": { ctx in
-                    let m = try map(ctx)
-                    try m.realm.writeImplicitly { try m.removeAll() }
-                    return 0
-                },
-                "toTable": { [unowned self] ctx in try ctx.returning(try toLua(.dictionary(try map(ctx).entries()))) },
-            ],
-            index: { [unowned self] ctx in
-                guard case .string(let key) = ctx.argument(2) else { return try ctx.returning(.nil) }
-                return try ctx.returning(try map(ctx).value(forKey: key).map(toLua) ?? .nil)
-            },
-            newIndex: { [unowned self] ctx in
-                let m = try map(ctx)
-                let key = try ctx.string(2)
-                if ctx.isNil(3) { try m.removeValue(forKey: key) } else { try m.setValue(try realmArgument(ctx, 3), forKey: key) }
-                return 0
-            },
-            metamethods: [
-                "__len": { ctx in try ctx.returning(.integer(Int64(try map(ctx).count))) },
-                "__tostring": { ctx in try ctx.returning(.string("Map(\(try map(ctx).count) entries)")) },
-                "__pairs": { [unowned self] ctx in
-                    let entries = try map(ctx).entries().sorted { $0.key < $1.key }
-                    var i = 0
-                    let next = try state.makeFunction { [unowned self] inner in
-                        guard i < entries.count else { return try inner.returning(.nil) }
-                        i += 1
-                        return try inner.returning(.string(entries[i - 1].key), try toLua(entries[i - 1].value))
-                    }
-                    return try ctx.returning(.function(next))
-                },
-            ]))
+        try registerList()
+        try registerSet()
+        try registerMap()
     }
 
-    /// A Lua function `(name, target, ...)` calling `target:name(...)`: how a list forwards its
-    /// query methods to the Results of its objects.
-    private func methodForwarder() throws -> LuaFunctionRef {
-        if let forwarder { return forwarder }
-        let f = try state.load("local name, target = ...; return target[name](target, select(3, ...))", chunkName: "=realm-api")
-        forwarder = f
-        return f
+    // MARK: List
+
+    private func registerList() throws {
+        unowned let runtime = self
+        try register(List.self, name: "List", listTable(),
+                     index: { try runtime.listElement($0) },
+                     indexKeys: [],
+                     newIndex: { try runtime.setListElement($0) },
+                     metamethods: [
+                        "__len": { ctx in
+                            try ctx.returning(.integer(Int64(try ctx.userdata(1, as: List.self).count)))
+                        },
+                        "__tostring": { ctx in
+                            try ctx.returning(.string(Self.listDescription(try ctx.userdata(1, as: List.self))))
+                        },
+                        "__pairs": { try runtime.listPairs($0) },
+                     ])
+    }
+
+    private func listTable() -> BindingTable {
+        unowned let runtime = self
+        func list(_ ctx: LuaCallContext) throws -> List { try ctx.userdata(1, as: List.self) }
+        var t = BindingTable()
+        t.method("append") { ctx in try list(ctx).append(try runtime.realmArgument(ctx, 2)); return 0 }
+        t.method("remove") { try runtime.listRemove($0) }
+        t.method("insert") { try runtime.listInsert($0) }
+        t.method("move") { try runtime.listMove($0) }
+        t.method("removeAll") { try runtime.listRemoveAll($0) }
+        t.method("count") { ctx in try ctx.returning(.integer(Int64(try list(ctx).count))) }
+        t.method("indexOf") { ctx in
+            guard let i = try list(ctx).index(of: try runtime.realmArgument(ctx, 2)) else {
+                return try ctx.returning(.nil)
+            }
+            return try ctx.returning(.integer(Int64(i + 1)))
+        }
+        t.method("freeze", returns: .sameClass("List")) { ctx in try runtime.push(ctx, try list(ctx).freeze()) }
+        t.method("thaw", returns: .sameClass("List")) { ctx in try runtime.push(ctx, try list(ctx).thaw()) }
+        t.method("toTable") { ctx in try ctx.returning(try runtime.toLua(.list(try list(ctx).values()))) }
+        // The query verbs are Results' own functions (they accept a list as their receiver); a
+        // list of primitives aggregates its values.
+        let results = resultsTable()
+        for name in Self.queryVerbs {
+            guard let verb = results.methods[name] else { continue }
+            t.method(name, returns: results.results[name]) { ctx in
+                let l = try list(ctx)
+                if l.property.type != .object, ["min", "max", "sum", "average"].contains(name) {
+                    return try ctx.returning(try runtime.toLua(try runtime.primitiveAggregate(name, try l.values())))
+                }
+                return try verb(ctx)
+            }
+        }
+        t.field("isFrozen") { ctx in try ctx.returning(.boolean(try list(ctx).isFrozen)) }
+        t.field("isInvalidated") { ctx in try ctx.returning(.boolean(try list(ctx).isInvalidated)) }
+        return t
+    }
+
+    /// `remove(i)` (1-based) or `remove(object)`.
+    private func listRemove(_ ctx: LuaCallContext) throws -> Int {
+        let l = try ctx.userdata(1, as: List.self)
+        switch ctx.argument(2) {
+        case .integer(let i): try l.remove(at: Int(i) - 1)
+        default:
+            guard case .object(let o) = try realmArgument(ctx, 2) else {
+                throw ctx.argumentError(2, "an object or an index expected")
+            }
+            try l.remove(o)
+        }
+        return 0
+    }
+
+    /// `insert(value)` appends; `insert(value, i)` inserts at 1-based `i`.
+    private func listInsert(_ ctx: LuaCallContext) throws -> Int {
+        let l = try ctx.userdata(1, as: List.self)
+        let value = try realmArgument(ctx, 2)
+        let index = try ctx.optionalInteger(3).map { Int($0) - 1 } ?? l.count
+        try l.realm.writeImplicitly { try l.insert(value, at: index) }
+        return 0
+    }
+
+    private func listMove(_ ctx: LuaCallContext) throws -> Int {
+        let l = try ctx.userdata(1, as: List.self)
+        let from = Int(try ctx.integer(2)) - 1
+        let to = Int(try ctx.integer(3)) - 1
+        try l.realm.writeImplicitly { try l.move(from: from, to: to) }
+        return 0
+    }
+
+    private func listRemoveAll(_ ctx: LuaCallContext) throws -> Int {
+        let l = try ctx.userdata(1, as: List.self)
+        try l.realm.writeImplicitly { try l.removeAll() }
+        return 0
+    }
+
+    /// `list[i]` (1-based); nil past the end or for other keys.
+    private func listElement(_ ctx: LuaCallContext) throws -> Int {
+        let l = try ctx.userdata(1, as: List.self)
+        guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(l.count) else {
+            return try ctx.returning(.nil)
+        }
+        return try ctx.returning(try toLua(try l[Int(i) - 1]))
+    }
+
+    /// `list[i] = v` replaces; `list[#list + 1] = v` appends.
+    private func setListElement(_ ctx: LuaCallContext) throws -> Int {
+        let l = try ctx.userdata(1, as: List.self)
+        let i = Int(try ctx.integer(2)) - 1
+        let value = try realmArgument(ctx, 3)
+        try l.realm.writeImplicitly {
+            if i == l.count { try l.append(value) } else { try l.replace(index: i, with: value) }
+        }
+        return 0
+    }
+
+    private func listPairs(_ ctx: LuaCallContext) throws -> Int {
+        let l = try ctx.userdata(1, as: List.self)
+        let next = try indexIterator(count: { l.count }, element: { try self.toLua(try l[$0]) })
+        return try ctx.returning(.function(next))
+    }
+
+    static func listDescription(_ l: List) -> String {
+        "List<\(l.property.objectClassName ?? l.property.type.rawValue)>(\(l.count) items)"
+    }
+
+    // MARK: Set
+
+    private func registerSet() throws {
+        unowned let runtime = self
+        func set(_ ctx: LuaCallContext) throws -> MutableSet { try ctx.userdata(1, as: MutableSet.self) }
+        var t = BindingTable()
+        t.method("insert") { ctx in try set(ctx).insert(try runtime.realmArgument(ctx, 2)); return 0 }
+        t.method("remove") { ctx in try set(ctx).remove(try runtime.realmArgument(ctx, 2)); return 0 }
+        t.method("contains") { ctx in
+            try ctx.returning(.boolean(try set(ctx).contains(try runtime.realmArgument(ctx, 2))))
+        }
+        t.method("removeAll") { ctx in
+            let s = try set(ctx)
+            try s.realm.writeImplicitly { try s.removeAll() }
+            return 0
+        }
+        t.method("count") { ctx in try ctx.returning(.integer(Int64(try set(ctx).count))) }
+        t.method("toTable") { ctx in try ctx.returning(try runtime.toLua(.list(try set(ctx).values()))) }
+        try register(MutableSet.self, name: "Set", t,
+                     index: { ctx in
+                         let s = try set(ctx)
+                         guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(s.count) else {
+                             return try ctx.returning(.nil)
+                         }
+                         return try ctx.returning(try runtime.toLua(try s[Int(i) - 1]))
+                     },
+                     metamethods: [
+                        "__len": { ctx in try ctx.returning(.integer(Int64(try set(ctx).count))) },
+                        "__tostring": { ctx in try ctx.returning(.string("Set(\(try set(ctx).count) items)")) },
+                        "__pairs": { ctx in
+                            let s = try set(ctx)
+                            let next = try runtime.indexIterator(count: { s.count },
+                                                                 element: { try runtime.toLua(try s[$0]) })
+                            return try ctx.returning(.function(next))
+                        },
+                     ])
+    }
+
+    // MARK: Map
+
+    private func registerMap() throws {
+        unowned let runtime = self
+        func map(_ ctx: LuaCallContext) throws -> Map { try ctx.userdata(1, as: Map.self) }
+        var t = BindingTable()
+        t.method("keys") { ctx in
+            try ctx.returning(.plainTable(LuaTable(array: try map(ctx).keys.map { .string($0) })))
+        }
+        t.method("removeAll") { ctx in
+            let m = try map(ctx)
+            try m.realm.writeImplicitly { try m.removeAll() }
+            return 0
+        }
+        t.method("toTable") { ctx in try ctx.returning(try runtime.toLua(.dictionary(try map(ctx).entries()))) }
+        try register(Map.self, name: "Map", t,
+                     index: { ctx in
+                         guard case .string(let key) = ctx.argument(2) else { return try ctx.returning(.nil) }
+                         return try ctx.returning(try map(ctx).value(forKey: key).map(runtime.toLua) ?? .nil)
+                     },
+                     newIndex: { ctx in
+                         let m = try map(ctx)
+                         let key = try ctx.string(2)
+                         if ctx.isNil(3) {
+                             try m.removeValue(forKey: key)
+                         } else {
+                             try m.setValue(try runtime.realmArgument(ctx, 3), forKey: key)
+                         }
+                         return 0
+                     },
+                     metamethods: [
+                        "__len": { ctx in try ctx.returning(.integer(Int64(try map(ctx).count))) },
+                        "__tostring": { ctx in try ctx.returning(.string("Map(\(try map(ctx).count) entries)")) },
+                        "__pairs": { try runtime.mapPairs(try map($0), $0) },
+                     ])
+    }
+
+    /// `pairs(map)`: the entries in key order.
+    private func mapPairs(_ map: Map, _ ctx: LuaCallContext) throws -> Int {
+        let entries = try map.entries().sorted { $0.key < $1.key }
+        var i = 0
+        let next = try state.makeFunction { [unowned self] inner in
+            guard i < entries.count else { return try inner.returning(.nil) }
+            i += 1
+            return try inner.returning(.string(entries[i - 1].key), try toLua(entries[i - 1].value))
+        }
+        return try ctx.returning(.function(next))
     }
 
     /// min/max/sum/average of a list of primitives, computed over its values.

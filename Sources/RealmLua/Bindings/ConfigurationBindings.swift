@@ -7,44 +7,67 @@ import RealmDatabase
 /// `user:flexibleSyncConfiguration{ initialSubscriptions = …, rerunOnOpen = … }`.
 extension RealmLuaRuntime {
     func registerConfiguration() throws {
-        try state.registerType(ConfigurationBox.self, name: "Configuration", metatable: LuaMetatable(
-            index: { [unowned self] ctx in
-                let box = try ctx.userdata(1, as: ConfigurationBox.self)
-                return try ctx.returning(try configurationField(box, try ctx.string(2)))
-            },
-            newIndex: { [unowned self] ctx in
-                let box = try ctx.userdata(1, as: ConfigurationBox.self)
-                try setConfigurationField(box, try ctx.string(2), ctx.argument(3))
-                return 0
-            },
-            metamethods: ["__tostring": { ctx in
-                let c = try ctx.userdata(1, as: ConfigurationBox.self).configuration
-                return try ctx.returning(.string("Realm.Configuration(\(c.inMemoryIdentifier.map { "inMemoryIdentifier = \($0)" } ?? "fileURL = \(c.fileURL?.lastPathComponent ?? "nil")"), schemaVersion = \(c.schemaVersion))"))
-            }]))
+        try registerConfigurationType()
+        try registerUser()
+        try installRealmGlobal()
+    }
 
-        try state.registerType(UserBox.self, name: "User", metatable: LuaMetatable(
-            methods: ["flexibleSyncConfiguration": { [unowned self] ctx in
-                let options = try ctx.optionalTable(2).map { try state.copy($0) } ?? LuaTable()
-                let box = defaultConfiguration.copy()
-                if case .function(let f) = options["initialSubscriptions"] { box.initialSubscriptions = f }
-                else if !options["initialSubscriptions"].isNil { throw ctx.argumentError(2, "'initialSubscriptions' must be a function") }
-                box.configuration.rerunOnOpen = options["rerunOnOpen"].boolValue ?? false
-                return try ctx.returning(try self.box(box))
-            }],
-            index: { ctx in
-                let user = try ctx.userdata(1, as: UserBox.self)
-                return try ctx.returning(ctx.argument(2).stringValue == "name" ? .string(user.name) : .nil)
-            },
-            metamethods: ["__tostring": { ctx in try ctx.returning(.string("User(\(try ctx.userdata(1, as: UserBox.self).name))")) }]))
+    private func registerConfigurationType() throws {
+        unowned let runtime = self
+        var t = BindingTable()
+        for (name, read) in configurationReaders {
+            t.field(name) { ctx in try ctx.returning(read(try ctx.userdata(1, as: ConfigurationBox.self))) }
+        }
+        try register(ConfigurationBox.self, name: "Configuration", t,
+                     newIndex: { ctx in
+                         let box = try ctx.userdata(1, as: ConfigurationBox.self)
+                         try runtime.setConfigurationField(box, try ctx.string(2), ctx.argument(3))
+                         return 0
+                     },
+                     metamethods: ["__tostring": { ctx in
+                         let c = try ctx.userdata(1, as: ConfigurationBox.self).configuration
+                         let place = c.inMemoryIdentifier.map { "inMemoryIdentifier = \($0)" }
+                             ?? "fileURL = \(c.fileURL?.lastPathComponent ?? "nil")"
+                         let text = "Realm.Configuration(\(place), schemaVersion = \(c.schemaVersion))"
+                         return try ctx.returning(.string(text))
+                     }])
+    }
+
+    private func registerUser() throws {
+        unowned let runtime = self
+        var t = BindingTable()
+        t.method("flexibleSyncConfiguration", returns: .plain("Configuration")) {
+            try runtime.flexibleSyncConfiguration($0)
+        }
+        t.field("name") { ctx in try ctx.returning(.string(try ctx.userdata(1, as: UserBox.self).name)) }
+        try register(UserBox.self, name: "User", t, metamethods: ["__tostring": { ctx in
+            try ctx.returning(.string("User(\(try ctx.userdata(1, as: UserBox.self).name))"))
+        }])
         try state.setGlobal("user", try box(UserBox(userName)))
+    }
 
+    /// `user:flexibleSyncConfiguration{ initialSubscriptions = function(subs) … end, rerunOnOpen = … }`.
+    private func flexibleSyncConfiguration(_ ctx: LuaCallContext) throws -> Int {
+        let options = try ctx.optionalTable(2).map { try state.copy($0) } ?? LuaTable()
+        let box = defaultConfiguration.copy()
+        if case .function(let f) = options["initialSubscriptions"] {
+            box.initialSubscriptions = f
+        } else if !options["initialSubscriptions"].isNil {
+            throw ctx.argumentError(2, "'initialSubscriptions' must be a function")
+        }
+        box.configuration.rerunOnOpen = options["rerunOnOpen"].boolValue ?? false
+        return try push(ctx, box)
+    }
+
+    /// The `Realm` global (`Realm()`, `Realm(config)`) and `Realm.Configuration`.
+    private func installRealmGlobal() throws {
         // Realm and Realm.Configuration are tables with metatables, built in Lua from these functions.
         let openRealm = try state.makeFunction { [unowned self] ctx in
             let box: ConfigurationBox
             if ctx.isNil(1) { box = defaultConfiguration } else { box = try ctx.userdata(1, as: ConfigurationBox.self) }
-            return try ctx.returning(try self.box(RealmBox(try open(box))))
+            return try push(ctx, try open(box))
         }
-        let getDefault = try state.makeFunction { [unowned self] ctx in try ctx.returning(try box(defaultConfiguration.copy())) }
+        let getDefault = try state.makeFunction { [unowned self] ctx in try push(ctx, defaultConfiguration.copy()) }
         let setDefault = try state.makeFunction { [unowned self] ctx in
             defaultConfiguration = try ctx.userdata(1, as: ConfigurationBox.self).copy()
             return 0
@@ -60,7 +83,7 @@ extension RealmLuaRuntime {
                     try setConfigurationField(box, key, try state.get(fields, k))
                 }
             }
-            return try ctx.returning(try self.box(box))
+            return try push(ctx, box)
         }
         _ = try state.call(try state.load("""
             local open, getDefault, setDefault, newConfiguration = ...
@@ -87,22 +110,26 @@ extension RealmLuaRuntime {
         return .string(path.hasPrefix(root) ? String(path.dropFirst(root.count)) : path)
     }
 
-    func configurationField(_ box: ConfigurationBox, _ key: String) throws -> LuaValue {
-        let c = box.configuration
-        switch key {
-        case "fileURL": return relativePath(c.fileURL)
-        case "inMemoryIdentifier": return c.inMemoryIdentifier.map { .string($0) } ?? .nil
-        case "schemaVersion": return .integer(Int64(clamping: c.schemaVersion))
-        case "schema": return box.schemaTable.isNil ? (c.schema.map(schemaTable) ?? .nil) : box.schemaTable
-        case "objectTypes": return c.objectTypes.map { .plainTable(LuaTable(array: $0.map { .string($0) })) } ?? .nil
-        case "migrationBlock": return box.migrationBlock.map { .function($0) } ?? .nil
-        case "initialSubscriptions": return box.initialSubscriptions.map { .function($0) } ?? .nil
-        case "rerunOnOpen": return .boolean(c.rerunOnOpen)
-        case "deleteRealmIfMigrationNeeded": return .boolean(c.deleteRealmIfMigrationNeeded)
-        case "readOnly": return .boolean(c.readOnly)
-        case "maximumNumberOfActiveVersions": return c.maximumNumberOfActiveVersions.map { .integer(Int64($0)) } ?? .nil
-        default: return .nil
-        }
+    /// The fields a configuration shows, each read from a configuration as Lua sees it.
+    var configurationReaders: [String: (ConfigurationBox) -> LuaValue] {
+        unowned let runtime = self
+        return [
+            "fileURL": { runtime.relativePath($0.configuration.fileURL) },
+            "inMemoryIdentifier": { $0.configuration.inMemoryIdentifier.map { .string($0) } ?? .nil },
+            "schemaVersion": { .integer(Int64(clamping: $0.configuration.schemaVersion)) },
+            "schema": { box in
+                box.schemaTable.isNil ? (box.configuration.schema.map(runtime.schemaTable) ?? .nil) : box.schemaTable
+            },
+            "objectTypes": { $0.configuration.objectTypes.map { .plainTable(LuaTable(array: $0.map { .string($0) })) } ?? .nil },
+            "migrationBlock": { $0.migrationBlock.map { .function($0) } ?? .nil },
+            "initialSubscriptions": { $0.initialSubscriptions.map { .function($0) } ?? .nil },
+            "rerunOnOpen": { .boolean($0.configuration.rerunOnOpen) },
+            "deleteRealmIfMigrationNeeded": { .boolean($0.configuration.deleteRealmIfMigrationNeeded) },
+            "readOnly": { .boolean($0.configuration.readOnly) },
+            "maximumNumberOfActiveVersions": { box in
+                box.configuration.maximumNumberOfActiveVersions.map { .integer(Int64(clamping: $0)) } ?? .nil
+            },
+        ]
     }
 
     func setConfigurationField(_ box: ConfigurationBox, _ key: String, _ value: LuaValue) throws {

@@ -6,98 +6,124 @@ import RealmDatabase
 /// `Object("Dog", {…})` makes an unmanaged one.
 extension RealmLuaRuntime {
     func registerObject() throws {
-        func object(_ ctx: LuaCallContext) throws -> DynamicObject { try ctx.userdata(1, as: ObjectBox.self).object }
-        let methods: [String: LuaFunction] = [
-            "toTable": { [unowned self] ctx in try ctx.returning(try toLua(.dictionary(try object(ctx).dictionaryValue()))) },
-            "get": { [unowned self] ctx in try ctx.returning(try property(try object(ctx), try ctx.string(2))) },
-            "freeze": { [unowned self] ctx in try ctx.returning(try box(ObjectBox(try object(ctx).freeze()))) },
-            "thaw": { [unowned self] ctx in
-                guard let live = try object(ctx).thaw() else { return try ctx.returning(.nil) }
-                if let realm = live.realm { track(realm) }
-                return try ctx.returning(try box(ObjectBox(live)))
-            },
-            "observe": { [unowned self] ctx in
-                let o = try object(ctx)
-                let callback = try ctx.function(2)
-                let token = try o.observe { [weak self] change in
-                    guard let self else { return }
-                    let table: LuaValue
-                    switch change {
-                    case .deleted: table = .plainTable(LuaTable(fields: ["kind": "deleted"]))
-                    case .error(let e): table = .plainTable(LuaTable(fields: ["kind": "error", "error": .string("\(e)")]))
-                    case .change(_, let props):
-                        let list = props.map { p -> LuaValue in
-                            .plainTable(LuaTable(fields: ["name": .string(p.name),
-                                                          "oldValue": (try? p.oldValue.map(self.toLua) ?? .nil) ?? .nil,
-                                                          "newValue": (try? p.newValue.map(self.toLua) ?? .nil) ?? .nil]))
-                        }
-                        table = .plainTable(LuaTable(fields: ["kind": "change", "properties": .plainTable(LuaTable(array: list))]))
-                    }
-                    self.deliver(callback, [table])
-                }
-                return try ctx.returning(try box(TokenBox(token)))
-            },
-        ]
-        try state.registerType(ObjectBox.self, name: "Object", metatable: LuaMetatable(
-            methods: methods,
-            index: { [unowned self] ctx in
-                let o = try object(ctx)
-                guard case .string(let key) = ctx.argument(2) else { return try ctx.returning(.nil) }
-                switch key {
-                case "isInvalidated": return try ctx.returning(.boolean(o.isInvalidated))
-                case "isFrozen": return try ctx.returning(.boolean(o.isFrozen))
-                case "realm": return try ctx.returning(try o.realm.map { try box(RealmBox($0)) } ?? .nil)
-                case "className": return try ctx.returning(.string(o.className))
-                default: return try ctx.returning(try property(o, key))
-                }
-            },
-            newIndex: { [unowned self] ctx in
-                let o = try object(ctx)
-                try o.setValue(try realmArgument(ctx, 3), forKey: try ctx.string(2), mode: .implicit)
-                return 0
-            },
-            metamethods: [
-                "__tostring": { [unowned self] ctx in try ctx.returning(.string(describe(try object(ctx)))) },
-                "__eq": { ctx in
-                    guard let a = ctx.testUserdata(1, as: ObjectBox.self), let b = ctx.testUserdata(2, as: ObjectBox.self) else { return try ctx.returning(false) }
-                    return try ctx.returning(.boolean(a.object.isSameObject(as: b.object)))
-                },
-                "__pairs": { [unowned self] ctx in
-                    let o = try object(ctx)
-                    let names = try o.objectSchema?.properties.map(\.name) ?? o.dictionaryValue().keys.sorted()
-                    var i = 0
-                    let next = try state.makeFunction { [unowned self] inner in
-                        guard i < names.count else { return try inner.returning(.nil) }
-                        let name = names[i]
-                        i += 1
-                        return try inner.returning(.string(name), try property(o, name))
-                    }
-                    return try ctx.returning(.function(next))
-                },
-            ]))
-        try state.register("Object") { [unowned self] ctx in
-            let className = try ctx.string(1)
-            let values: [String: RealmValue]
-            switch try ctx.isNil(2) ? .dictionary([:]) : realmArgument(ctx, 2) {
-            case .dictionary(let d): values = d
-            case .list(let l) where l.isEmpty: values = [:]
-            default: throw ctx.argumentError(2, "a table of property values expected")
-            }
-            return try ctx.returning(try box(ObjectBox(DynamicObject(className: className, value: values))))
+        unowned let runtime = self
+        try register(DynamicObject.self, name: "Object", objectTable(),
+                     index: { ctx in
+                         let o = try ctx.userdata(1, as: DynamicObject.self)
+                         guard case .string(let key) = ctx.argument(2) else { return try ctx.returning(.nil) }
+                         return try ctx.returning(try runtime.property(o, key))
+                     },
+                     newIndex: { ctx in
+                         let o = try ctx.userdata(1, as: DynamicObject.self)
+                         try o.setValue(try runtime.realmArgument(ctx, 3), forKey: try ctx.string(2), mode: .implicit)
+                         return 0
+                     },
+                     metamethods: objectMetamethods())
+        try state.register("Object") { try runtime.newObject($0) }
+    }
+
+    private func objectTable() -> BindingTable {
+        unowned let runtime = self
+        func object(_ ctx: LuaCallContext) throws -> DynamicObject { try ctx.userdata(1, as: DynamicObject.self) }
+        var t = BindingTable()
+        t.method("toTable") { ctx in
+            try ctx.returning(try runtime.toLua(.dictionary(try object(ctx).dictionaryValue())))
         }
+        t.method("get") { ctx in try ctx.returning(try runtime.property(try object(ctx), try ctx.string(2))) }
+        t.method("freeze", returns: .sameClass("Object")) { ctx in try runtime.push(ctx, try object(ctx).freeze()) }
+        t.method("thaw", returns: .sameClass("Object")) { ctx in
+            guard let live = try object(ctx).thaw() else { return try ctx.returning(.nil) }
+            if let realm = live.realm { runtime.track(realm) }
+            return try runtime.push(ctx, live)
+        }
+        t.method("observe", returns: .plain("NotificationToken")) { try runtime.observeObject($0) }
+        t.field("isInvalidated") { ctx in try ctx.returning(.boolean(try object(ctx).isInvalidated)) }
+        t.field("isFrozen") { ctx in try ctx.returning(.boolean(try object(ctx).isFrozen)) }
+        t.field("realm", returns: .plain("Realm")) { ctx in try runtime.push(ctx, try object(ctx).realm) }
+        t.field("className") { ctx in try ctx.returning(.string(try object(ctx).className)) }
+        return t
+    }
+
+    private func objectMetamethods() -> [String: LuaFunction] {
+        unowned let runtime = self
+        return [
+            "__tostring": { ctx in
+                try ctx.returning(.string(runtime.describe(try ctx.userdata(1, as: DynamicObject.self))))
+            },
+            "__eq": { ctx in
+                guard let a = ctx.testUserdata(1, as: DynamicObject.self),
+                      let b = ctx.testUserdata(2, as: DynamicObject.self) else { return try ctx.returning(false) }
+                return try ctx.returning(.boolean(a.isSameObject(as: b)))
+            },
+            "__pairs": { try runtime.objectPairs($0) },
+        ]
+    }
+
+    private func observeObject(_ ctx: LuaCallContext) throws -> Int {
+        let o = try ctx.userdata(1, as: DynamicObject.self)
+        let callback = try ctx.function(2)
+        let token = try o.observe { [weak self] change in
+            guard let self else { return }
+            self.deliver(callback, [self.objectChangeTable(change)])
+        }
+        return try push(ctx, token)
+    }
+
+    /// An object change as `{kind = "change", properties = {{name =, oldValue =, newValue =}, …}}`,
+    /// `{kind = "deleted"}` or `{kind = "error", error = …}`.
+    private func objectChangeTable(_ change: ObjectChange) -> LuaValue {
+        switch change {
+        case .deleted: return .plainTable(LuaTable(fields: ["kind": "deleted"]))
+        case .error(let e): return .plainTable(LuaTable(fields: ["kind": "error", "error": .string("\(e)")]))
+        case .change(_, let props):
+            let list = props.map { p -> LuaValue in
+                .plainTable(LuaTable(fields: ["name": .string(p.name),
+                                              "oldValue": (try? p.oldValue.map(toLua) ?? .nil) ?? .nil,
+                                              "newValue": (try? p.newValue.map(toLua) ?? .nil) ?? .nil]))
+            }
+            return .plainTable(LuaTable(fields: ["kind": "change", "properties": .plainTable(LuaTable(array: list))]))
+        }
+    }
+
+    /// `pairs(object)`: the properties in schema order.
+    private func objectPairs(_ ctx: LuaCallContext) throws -> Int {
+        let o = try ctx.userdata(1, as: DynamicObject.self)
+        let names = try o.objectSchema?.properties.map(\.name) ?? o.dictionaryValue().keys.sorted()
+        var i = 0
+        let next = try state.makeFunction { [unowned self] inner in
+            guard i < names.count else { return try inner.returning(.nil) }
+            let name = names[i]
+            i += 1
+            return try inner.returning(.string(name), try property(o, name))
+        }
+        return try ctx.returning(.function(next))
+    }
+
+    /// `Object("Dog", {…})`: an unmanaged object.
+    private func newObject(_ ctx: LuaCallContext) throws -> Int {
+        let className = try ctx.string(1)
+        let values: [String: RealmValue]
+        switch try ctx.isNil(2) ? .dictionary([:]) : realmArgument(ctx, 2) {
+        case .dictionary(let d): values = d
+        case .list(let l) where l.isEmpty: values = [:]
+        default: throw ctx.argumentError(2, "a table of property values expected")
+        }
+        return try push(ctx, DynamicObject(className: className, value: values))
     }
 
     /// A property as Lua sees it: collections live, backlinks as results, the rest as values.
     func property(_ o: DynamicObject, _ name: String) throws -> LuaValue {
         guard let p = o.objectSchema?[name] else {
-            if o.isManaged { throw luaError("Property '\(name)' does not exist on object type '\(o.className)'.") }
+            if o.isManaged {
+                throw RealmError(.invalidProperty, "Property '\(name)' does not exist on object type '\(o.className)'.")
+            }
             return try toLua(try o.value(forKey: name))
         }
         switch (p.type, p.collection) {
-        case (.linkingObjects, _): return try box(ResultsBox(try o.linkingObjects(name)))
-        case (_, .list): return try box(ListBox(try o.dynamicList(name)))
-        case (_, .set): return try box(SetBox(try o.dynamicMutableSet(name)))
-        case (_, .map): return try box(MapBox(try o.dynamicMap(name)))
+        case (.linkingObjects, _): return try box(try o.linkingObjects(name))
+        case (_, .list): return try box(try o.dynamicList(name))
+        case (_, .set): return try box(try o.dynamicMutableSet(name))
+        case (_, .map): return try box(try o.dynamicMap(name))
         default: return try toLua(try o.value(forKey: name))
         }
     }

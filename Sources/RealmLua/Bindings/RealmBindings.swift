@@ -5,108 +5,129 @@ import RealmDatabase
 /// The `Realm` userdata: reading, writing, freezing, observing.
 extension RealmLuaRuntime {
     func registerRealm() throws {
-        func realm(_ ctx: LuaCallContext) throws -> Realm { try ctx.userdata(1, as: RealmBox.self).realm }
-        func policy(_ ctx: LuaCallContext, _ i: Int) throws -> UpdatePolicy {
-            guard let name = try ctx.optionalString(i) else { return .error }
-            guard let p = UpdatePolicy(rawValue: name) else { throw ctx.argumentError(i, "update policy must be \"error\", \"modified\" or \"all\", got '\(name)'") }
-            return p
-        }
-        let methods: [String: LuaFunction] = [
-            "objects": { [unowned self] ctx in try ctx.returning(try box(ResultsBox(try realm(ctx).objects(try ctx.string(2))))) },
-            "object": { [unowned self] ctx in
-                let object = try realm(ctx).object(ofType: try ctx.string(2), forPrimaryKey: try realmArgument(ctx, 3))
-                return try ctx.returning(try object.map { try box(ObjectBox($0)) } ?? .nil)
+        try register(Realm.self, name: "Realm", realmTable(), metamethods: [
+            "__tostring": { ctx in
+                let r = try ctx.userdata(1, as: Realm.self)
+                let name = r.configuration.inMemoryIdentifier ?? r.configuration.fileURL?.lastPathComponent ?? "?"
+                return try ctx.returning(.string("Realm(\(name)\(r.isFrozen ? ", frozen" : ""))"))
             },
-            "write": { [unowned self] ctx in
-                let r = try realm(ctx)
-                let body = try ctx.function(2)
-                let results = try r.write { try state.call(body, []) }
-                return try ctx.returning(results)
-            },
-            "beginWrite": { ctx in try realm(ctx).beginWrite(); return 0 },
-            "commitWrite": { ctx in try realm(ctx).commitWrite(); return 0 },
-            "cancelWrite": { ctx in try realm(ctx).cancelWrite(); return 0 },
-            "add": { [unowned self] ctx in
-                let r = try realm(ctx)
-                guard case .object(let o) = try realmArgument(ctx, 2) else { throw ctx.argumentError(2, "an Object expected") }
-                let p = try policy(ctx, 3)
-                try r.writeImplicitly { try r.add(o, update: p) }
-                return try ctx.returning(try box(ObjectBox(o)))
-            },
-            "create": { [unowned self] ctx in
-                let r = try realm(ctx)
-                let className = try ctx.string(2)
-                let value = ctx.isNil(3) ? RealmValue.dictionary([:]) : try realmArgument(ctx, 3)
-                let p = try policy(ctx, 4)
-                let o = try r.writeImplicitly { try r.create(className, value: value, update: p) }
-                return try ctx.returning(try box(ObjectBox(o)))
-            },
-            "delete": { [unowned self] ctx in
-                let r = try realm(ctx)
-                try r.writeImplicitly { try delete(ctx.argument(2), from: r) }
-                return 0
-            },
-            "deleteAll": { ctx in
-                let r = try realm(ctx)
-                try r.writeImplicitly { try r.deleteAll() }
-                return 0
-            },
-            "freeze": { [unowned self] ctx in try ctx.returning(try box(RealmBox(try realm(ctx).freeze()))) },
-            "thaw": { [unowned self] ctx in
-                let live = try realm(ctx).thaw()
-                track(live)
-                return try ctx.returning(try box(RealmBox(live)))
-            },
-            "refresh": { ctx in try ctx.returning(.boolean(try realm(ctx).refresh())) },
-            "observe": { [unowned self] ctx in
-                let r = try realm(ctx)
-                let callback = try ctx.function(2)
-                let token = try r.observe { [weak self] _, realm in
-                    guard let self else { return }
-                    self.deliver(callback, [.string("didChange"), (try? self.box(RealmBox(realm))) ?? .nil])
+            "__eq": { ctx in
+                guard let a = ctx.testUserdata(1, as: Realm.self), let b = ctx.testUserdata(2, as: Realm.self) else {
+                    return try ctx.returning(false)
                 }
-                return try ctx.returning(try box(TokenBox(token)))
+                return try ctx.returning(.boolean(a === b))
             },
-        ]
-        try state.registerType(RealmBox.self, name: "Realm", metatable: LuaMetatable(
-            methods: methods,
-            index: { [unowned self] ctx in
-                let r = try realm(ctx)
-                switch try ctx.string(2) {
-                case "configuration":
-                    let c = ConfigurationBox(r.configuration)
-                    return try ctx.returning(try box(c))
-                case "schema": return try ctx.returning(schemaTable(r.schema))
-                case "isFrozen": return try ctx.returning(.boolean(r.isFrozen))
-                case "isInWriteTransaction": return try ctx.returning(.boolean(r.isInWriteTransaction))
-                case "schemaVersion": return try ctx.returning(.integer(Int64(clamping: r.schemaVersion)))
-                case "subscriptions": return try ctx.returning(try box(SubscriptionSetBox(try r.subscriptions)))
-                default: return try ctx.returning(.nil)
-                }
-            },
-            metamethods: [
-                "__tostring": { ctx in
-                    let r = try realm(ctx)
-                    let name = r.configuration.inMemoryIdentifier ?? r.configuration.fileURL?.lastPathComponent ?? "?"
-                    return try ctx.returning(.string("Realm(\(name)\(r.isFrozen ? ", frozen" : ""))"))
-                },
-                "__eq": { ctx in
-                    guard let a = ctx.testUserdata(1, as: RealmBox.self), let b = ctx.testUserdata(2, as: RealmBox.self) else { return try ctx.returning(false) }
-                    return try ctx.returning(.boolean(a.realm === b.realm))
-                },
-            ]))
+        ])
+        var token = BindingTable()
+        token.method("invalidate") { ctx in try ctx.userdata(1, as: NotificationToken.self).invalidate(); return 0 }
+        try register(NotificationToken.self, name: "NotificationToken", token)
+    }
 
-        try state.registerType(TokenBox.self, name: "NotificationToken", metatable: LuaMetatable(methods: [
-            "invalidate": { ctx in try ctx.userdata(1, as: TokenBox.self).token.invalidate(); return 0 },
-        ]))
+    private func realmTable() -> BindingTable {
+        unowned let runtime = self
+        func realm(_ ctx: LuaCallContext) throws -> Realm { try ctx.userdata(1, as: Realm.self) }
+        var t = BindingTable()
+        t.method("objects", returns: .classArgument("Results")) { ctx in
+            try runtime.push(ctx, try realm(ctx).objects(try ctx.string(2)))
+        }
+        t.method("object", returns: .classArgument("Object")) { ctx in
+            let key = try runtime.realmArgument(ctx, 3)
+            return try runtime.push(ctx, try realm(ctx).object(ofType: try ctx.string(2), forPrimaryKey: key))
+        }
+        t.method("write") { ctx in
+            let r = try realm(ctx)
+            let body = try ctx.function(2)
+            return try ctx.returning(try r.write { try runtime.state.call(body, []) })
+        }
+        t.method("beginWrite") { ctx in try realm(ctx).beginWrite(); return 0 }
+        t.method("commitWrite") { ctx in try realm(ctx).commitWrite(); return 0 }
+        t.method("cancelWrite") { ctx in try realm(ctx).cancelWrite(); return 0 }
+        t.method("add", returns: .plain("Object")) { try runtime.add($0) }
+        t.method("create", returns: .classArgument("Object")) { try runtime.create($0) }
+        t.method("delete") { ctx in
+            let r = try realm(ctx)
+            try r.writeImplicitly { try runtime.delete(ctx.argument(2), from: r) }
+            return 0
+        }
+        t.method("deleteAll") { ctx in
+            let r = try realm(ctx)
+            try r.writeImplicitly { try r.deleteAll() }
+            return 0
+        }
+        t.method("freeze", returns: .plain("Realm")) { ctx in try runtime.push(ctx, try realm(ctx).freeze()) }
+        t.method("thaw", returns: .plain("Realm")) { ctx in
+            let live = try realm(ctx).thaw()
+            runtime.track(live)
+            return try runtime.push(ctx, live)
+        }
+        t.method("refresh") { ctx in try ctx.returning(.boolean(try realm(ctx).refresh())) }
+        t.method("observe", returns: .plain("NotificationToken")) { try runtime.observeRealm($0) }
+        addRealmFields(to: &t)
+        return t
+    }
+
+    /// `realm.configuration`, `.schema`, `.isFrozen`, `.isInWriteTransaction`, `.schemaVersion`,
+    /// `.subscriptions`.
+    private func addRealmFields(to t: inout BindingTable) {
+        unowned let runtime = self
+        func realm(_ ctx: LuaCallContext) throws -> Realm { try ctx.userdata(1, as: Realm.self) }
+        t.field("configuration", returns: .plain("Configuration")) { ctx in
+            try runtime.push(ctx, ConfigurationBox(try realm(ctx).configuration))
+        }
+        t.field("schema") { ctx in try ctx.returning(runtime.schemaTable(try realm(ctx).schema)) }
+        t.field("isFrozen") { ctx in try ctx.returning(.boolean(try realm(ctx).isFrozen)) }
+        t.field("isInWriteTransaction") { ctx in try ctx.returning(.boolean(try realm(ctx).isInWriteTransaction)) }
+        t.field("schemaVersion") { ctx in try ctx.returning(.integer(Int64(clamping: try realm(ctx).schemaVersion))) }
+        t.field("subscriptions", returns: .plain("SubscriptionSet")) { ctx in
+            try runtime.push(ctx, try realm(ctx).subscriptions)
+        }
+    }
+
+    /// `realm:add(object, policy)`: the object, now managed.
+    private func add(_ ctx: LuaCallContext) throws -> Int {
+        let r = try ctx.userdata(1, as: Realm.self)
+        guard case .object(let o) = try realmArgument(ctx, 2) else { throw ctx.argumentError(2, "an Object expected") }
+        let p = try updatePolicy(ctx, 3)
+        try r.writeImplicitly { try r.add(o, update: p) }
+        return try push(ctx, o)
+    }
+
+    /// `realm:create("Dog", values, policy)`.
+    private func create(_ ctx: LuaCallContext) throws -> Int {
+        let r = try ctx.userdata(1, as: Realm.self)
+        let className = try ctx.string(2)
+        let value = ctx.isNil(3) ? RealmValue.dictionary([:]) : try realmArgument(ctx, 3)
+        let p = try updatePolicy(ctx, 4)
+        return try push(ctx, try r.writeImplicitly { try r.create(className, value: value, update: p) })
+    }
+
+    private func updatePolicy(_ ctx: LuaCallContext, _ i: Int) throws -> UpdatePolicy {
+        guard let name = try ctx.optionalString(i) else { return .error }
+        guard let p = UpdatePolicy(rawValue: name) else {
+            throw ctx.argumentError(i, "update policy must be \"error\", \"modified\" or \"all\", got '\(name)'")
+        }
+        return p
+    }
+
+    private func observeRealm(_ ctx: LuaCallContext) throws -> Int {
+        let r = try ctx.userdata(1, as: Realm.self)
+        let callback = try ctx.function(2)
+        let token = try r.observe { [weak self] _, realm in
+            guard let self else { return }
+            self.deliver(callback, [.string("didChange"), (try? self.box(realm)) ?? .nil])
+        }
+        return try push(ctx, token)
     }
 
     /// `realm:delete(x)` for an object, results, a list or a sequence of objects.
     func delete(_ value: LuaValue, from realm: Realm) throws {
         if case .userdata(let ref) = value {
-            if let b = try state.object(ref, as: ObjectBox.self) { return try realm.delete(b.object) }
-            if let b = try state.object(ref, as: ResultsBox.self) { return try realm.delete(b.results) }
-            if let b = try state.object(ref, as: ListBox.self) { return try realm.delete(b.list) }
+            switch try state.hostObject(ref) {
+            case let o as DynamicObject: return try realm.delete(o)
+            case let r as Results: return try realm.delete(r)
+            case let l as List: return try realm.delete(l)
+            default: break
+            }
         }
         if case .table(let ref) = value {
             for item in try state.copy(ref).array {

@@ -3,104 +3,161 @@ import LuaSandbox
 import RealmDatabase
 
 /// Results: live queries with `#`, `[i]` (1-based), `ipairs`/`pairs`, shaping, aggregates, the
-/// implicit-write verbs `append`/`remove`, freeze/thaw and `observe`.
+/// implicit-write verbs `append`/`remove`, freeze/thaw and `observe`. The query verbs also serve
+/// a list of objects (see `queryReceiver`).
 extension RealmLuaRuntime {
     func registerResults() throws {
-        func results(_ ctx: LuaCallContext) throws -> Results { try ctx.userdata(1, as: ResultsBox.self).results }
-        let filter: LuaFunction = { [unowned self] ctx in
-            let r = try results(ctx).filter(try ctx.string(2), arguments: try realmArguments(ctx, from: 3))
-            return try ctx.returning(try box(ResultsBox(r)))
+        try register(Results.self, name: "Results", resultsTable(),
+                     index: { [unowned self] ctx in try resultsElement(ctx) },
+                     metamethods: resultsMetamethods())
+    }
+
+    /// The receiver of a query verb: a Results, or a list of objects queried in list order.
+    func queryReceiver(_ ctx: LuaCallContext) throws -> Results {
+        switch ctx.hostObject(at: 1) {
+        case let r as Results: return r
+        case let l as List: return try l.asResults()
+        default: throw ctx.typeError(1, expected: "Results")
         }
-        var methods: [String: LuaFunction] = [
-            "where": filter,
-            "filter": filter,
-            "sorted": { [unowned self] ctx in
-                try ctx.returning(try box(ResultsBox(try results(ctx).sorted(by: try sortDescriptors(ctx)))))
+    }
+
+    /// The verbs a list of objects shares with Results.
+    static let queryVerbs = ["where", "filter", "sorted", "distinct", "min", "max", "sum", "average", "observe",
+                             "first", "last"]
+
+    func resultsTable() -> BindingTable {
+        unowned let runtime = self
+        var t = BindingTable()
+        t.method("where", returns: .sameClass("Results")) { try runtime.filtered($0) }
+        t.method("filter", returns: .sameClass("Results")) { try runtime.filtered($0) }
+        t.method("sorted", returns: .sameClass("Results")) { try runtime.sorted($0) }
+        t.method("distinct", returns: .sameClass("Results")) { try runtime.distinct($0) }
+        t.method("count") { ctx in try ctx.returning(.integer(Int64(try runtime.queryReceiver(ctx).countObjects()))) }
+        t.method("first", returns: .element) { ctx in try runtime.push(ctx, runtime.queryReceiver(ctx).first) }
+        t.method("last", returns: .element) { ctx in try runtime.push(ctx, runtime.queryReceiver(ctx).last) }
+        t.method("indexOf") { try runtime.resultsIndex(of: $0) }
+        t.method("append", returns: .element) { ctx in
+            try runtime.push(ctx, try runtime.queryReceiver(ctx).append(try runtime.realmArgument(ctx, 2)))
+        }
+        t.method("remove") { try runtime.resultsRemove($0) }
+        t.method("freeze", returns: .sameClass("Results")) { ctx in
+            try runtime.push(ctx, try runtime.queryReceiver(ctx).freeze())
+        }
+        t.method("thaw", returns: .sameClass("Results")) { ctx in
+            try runtime.push(ctx, try runtime.queryReceiver(ctx).thaw())
+        }
+        t.method("observe", returns: .plain("NotificationToken")) { try runtime.observeResults($0) }
+        t.method("toTable") { try runtime.resultsTable($0) }
+        for name in ["min", "max", "sum", "average"] {
+            t.method(name) { try runtime.aggregate(name, $0) }
+        }
+        t.field("isFrozen") { ctx in try ctx.returning(.boolean(try runtime.queryReceiver(ctx).isFrozen)) }
+        t.field("className") { ctx in try ctx.returning(.string(try runtime.queryReceiver(ctx).className)) }
+        t.field("realm", returns: .plain("Realm")) { ctx in
+            try runtime.push(ctx, try runtime.queryReceiver(ctx).realm)
+        }
+        return t
+    }
+
+    private func filtered(_ ctx: LuaCallContext) throws -> Int {
+        let r = try queryReceiver(ctx).filter(try ctx.string(2), arguments: try realmArguments(ctx, from: 3))
+        return try push(ctx, r)
+    }
+
+    private func sorted(_ ctx: LuaCallContext) throws -> Int {
+        try push(ctx, try queryReceiver(ctx).sorted(by: try sortDescriptors(ctx)))
+    }
+
+    /// `distinct("a", "b")` or `distinct{"a", "b"}`.
+    private func distinct(_ ctx: LuaCallContext) throws -> Int {
+        var keys = [String]()
+        if case .table(let t) = ctx.argument(2) {
+            keys = try state.copy(t).array.map { key in
+                guard let s = key.stringValue else { throw ctx.argumentError(2, "key paths must be strings") }
+                return s
+            }
+        } else {
+            for i in 2...Swift.max(2, ctx.argumentCount) { keys.append(try ctx.string(i)) }
+        }
+        return try push(ctx, try queryReceiver(ctx).distinct(by: keys))
+    }
+
+    private func resultsIndex(of ctx: LuaCallContext) throws -> Int {
+        guard let o = ctx.testUserdata(2, as: DynamicObject.self), let i = try queryReceiver(ctx).index(of: o) else {
+            return try ctx.returning(.nil)
+        }
+        return try ctx.returning(.integer(Int64(i + 1)))
+    }
+
+    /// `remove(i)` (1-based) or `remove(object)`.
+    private func resultsRemove(_ ctx: LuaCallContext) throws -> Int {
+        let r = try queryReceiver(ctx)
+        switch ctx.argument(2) {
+        case .integer(let i): try r.remove(at: Int(i) - 1)
+        default:
+            guard case .object(let o) = try realmArgument(ctx, 2) else {
+                throw ctx.argumentError(2, "an object or an index expected")
+            }
+            try r.remove(o)
+        }
+        return 0
+    }
+
+    private func observeResults(_ ctx: LuaCallContext) throws -> Int {
+        let callback = try ctx.function(2)
+        let token = try queryReceiver(ctx).observe { [weak self] change in
+            guard let self else { return }
+            self.deliver(callback, [self.changeTable(change)])
+        }
+        return try push(ctx, token)
+    }
+
+    private func resultsTable(_ ctx: LuaCallContext) throws -> Int {
+        var items = [LuaValue]()
+        try queryReceiver(ctx).forEach { items.append(try box($0)) }
+        return try ctx.returning(.plainTable(LuaTable(array: items)))
+    }
+
+    /// `min`, `max`, `sum` or `average` of a property.
+    private func aggregate(_ name: String, _ ctx: LuaCallContext) throws -> Int {
+        let r = try queryReceiver(ctx)
+        let p = try ctx.string(2)
+        let v: RealmValue?
+        switch name {
+        case "min": v = try r.min(ofProperty: p)
+        case "max": v = try r.max(ofProperty: p)
+        case "sum": v = try r.sum(ofProperty: p)
+        default: v = try r.average(ofProperty: p)
+        }
+        return try ctx.returning(try v.map(toLua) ?? .nil)
+    }
+
+    /// `results[i]` (1-based); nil past the end or for other keys.
+    private func resultsElement(_ ctx: LuaCallContext) throws -> Int {
+        let r = try ctx.userdata(1, as: Results.self)
+        guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(r.count) else {
+            return try ctx.returning(.nil)
+        }
+        return try push(ctx, try r[Int(i) - 1])
+    }
+
+    private func resultsMetamethods() -> [String: LuaFunction] {
+        unowned let runtime = self
+        return [
+            "__len": { ctx in
+                try ctx.returning(.integer(Int64(try ctx.userdata(1, as: Results.self).countObjects())))
             },
-            "distinct": { [unowned self] ctx in
-                var keys = [String]()
-                if case .table(let t) = ctx.argument(2) {
-                    keys = try state.copy(t).array.map { guard let s = $0.stringValue else { throw ctx.argumentError(2, "key paths must be strings") }; return s }
-                } else {
-                    for i in 2...Swift.max(2, ctx.argumentCount) { keys.append(try ctx.string(i)) }
-                }
-                return try ctx.returning(try box(ResultsBox(try results(ctx).distinct(by: keys))))
+            "__tostring": { ctx in
+                let r = try ctx.userdata(1, as: Results.self)
+                return try ctx.returning(.string("Results<\(r.className)>(\(r.count) objects)"))
             },
-            "count": { ctx in try ctx.returning(.integer(Int64(try results(ctx).countObjects()))) },
-            "first": { [unowned self] ctx in try ctx.returning(try results(ctx).first.map { try box(ObjectBox($0)) } ?? .nil) },
-            "last": { [unowned self] ctx in try ctx.returning(try results(ctx).last.map { try box(ObjectBox($0)) } ?? .nil) },
-            "indexOf": { ctx in
-                guard let o = ctx.testUserdata(2, as: ObjectBox.self), let i = try results(ctx).index(of: o.object) else { return try ctx.returning(.nil) }
-                return try ctx.returning(.integer(Int64(i + 1)))
-            },
-            "append": { [unowned self] ctx in
-                try ctx.returning(try box(ObjectBox(try results(ctx).append(try realmArgument(ctx, 2)))))
-            },
-            "remove": { [unowned self] ctx in
-                let r = try results(ctx)
-                switch ctx.argument(2) {
-                case .integer(let i): try r.remove(at: Int(i) - 1)
-                default:
-                    guard case .object(let o) = try realmArgument(ctx, 2) else { throw ctx.argumentError(2, "an object or an index expected") }
-                    try r.remove(o)
-                }
-                return 0
-            },
-            "freeze": { [unowned self] ctx in try ctx.returning(try box(ResultsBox(try results(ctx).freeze()))) },
-            "thaw": { [unowned self] ctx in try ctx.returning(try box(ResultsBox(try results(ctx).thaw()))) },
-            "observe": { [unowned self] ctx in
-                let callback = try ctx.function(2)
-                let token = try results(ctx).observe { [weak self] change in
-                    guard let self else { return }
-                    self.deliver(callback, [self.changeTable(change)])
-                }
-                return try ctx.returning(try box(TokenBox(token)))
-            },
-            "toTable": { [unowned self] ctx in
-                var items = [LuaValue]()
-                try results(ctx).forEach { items.append(try box(ObjectBox($0))) }
-                return try ctx.returning(.plainTable(LuaTable(array: items)))
+            "__pairs": { ctx in
+                let r = try ctx.userdata(1, as: Results.self)
+                let next = try runtime.indexIterator(count: { try r.countObjects() },
+                                                     element: { try runtime.box(try r[$0]) })
+                return try ctx.returning(.function(next))
             },
         ]
-        for name in ["min", "max", "sum", "average"] {
-            methods[name] = { [unowned self] ctx in
-                let r = try results(ctx)
-                let p = try ctx.string(2)
-                let v: RealmValue?
-                switch name {
-                case "min": v = try r.min(ofProperty: p)
-                case "max": v = try r.max(ofProperty: p)
-                case "sum": v = try r.sum(ofProperty: p)
-                default: v = try r.average(ofProperty: p)
-                }
-                return try ctx.returning(try v.map(toLua) ?? .nil)
-            }
-        }
-        try state.registerType(ResultsBox.self, name: "Results", metatable: LuaMetatable(
-            methods: methods,
-            index: { [unowned self] ctx in
-                let r = try results(ctx)
-                switch ctx.argument(2) {
-                case .integer(let i):
-                    guard i >= 1, i <= Int64(r.count) else { return try ctx.returning(.nil) }
-                    return try ctx.returning(try box(ObjectBox(try r[Int(i) - 1])))
-                case .string("isFrozen"): return try ctx.returning(.boolean(r.isFrozen))
-                case .string("className"): return try ctx.returning(.string(r.className))
-                case .string("realm"): return try ctx.returning(try box(RealmBox(r.realm)))
-                default: return try ctx.returning(.nil)
-                }
-            },
-            metamethods: [
-                "__len": { ctx in try ctx.returning(.integer(Int64(try results(ctx).countObjects()))) },
-                "__tostring": { ctx in
-                    let r = try results(ctx)
-                    return try ctx.returning(.string("Results<\(r.className)>(\(r.count) objects)"))
-                },
-                "__pairs": { [unowned self] ctx in
-                    let r = try results(ctx)
-                    return try ctx.returning(.function(try indexIterator(count: { try r.countObjects() }, element: { try self.box(ObjectBox(try r[$0])) })))
-                },
-            ]))
     }
 
     /// `sorted("age", false)`, `sorted{"age", "name"}` or `sorted{ {"age", false}, {"name", true} }`.

@@ -3,89 +3,117 @@ import LuaSandbox
 import RealmDatabase
 
 /// `realm.subscriptions`, `subs:update(function(s) … end)` and `QuerySubscription(class, {name =, where =})`.
+///
+/// The closures capture the runtime unowned: they are kept by the Lua state that the runtime
+/// owns, and a strong capture kept every runtime (its Lua state, and the realms it holds) alive
+/// forever (found by ReliabilityTests).
 extension RealmLuaRuntime {
     func registerSubscriptions() throws {
-        // Local functions capture `self` strongly, and the closures below are kept by the Lua
-        // state that `self` owns: an unowned reference avoids a cycle that kept every runtime
-        // (its Lua state, and the realms it holds) alive forever (found by ReliabilityTests).
+        try registerSubscriptionSet()
+        try registerMutableSubscriptionSet()
+        try registerQuerySubscription()
+    }
+
+    private func registerSubscriptionSet() throws {
         unowned let runtime = self
-        func subscriptionTable(_ s: SyncSubscription) throws -> LuaValue {
-            .plainTable(LuaTable(fields: [
-                "name": s.name.map { .string($0) } ?? .nil,
-                "objectClassName": .string(s.objectClassName),
-                "queryString": .string(s.queryString),
-                "createdAt": try runtime.box(DateBox(s.createdAt)),
-                "updatedAt": try runtime.box(DateBox(s.updatedAt)),
-            ]))
+        func set(_ ctx: LuaCallContext) throws -> SubscriptionSet { try ctx.userdata(1, as: SubscriptionSet.self) }
+        var t = BindingTable()
+        t.method("first") { ctx in
+            let s = try set(ctx)
+            return try runtime.firstSubscription(ctx, named: s.first(named:), matching: s.first(ofType:where:))
         }
-        func first(_ ctx: LuaCallContext, named: (String) -> SyncSubscription?, matching: (String, String) -> SyncSubscription?) throws -> Int {
-            let found = ctx.isNil(3) ? named(try ctx.string(2)) : matching(try ctx.string(2), try ctx.string(3))
-            return try ctx.returning(try found.map(subscriptionTable) ?? .nil)
+        t.method("update") { ctx in
+            let s = try set(ctx)
+            let block = try ctx.function(2)
+            try s.update { m in try runtime.state.call(block, [try runtime.box(m)]) }
+            return 0
         }
-        func set(_ ctx: LuaCallContext) throws -> SubscriptionSet { try ctx.userdata(1, as: SubscriptionSetBox.self).set }
-        func mutable(_ ctx: LuaCallContext) throws -> MutableSubscriptionSet { try ctx.userdata(1, as: MutableSubscriptionSetBox.self).set }
+        t.field("state") { ctx in try ctx.returning(.string(try set(ctx).state.rawValue)) }
+        t.field("version") { ctx in try ctx.returning(.integer(try set(ctx).version)) }
+        try register(SubscriptionSet.self, name: "SubscriptionSet", t,
+                     index: { ctx in
+                         let s = try set(ctx)
+                         guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(s.count) else {
+                             return try ctx.returning(.nil)
+                         }
+                         return try ctx.returning(try runtime.subscriptionTable(s[Int(i) - 1]))
+                     },
+                     metamethods: [
+                        "__len": { ctx in try ctx.returning(.integer(Int64(try set(ctx).count))) },
+                        "__tostring": { ctx in
+                            try ctx.returning(.string("SubscriptionSet(\(try set(ctx).count) subscriptions)"))
+                        },
+                     ])
+    }
 
-        try state.registerType(SubscriptionSetBox.self, name: "SubscriptionSet", metatable: LuaMetatable(
-            methods: [
-                "first": { ctx in let s = try set(ctx); return try first(ctx, named: s.first(named:), matching: s.first(ofType:where:)) },
-                "update": { [unowned self] ctx in
-                    let s = try set(ctx)
-                    let block = try ctx.function(2)
-                    try s.update { m in try state.call(block, [try box(MutableSubscriptionSetBox(m))]) }
-                    return 0
-                },
-            ],
-            index: { ctx in
-                let s = try set(ctx)
-                switch ctx.argument(2) {
-                case .integer(let i):
-                    guard i >= 1, i <= Int64(s.count) else { return try ctx.returning(.nil) }
-                    return try ctx.returning(try subscriptionTable(s[Int(i) - 1]))
-                case .string("state"): return try ctx.returning(.string(s.state.rawValue))
-                case .string("version"): return try ctx.returning(.integer(s.version))
-                default: return try ctx.returning(.nil)
-                }
-            },
-            metamethods: [
-                "__len": { ctx in try ctx.returning(.integer(Int64(try set(ctx).count))) },
-                "__tostring": { ctx in try ctx.returning(.string("SubscriptionSet(\(try set(ctx).count) subscriptions)")) },
-            ]))
+    private func registerMutableSubscriptionSet() throws {
+        unowned let runtime = self
+        func mutable(_ ctx: LuaCallContext) throws -> MutableSubscriptionSet {
+            try ctx.userdata(1, as: MutableSubscriptionSet.self)
+        }
+        var t = BindingTable()
+        t.method("append") { ctx in
+            try mutable(ctx).append(try ctx.userdata(2, as: QuerySubscriptionBox.self).subscription)
+            return 0
+        }
+        t.method("remove") { ctx in try mutable(ctx).remove(named: try ctx.string(2)); return 0 }
+        t.method("removeAll") { ctx in
+            if let className = try ctx.optionalString(2) {
+                try mutable(ctx).removeAll(ofType: className)
+            } else {
+                try mutable(ctx).removeAll()
+            }
+            return 0
+        }
+        t.method("first") { ctx in
+            let s = try mutable(ctx)
+            return try runtime.firstSubscription(ctx, named: s.first(named:), matching: s.first(ofType:where:))
+        }
+        try register(MutableSubscriptionSet.self, name: "MutableSubscriptionSet", t,
+                     index: { ctx in
+                         let s = try mutable(ctx)
+                         guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(s.count) else {
+                             return try ctx.returning(.nil)
+                         }
+                         return try ctx.returning(try runtime.subscriptionTable(s.subscriptions[Int(i) - 1]))
+                     },
+                     metamethods: ["__len": { ctx in try ctx.returning(.integer(Int64(try mutable(ctx).count))) }])
+    }
 
-        try state.registerType(MutableSubscriptionSetBox.self, name: "MutableSubscriptionSet", metatable: LuaMetatable(
-            methods: [
-                "append": { ctx in
-                    try mutable(ctx).append(try ctx.userdata(2, as: QuerySubscriptionBox.self).subscription)
-                    return 0
-                },
-                "remove": { ctx in try mutable(ctx).remove(named: try ctx.string(2)); return 0 },
-                "removeAll": { ctx in
-                    if let className = try ctx.optionalString(2) { try mutable(ctx).removeAll(ofType: className) } else { try mutable(ctx).removeAll() }
-                    return 0
-                },
-                "first": { ctx in let s = try mutable(ctx); return try first(ctx, named: s.first(named:), matching: s.first(ofType:where:)) },
-            ],
-            index: { ctx in
-                let s = try mutable(ctx)
-                guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(s.count) else { return try ctx.returning(.nil) }
-                return try ctx.returning(try subscriptionTable(s.subscriptions[Int(i) - 1]))
-            },
-            metamethods: ["__len": { ctx in try ctx.returning(.integer(Int64(try mutable(ctx).count))) }]))
-
-        try state.registerType(QuerySubscriptionBox.self, name: "QuerySubscription", metatable: LuaMetatable(
-            index: { ctx in
-                let q = try ctx.userdata(1, as: QuerySubscriptionBox.self).subscription
-                switch ctx.argument(2).stringValue {
-                case "name": return try ctx.returning(q.name.map { .string($0) } ?? .nil)
-                case "objectClassName": return try ctx.returning(.string(q.className))
-                case "queryString": return try ctx.returning(.string(q.query))
-                default: return try ctx.returning(.nil)
-                }
-            }))
-        try state.register("QuerySubscription") { [unowned self] ctx in
+    private func registerQuerySubscription() throws {
+        unowned let runtime = self
+        func query(_ ctx: LuaCallContext) throws -> QuerySubscription {
+            try ctx.userdata(1, as: QuerySubscriptionBox.self).subscription
+        }
+        var t = BindingTable()
+        t.field("name") { ctx in try ctx.returning(try query(ctx).name.map { .string($0) } ?? .nil) }
+        t.field("objectClassName") { ctx in try ctx.returning(.string(try query(ctx).className)) }
+        t.field("queryString") { ctx in try ctx.returning(.string(try query(ctx).query)) }
+        try register(QuerySubscriptionBox.self, name: "QuerySubscription", t)
+        try state.register("QuerySubscription") { ctx in
             let className = try ctx.string(1)
-            let options = try ctx.optionalTable(2).map { try state.copy($0) } ?? LuaTable()
+            let options = try ctx.optionalTable(2).map { try runtime.state.copy($0) } ?? LuaTable()
             let query = options["where"].stringValue ?? options["query"].stringValue ?? "TRUEPREDICATE"
-            return try ctx.returning(try box(QuerySubscriptionBox(QuerySubscription(className: className, name: options["name"].stringValue, query: query))))
+            let subscription = QuerySubscription(className: className, name: options["name"].stringValue, query: query)
+            return try runtime.push(ctx, QuerySubscriptionBox(subscription))
         }
+    }
+
+    /// A subscription as the table `{name =, objectClassName =, queryString =, createdAt =, updatedAt =}`.
+    private func subscriptionTable(_ s: SyncSubscription) throws -> LuaValue {
+        .plainTable(LuaTable(fields: [
+            "name": s.name.map { .string($0) } ?? .nil,
+            "objectClassName": .string(s.objectClassName),
+            "queryString": .string(s.queryString),
+            "createdAt": try box(DateBox(s.createdAt)),
+            "updatedAt": try box(DateBox(s.updatedAt)),
+        ]))
+    }
+
+    /// `first("name")` or `first("Class", "query")`.
+    private func firstSubscription(_ ctx: LuaCallContext, named: (String) -> SyncSubscription?,
+                                   matching: (String, String) -> SyncSubscription?) throws -> Int {
+        let found = ctx.isNil(3) ? named(try ctx.string(2)) : matching(try ctx.string(2), try ctx.string(3))
+        return try ctx.returning(try found.map(subscriptionTable) ?? .nil)
     }
 }

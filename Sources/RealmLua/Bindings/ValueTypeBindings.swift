@@ -14,32 +14,32 @@ extension RealmLuaRuntime {
                                fields: ["count": { .integer(Int64($0.value.count)) }], raw: { .bytes([UInt8]($0.value)) })
 
         try state.register("ObjectId") { [unowned self] ctx in
-            guard let text = try ctx.optionalString(1) else { return try ctx.returning(try box(ObjectIdBox(.generate()))) }
+            guard let text = try ctx.optionalString(1) else { return try push(ctx, ObjectIdBox(.generate())) }
             guard let id = ObjectId(string: text) else { throw ctx.argumentError(1, "invalid ObjectId '\(text)': expected 24 hexadecimal digits") }
-            return try ctx.returning(try box(ObjectIdBox(id)))
+            return try push(ctx, ObjectIdBox(id))
         }
         try state.register("UUID") { [unowned self] ctx in
-            guard let text = try ctx.optionalString(1) else { return try ctx.returning(try box(UUIDBox(UUID()))) }
+            guard let text = try ctx.optionalString(1) else { return try push(ctx, UUIDBox(UUID())) }
             guard let id = UUID(uuidString: text) else { throw ctx.argumentError(1, "invalid UUID '\(text)'") }
-            return try ctx.returning(try box(UUIDBox(id)))
+            return try push(ctx, UUIDBox(id))
         }
         try state.register("Date") { [unowned self] ctx in
             switch ctx.type(at: 1) {
             case .none, .nil:
-                return try ctx.returning(try box(DateBox(.now)))
+                return try push(ctx, DateBox(.now))
             case .string:
                 let text = try ctx.string(1)
                 guard let t = Timestamp(iso8601: text) else {
                     throw ctx.argumentError(1, "invalid date '\(text)': expected ISO 8601, e.g. 2024-01-01T00:00:00Z")
                 }
-                return try ctx.returning(try box(DateBox(t)))
+                return try push(ctx, DateBox(t))
             default:
                 let seconds = try ctx.integer(1)
                 let nanos = try ctx.optionalInteger(2) ?? 0
                 guard let n = Int32(exactly: nanos), let t = Timestamp(seconds: seconds, nanoseconds: n) else {
                     throw ctx.argumentError(2, "nanoseconds must be below 1e9 in size and of the same sign as the seconds")
                 }
-                return try ctx.returning(try box(DateBox(t)))
+                return try push(ctx, DateBox(t))
             }
         }
         try state.register("Decimal128") { [unowned self] ctx in
@@ -51,10 +51,10 @@ extension RealmLuaRuntime {
             default: d = nil
             }
             guard let d else { throw ctx.argumentError(1, "invalid Decimal128 '\(ctx.argument(1))': expected a number or a decimal string") }
-            return try ctx.returning(try box(Decimal128Box(d)))
+            return try push(ctx, Decimal128Box(d))
         }
         try state.register("Data") { [unowned self] ctx in
-            try ctx.returning(try box(DataBox(Data(try ctx.bytes(1)))))
+            try push(ctx, DataBox(Data(try ctx.bytes(1))))
         }
     }
 
@@ -79,11 +79,7 @@ extension RealmLuaRuntime {
         ]
         if name == "Data" { metamethods["__len"] = { ctx in try ctx.returning(.integer(Int64((try ctx.userdata(1, as: DataBox.self)).value.count))) } }
         try state.registerType(type, name: name, metatable: LuaMetatable(
-            index: fields.isEmpty ? nil : { ctx in
-                let v = try ctx.userdata(1, as: T.self)
-                guard let key = ctx.argument(2).stringValue, let field = fields[key] else { return try ctx.returning(.nil) }
-                return try ctx.returning(field(v))
-            },
+            fields: fields.mapValues { read in { ctx in try ctx.returning(read(try ctx.userdata(1, as: T.self))) } },
             metamethods: metamethods))
     }
 }
