@@ -1,4 +1,5 @@
 import LuaSandbox
+import RealmDatabase
 
 /// Why a chunk run through a `TenantSession` failed, with the Swift error kept.
 public struct ChunkError: Error, CustomStringConvertible {
@@ -35,6 +36,14 @@ public struct ChunkError: Error, CustomStringConvertible {
         case .memory, .timeLimit, .instructionLimit: return .limit
         case .runtime, .sandbox: return .runtime
         }
+    }
+
+    /// The database error behind the failure, if the chunk failed because the database refused
+    /// something: thrown directly, or raised through Lua (where `LuaError.underlying` keeps it).
+    /// Front ends use it to report the error's code precisely instead of matching message text.
+    public var realmError: RealmError? {
+        if let realm = underlying as? RealmError { return realm }
+        return (underlying as? LuaError)?.underlying as? RealmError
     }
 
     /// The underlying error's message.

@@ -78,6 +78,8 @@ final class TenantSessionTests: XCTestCase {
         XCTAssertTrue("\(runtime?.underlying as? LuaError as Any)".contains("boom"), "\(String(describing: runtime))")
         let database = failure(of: "realm:create('Nope', {})", in: session)
         XCTAssertEqual(database?.kind, .runtime)
+        XCTAssertEqual(database?.realmError?.code, .invalidClass, "\(String(describing: database))")
+        XCTAssertNil(runtime?.realmError)
         let limit = failure(of: "while true do end", in: session)
         XCTAssertEqual(limit?.kind, .limit)
         XCTAssertEqual((limit?.underlying as? LuaError)?.kind, .instructionLimit)
