@@ -105,7 +105,7 @@ public final class Realm {
     deinit {
         if let frozenVersion { coordinator.unpin(frozenVersion) } else { coordinator.unregister(ObjectIdentifier(self)) }
         guard ownsConnection else { return }
-        if transaction != nil { try? connection.execute("ROLLBACK") }
+        if transaction != nil { connection.rollback() }
         connection.close()
     }
 
@@ -134,16 +134,29 @@ public final class Realm {
     /// Whether `self` and `other` use the same file (or in-memory identifier).
     func isSameFile(as other: Realm) -> Bool { coordinator === other.coordinator }
 
-    /// The commit counter stored in the file: bumped by every write transaction.
+    /// The commit counter stored in the file: bumped by every write transaction. On error (a
+    /// closed connection) reports it through `RealmDiagnostics` and answers 0; `fetchVersion()` throws.
     public var version: Int64 {
-        if let frozenVersion { return frozenVersion }
-        return (try? connection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'version'")) ?? 0
+        reportingErrors("reading the version of \(configuration.displayPath)", neutral: 0) { try fetchVersion() }
     }
 
-    /// The schema version stored in the file.
+    /// The commit counter stored in the file, or the error reading it.
+    public func fetchVersion() throws -> Int64 {
+        if let frozenVersion { return frozenVersion }
+        return try MetaTable(connection).version()
+    }
+
+    /// The schema version stored in the file. On error reports it through `RealmDiagnostics` and
+    /// answers 0; `fetchSchemaVersion()` throws.
     public var schemaVersion: UInt64 {
-        guard let v = try? connection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'schemaVersion'") else { return 0 }
-        return UInt64(v)
+        reportingErrors("reading the schema version of \(configuration.displayPath)", neutral: 0) {
+            try fetchSchemaVersion()
+        }
+    }
+
+    /// The schema version stored in the file, or the error reading it.
+    public func fetchSchemaVersion() throws -> UInt64 {
+        try MetaTable(connection).schemaVersion()
     }
 
     /// A token that changes whenever what this instance reads may have changed: a change made
