@@ -51,7 +51,7 @@ extension Realm {
         for objectSchema in schema.objectSchemas {
             let info = try classInfo(objectSchema.className)
             try connection.forEachRow("SELECT \"_key\" FROM \(info.quotedTable)", cache: false) {
-                transaction?.deleted(info.className, $0.int64(at: 0))
+                changeTracker.recordDeletion(info.className, $0.int64(at: 0))
             }
             try connection.execute("DELETE FROM \(info.quotedTable)")
             for p in objectSchema.persistedProperties where p.isCollection {
@@ -121,8 +121,7 @@ extension Realm {
             }
         }
         try connection.run("DELETE FROM \(info.quotedTable) WHERE \"_key\" = ?", [keyValue])
-        transaction?.deleted(info.className, key)
-        noteLocalChange()
+        changeTracker.recordDeletion(info.className, key)
     }
 
     /// The objects of `fromClass` whose `property` links to the object `key`.

@@ -88,9 +88,24 @@ public final class DynamicObject: CustomStringConvertible {
     }
 
     /// True once the object has been deleted (or its realm's transaction that created it was cancelled).
+    /// A read that fails for another reason (a closed or busy connection) is reported through
+    /// `RealmDiagnostics`, not taken for a deletion; `checkInvalidated()` throws it instead.
     public var isInvalidated: Bool {
-        guard managed != nil else { return false }
-        return (try? loadRow()) == nil
+        guard let managed else { return false }
+        return reportingErrors("checking whether \(managed.info.className) object \(managed.key) was deleted",
+                               neutral: false) { try checkInvalidated() }
+    }
+
+    /// Whether the object has been deleted, or the error that kept it from being checked.
+    public func checkInvalidated() throws -> Bool {
+        guard let (realm, _, _) = managed else { return false }
+        if !realm.connection.isOpen { throw RealmError(.fileAccess, "The realm of this object has been closed.") }
+        do {
+            _ = try loadRow()
+            return false
+        } catch let error as RealmError where error == RealmError.invalidated {
+            return true
+        }
     }
 
     /// Whether two handles denote the same stored object (same file, class and key).

@@ -182,93 +182,132 @@ extension Realm {
     /// Inserts a new object, or updates the one with the same primary key (per `policy`). Every
     /// name in `values` must be a property of the class: an unknown one fails with an error
     /// naming it, before anything is written.
-    func createOrUpdate(_ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy, mode: LinkMode) throws -> Int64 {
+    func createOrUpdate(_ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy,
+                        mode: LinkMode) throws -> Int64 {
         var values = values
-        if let pk = info.primaryKeyProperty {
-            let pkValue = values[pk.name] ?? defaultValue(pk)
-            values[pk.name] = pkValue
-            // With `.error` the unique index reports a duplicate (below): no lookup per insert.
-            // Except for nil, which a unique index lets repeat.
-            if !isMigrating, policy != .error || pkValue.isNull, let existing = try existingKey(info, primaryKey: pk, value: pkValue) {
-                if policy == .error {
-                    throw RealmError(.primaryKeyExists, "Attempting to create an object of type '\(info.className)' with an existing primary key value '\(pkValue)'.")
-                }
-                for name in values.keys { _ = try info.slot(name) }
-                for p in info.objectSchema.properties where p.isPersisted && !p.isPrimaryKey {
-                    guard let v = values[p.name] else { continue }
-                    try setProperty(info, key: existing, property: p, value: v, policy: policy, compare: policy == .modified)
-                }
-                return existing
-            }
-        } else if policy != .error && !isMigrating {
-            throw RealmError(.invalidValue, "'\(info.className)' does not have a primary key and can not be updated")
+        if let existing = try existingObjectToUpdate(info, values: &values, policy: policy) {
+            try update(info, key: existing, values: values, policy: policy)
+            return existing
         }
-        // Insert: one row with every column, then the collections. Values are bound straight
-        // into the prepared INSERT, with no row built in between:
-        // 1. Links and mixed values first, in property order: encoding one may create objects
-        //    (a nested value), maybe of this very class, which uses this statement too.
-        // 2. Plain values while walking the dictionary (names are found by `slot`, no hashing).
-        // 3. The defaults of the plain properties the value leaves out.
-        // Every parameter is bound each time, so the previous bindings need no clearing.
-        var objectColumns: [(position: Int, stored: SQLiteValue, tag: SQLiteValue?)] = []
+        let key = try insertRow(info, values: values, policy: policy, mode: mode)
+        changeTracker.recordInsertion(info.className, key)
+        try insertCollections(info, key: key, values: values, policy: policy, mode: mode)
+        return key
+    }
+
+    /// The key of the object an upsert updates: nil when it inserts. Fills in the primary key's
+    /// default when the value leaves it out.
+    private func existingObjectToUpdate(_ info: ClassInfo, values: inout [String: RealmValue],
+                                        policy: UpdatePolicy) throws -> Int64? {
+        guard let pk = info.primaryKeyProperty else {
+            if policy != .error && !isMigrating {
+                throw RealmError(.invalidValue, "'\(info.className)' does not have a primary key and can not be updated")
+            }
+            return nil
+        }
+        let pkValue = values[pk.name] ?? defaultValue(pk)
+        values[pk.name] = pkValue
+        // With `.error` the unique index reports a duplicate (at insert): no lookup per insert.
+        // Except for nil, which a unique index lets repeat.
+        guard !isMigrating, policy != .error || pkValue.isNull,
+              let existing = try existingKey(info, primaryKey: pk, value: pkValue) else { return nil }
+        if policy == .error { throw ConstraintErrors.primaryKeyExists(info.className, pkValue) }
+        return existing
+    }
+
+    /// Writes the values given to an existing object (`.modified` skips equal ones).
+    private func update(_ info: ClassInfo, key: Int64, values: [String: RealmValue], policy: UpdatePolicy) throws {
+        for name in values.keys { _ = try info.slot(name) }
+        for p in info.objectSchema.properties where p.isPersisted && !p.isPrimaryKey {
+            guard let v = values[p.name] else { continue }
+            try setProperty(info, key: key, property: p, value: v, policy: policy, compare: policy == .modified)
+        }
+    }
+
+    /// Inserts the object's row: every column bound straight into the prepared INSERT, each value
+    /// validated and encoded once, with no row built in between.
+    /// 1. Plain values, walking the dictionary (names are found by `slot`, no hashing); a bad name
+    ///    or value fails here, before any nested object is created.
+    /// 2. The defaults of the plain properties the value leaves out.
+    /// 3. Links and mixed values, in property order: encoding one may create objects (a nested
+    ///    value), maybe of this very class, which then prepares an INSERT of its own (see
+    ///    `insertStatement(for:)`) so the bindings made here stay.
+    /// Every parameter is bound each time, so the previous bindings need no clearing.
+    private func insertRow(_ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy,
+                           mode: LinkMode) throws -> Int64 {
+        let statement = try insertStatement(for: info)
+        let isShared = statement === info.insertStatement
+        if isShared { info.isInsertStatementBusy = true }
+        defer { if isShared { info.isInsertStatementBusy = false } }
+        try bindPlainValues(info, values: values, to: statement, policy: policy, mode: mode)
         if info.hasObjectCreatingColumns {
-            // Check every name and plain value first, so that a bad one fails before any nested
-            // object is created (plain values encode without side effects; step 2 binds them).
-            for (name, value) in values {
-                let slot = try info.slot(name)
-                if slot.position != nil, !slot.encodingMayCreateObjects {
-                    _ = try encodeForStorage(value, property: slot.property, info: info, policy: policy, mode: mode)
-                }
-            }
-            for slot in info.rowSlots where slot.encodingMayCreateObjects {
-                guard let position = slot.position else { continue }
-                let (stored, tag) = try encodeForStorage(values[slot.property.name] ?? defaultValue(slot.property),
-                                                         property: slot.property, info: info, policy: policy, mode: mode)
-                objectColumns.append((position, stored, slot.type == .mixed ? tag : nil))
-            }
+            try bindObjectCreatingValues(info, values: values, to: statement, policy: policy, mode: mode)
         }
-        let statement: Statement
+        do {
+            while try statement.step() {}
+        } catch let error as SQLiteError {
+            throw ConstraintErrors.realmError(for: error, info: info,
+                                              primaryKeyValue: info.primaryKeyProperty.flatMap { values[$0.name] })
+                ?? error
+        }
+        return connection.lastInsertRowID
+    }
+
+    /// The class's cached INSERT, or a fresh one while the cached one is being bound by an insert
+    /// of the same class further up the stack (a nested value of its own class).
+    private func insertStatement(for info: ClassInfo) throws -> Statement {
+        if info.isInsertStatementBusy { return try connection.prepare(info.insertSQL) }
         if let prepared = info.insertStatement {
             prepared.reset(clearingBindings: false)
-            statement = prepared
-        } else {
-            statement = try connection.prepare(info.insertSQL)
-            info.insertStatement = statement
+            return prepared
         }
-        // Parameters are 1-based; row positions 0-based.
-        for column in objectColumns {
-            try statement.bind(column.stored, at: Int32(column.position + 1))
-            if let tag = column.tag { try statement.bind(tag, at: Int32(column.position + 2)) }
-        }
+        let statement = try connection.prepare(info.insertSQL)
+        info.insertStatement = statement
+        return statement
+    }
+
+    /// Steps 1 and 2 of `insertRow`. Parameters are 1-based; row positions 0-based.
+    private func bindPlainValues(_ info: ClassInfo, values: [String: RealmValue], to statement: Statement,
+                                 policy: UpdatePolicy, mode: LinkMode) throws {
         var givenPlainColumns = 0
         for (name, value) in values {
             let slot = try info.slot(name)
             guard let position = slot.position, !slot.encodingMayCreateObjects else { continue }
             givenPlainColumns += 1
-            try statement.bind(try encodeForStorage(value, property: slot.property, info: info, policy: policy, mode: mode).0, at: Int32(position + 1))
+            let (stored, _) = try encodeForStorage(value, property: slot.property, info: info, policy: policy, mode: mode)
+            try statement.bind(stored, at: Int32(position + 1))
         }
-        if givenPlainColumns < info.plainColumnCount {
-            for slot in info.rowSlots where !slot.encodingMayCreateObjects && values[slot.property.name] == nil {
-                guard let position = slot.position else { continue }
-                try statement.bind(try encodeForStorage(defaultValue(slot.property), property: slot.property, info: info, policy: policy, mode: mode).0,
-                                   at: Int32(position + 1))
-            }
+        guard givenPlainColumns < info.plainColumnCount else { return }
+        for slot in info.rowSlots where !slot.encodingMayCreateObjects && values[slot.property.name] == nil {
+            guard let position = slot.position else { continue }
+            let (stored, _) = try encodeForStorage(defaultValue(slot.property), property: slot.property, info: info,
+                                                   policy: policy, mode: mode)
+            try statement.bind(stored, at: Int32(position + 1))
         }
-        do {
-            while try statement.step() {}
-        } catch let e as SQLiteError where (e.code & 0xff) == 19 {
-            throw RealmError(.primaryKeyExists, "Attempting to create an object of type '\(info.className)' with an existing primary key value '\(values[info.primaryKeyProperty?.name ?? ""] ?? .null)'.")
+    }
+
+    /// Step 3 of `insertRow`: links and mixed values (and a mixed value's tag after it).
+    private func bindObjectCreatingValues(_ info: ClassInfo, values: [String: RealmValue], to statement: Statement,
+                                          policy: UpdatePolicy, mode: LinkMode) throws {
+        for slot in info.rowSlots where slot.encodingMayCreateObjects {
+            guard let position = slot.position else { continue }
+            let value = values[slot.property.name] ?? defaultValue(slot.property)
+            let (stored, tag) = try encodeForStorage(value, property: slot.property, info: info, policy: policy,
+                                                     mode: mode)
+            try statement.bind(stored, at: Int32(position + 1))
+            if slot.type == .mixed { try statement.bind(tag, at: Int32(position + 2)) }
         }
-        let key = connection.lastInsertRowID
-        transaction?.inserted(info.className, key)
-        noteLocalChange()
+    }
+
+    /// The collections of a new object, after its row.
+    private func insertCollections(_ info: ClassInfo, key: Int64, values: [String: RealmValue], policy: UpdatePolicy,
+                                   mode: LinkMode) throws {
         for p in info.collectionProperties {
             let v = values[p.name] ?? .null
             if v.isNull { continue }
             try RealmCollectionStorage(realm: self, ownerInfo: info, ownerKey: key, property: p)
                 .replaceAll(with: v, policy: policy, mode: mode, recordChange: false)
         }
-        return key
     }
 
     /// The value a property takes when none is given: its default, else its type's empty value
@@ -368,8 +407,7 @@ extension Realm {
     }
 
     func recordModification(_ info: ClassInfo, key: Int64, property: String, oldValue: RealmValue?) {
-        transaction?.modified(info.className, key, property)
         if let oldValue { notifiers.rememberOldValue(info.className, key, property, oldValue) }
-        noteLocalChange()
+        changeTracker.recordModification(info.className, key, property: property)
     }
 }

@@ -9,7 +9,7 @@ extension Realm {
     /// that version readable); a frozen in-memory realm is a private copy of the database.
     public func freeze() throws -> Realm {
         if isFrozen { return self }
-        if transaction != nil {
+        if changeTracker.isInWrite {
             throw RealmError(.wrongTransactionState, "Cannot freeze a Realm while it is in a write transaction: commit or cancel the write first.")
         }
         let current = try fetchVersion()

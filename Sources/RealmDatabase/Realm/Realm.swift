@@ -20,20 +20,17 @@ public final class Realm {
     /// The version a frozen realm is pinned at.
     let frozenVersion: Int64?
     let coordinator: FileCoordinator
-    let mailbox = ChangeMailbox()
+    /// The record of the open write, the staleness counters and the mailbox (see `ChangeTracker`).
+    let changeTracker = ChangeTracker()
+    var mailbox: ChangeMailbox { changeTracker.mailbox }
 
-    /// The open write transaction's change log; nil outside a write.
-    var transaction: ChangeSet?
-    /// Bumped by every change made through this instance and by every refresh that found news, so
-    /// caches (results keys, object rows) know when to reload.
-    var localStamp = 0
-    /// SQLite's `data_version` when last read (by `readStamp`), and when `refresh()` last looked:
-    /// they differ when another connection committed since the last refresh.
-    var lastDataVersion: Int64 = -1
-    var refreshedDataVersion: Int64 = -1
-    /// When `data_version` was last read (uptime nanoseconds), and the file's commit count then.
-    private var lastDataVersionCheck: UInt64 = 0
-    private var lastSeenCommitCount = 0
+    /// The open write transaction's change log; nil outside a write. Writes record changes through
+    /// `changeTracker`'s capture point, not through this.
+    var transaction: ChangeSet? {
+        get { changeTracker.openWrite }
+        set { changeTracker.openWrite = newValue }
+    }
+    var localStamp: Int { changeTracker.localStamp }
     /// For a frozen realm, the live instance it came from (used by `thaw`).
     weak var liveOrigin: Realm?
     var frozenRealms: [Int64: WeakBox<Realm>] = [:]
@@ -97,15 +94,14 @@ public final class Realm {
         if frozenVersion == nil {
             coordinator.register(ObjectIdentifier(self), mailbox)
             // The state at open is the baseline: only commits after it are news for `refresh()`.
-            lastDataVersion = (try? connection.scalarInt("PRAGMA data_version")) ?? -1
-            refreshedDataVersion = lastDataVersion
+            changeTracker.setBaseline(dataVersion: (try? connection.scalarInt("PRAGMA data_version")) ?? -1)
         }
     }
 
     deinit {
         if let frozenVersion { coordinator.unpin(frozenVersion) } else { coordinator.unregister(ObjectIdentifier(self)) }
         guard ownsConnection else { return }
-        if transaction != nil { connection.rollback() }
+        if changeTracker.isInWrite { connection.rollback() }
         connection.close()
     }
 
@@ -126,9 +122,7 @@ public final class Realm {
 
     /// Whether a write transaction is open on this instance.
     public var isInWriteTransaction: Bool {
-        // A pattern match reads the optional in place; `!= nil` copied the whole change log.
-        if case .some = transaction { return true }
-        return false
+        changeTracker.isInWrite
     }
 
     /// Whether `self` and `other` use the same file (or in-memory identifier).
@@ -171,31 +165,20 @@ public final class Realm {
         if isFrozen { return 0 }
         // While `Results.forEach` steps a statement, its read transaction pins the snapshot: no
         // commit from elsewhere can become visible, so only local changes (localStamp) matter.
-        guard transaction == nil, streamingReads == 0 else { return localStamp }
-        let commits = coordinator.commitCount
-        if commits != lastSeenCommitCount {
-            lastSeenCommitCount = commits
-            localStamp += 1
+        guard !changeTracker.isInWrite, streamingReads == 0 else { return changeTracker.localStamp }
+        return changeTracker.readStamp(force: force, commits: coordinator.commitCount) {
+            try connection.scalarInt("PRAGMA data_version")
         }
-        let now = DispatchTime.now().uptimeNanoseconds
-        if force || now &- lastDataVersionCheck > 1_000_000 {
-            lastDataVersionCheck = now
-            if let v = try? connection.scalarInt("PRAGMA data_version"), v != lastDataVersion {
-                lastDataVersion = v
-                localStamp += 1
-            }
-        }
-        return localStamp
     }
 
-    func noteLocalChange() { localStamp += 1 }
+    func noteLocalChange() { changeTracker.noteLocalChange() }
 
     /// How many `Results.forEach` loops are stepping a statement on this connection right now.
     var streamingReads = 0
 
     /// Releases the connection early; the instance can't be used afterwards.
     public func invalidate() {
-        if transaction != nil { cancelWrite() }
+        if changeTracker.isInWrite { cancelWrite() }
         frozenRealms.removeAll()
     }
 }

@@ -6,7 +6,7 @@ extension Realm {
     public func beginWrite() throws {
         if isFrozen { throw RealmError.frozenRealmWrite }
         if configuration.readOnly { throw RealmError.readOnlyWrite }
-        if transaction != nil { throw RealmError.alreadyInWrite }
+        if changeTracker.isInWrite { throw RealmError.alreadyInWrite }
         // Realm delivers pending notifications when a write begins; with no observers there is
         // nothing to deliver, and the implicit write of every REPL verb skips the check.
         if notifiers.isEmpty { _ = mailbox.take() } else { refresh() }
@@ -96,7 +96,7 @@ extension Realm {
             throw error
         }
         // The block may have ended the transaction itself.
-        if transaction != nil { try commitWrite() }
+        if changeTracker.isInWrite { try commitWrite() }
         return result
     }
 
@@ -104,7 +104,7 @@ extension Realm {
     /// when none is open: the implicit write of SwiftUI's `@ObservedResults` and of the REPL verbs.
     @discardableResult
     public func writeImplicitly<T>(_ block: () throws -> T) throws -> T {
-        if transaction != nil { return try block() }
+        if changeTracker.isInWrite { return try block() }
         return try write(block)
     }
 
@@ -119,12 +119,11 @@ extension Realm {
     /// Returns true when something had changed.
     @discardableResult
     public func refresh() -> Bool {
-        guard !isFrozen, transaction == nil else { return false }
+        guard !isFrozen, !changeTracker.isInWrite else { return false }
         _ = readStamp(force: true)
         // Compared with what the last refresh saw, not with the read stamp: a read since the
         // commit has already moved the stamp, and the commit must still be delivered.
-        let committedElsewhere = lastDataVersion != refreshedDataVersion
-        refreshedDataVersion = lastDataVersion
+        let committedElsewhere = changeTracker.takeCommittedElsewhere()
         var changes = mailbox.take()
         if committedElsewhere && changes.isEmpty {
             // Another process committed: the details are not known here.

@@ -26,18 +26,18 @@ extension RealmLuaRuntime {
                 let l = try list(ctx)
                 let value = try realmArgument(ctx, 2)
                 let index = try ctx.optionalInteger(3).map { Int($0) - 1 } ?? l.count
-                try l.realm.writeImplicitly { try l.insert(value, at: index) }
+                try l.insert(value, at: index, writeMode: .implicit)
                 return 0
             },
             "move": { ctx in
                 let l = try list(ctx)
                 let from = Int(try ctx.integer(2)) - 1, to = Int(try ctx.integer(3)) - 1
-                try l.realm.writeImplicitly { try l.move(from: from, to: to) }
+                try l.move(from: from, to: to, writeMode: .implicit)
                 return 0
             },
             "removeAll": { ctx in
                 let l = try list(ctx)
-                try l.realm.writeImplicitly { try l.removeAll() }
+                try l.removeAll(writeMode: .implicit)
                 return 0
             },
             "count": { ctx in try ctx.returning(.integer(Int64(try list(ctx).count))) },
@@ -78,7 +78,7 @@ extension RealmLuaRuntime {
                 let l = try list(ctx)
                 let i = Int(try ctx.integer(2)) - 1
                 let value = try realmArgument(ctx, 3)
-                try l.realm.writeImplicitly { if i == l.count { try l.append(value) } else { try l.replace(index: i, with: value) } }
+                try l.set(value, at: i, writeMode: .implicit)
                 return 0
             },
             metamethods: [
@@ -100,7 +100,7 @@ extension RealmLuaRuntime {
                 "contains": { [unowned self] ctx in try ctx.returning(.boolean(try set(ctx).contains(try realmArgument(ctx, 2)))) },
                 "removeAll": { ctx in
                     let s = try set(ctx)
-                    try s.realm.writeImplicitly { try s.removeAll() }
+                    try s.removeAll(writeMode: .implicit)
                     return 0
                 },
                 "count": { ctx in try ctx.returning(.integer(Int64(try set(ctx).count))) },
@@ -125,7 +125,7 @@ extension RealmLuaRuntime {
                 "keys": { ctx in try ctx.returning(.plainTable(LuaTable(array: try map(ctx).keys.map { .string($0) }))) },
                 "removeAll": { ctx in
                     let m = try map(ctx)
-                    try m.realm.writeImplicitly { try m.removeAll() }
+                    try m.removeAll(writeMode: .implicit)
                     return 0
                 },
                 "toTable": { [unowned self] ctx in try ctx.returning(try toLua(.dictionary(try map(ctx).entries()))) },
