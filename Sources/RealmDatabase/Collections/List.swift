@@ -81,7 +81,15 @@ public final class List: ManagedCollection, Sequence {
     public func append(_ object: DynamicObject) throws { try append(.object(object)) }
 
     public func append<S: Sequence>(contentsOf values: S) throws where S.Element == RealmValue {
-        try mutate(.implicit) { storage in for v in values { try storage.append(v) } }
+        // One edit of the list, captured once however many values it appends.
+        try mutate(.implicit) { storage in
+            var appended = false
+            for v in values {
+                try storage.append(v, record: false)
+                appended = true
+            }
+            if appended { storage.recordChange() }
+        }
     }
 
     /// Removes the element at an index (the object itself stays, unless embedded). An implicit write.

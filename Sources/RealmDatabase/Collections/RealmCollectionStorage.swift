@@ -107,7 +107,8 @@ struct RealmCollectionStorage {
 
     // MARK: Writing (callers check that a write is open)
 
-    func append(_ value: RealmValue, policy: UpdatePolicy = .error, mode: LinkMode = .add) throws {
+    /// Appends a value; `record: false` when the caller records the whole edit once itself.
+    func append(_ value: RealmValue, policy: UpdatePolicy = .error, mode: LinkMode = .add, record: Bool = true) throws {
         let encoded = try encode(value, policy: policy, mode: mode)
         switch property.collection {
         case .list:
@@ -119,7 +120,7 @@ struct RealmCollectionStorage {
         case .map, .none:
             throw RealmError(.invalidValue, "Use a key to add to the map '\(ownerInfo.className).\(property.name)'.")
         }
-        recordChange()
+        if record { recordChange() }
     }
 
     func insert(_ value: RealmValue, at index: Int) throws {
@@ -194,7 +195,7 @@ struct RealmCollectionStorage {
         case (.map, .dictionary(let entries)):
             for (k, v) in entries.sorted(by: { $0.key < $1.key }) { try setValue(v, forKey: k, policy: policy, mode: mode, record: false) }
         case (.list, .list(let items)), (.set, .list(let items)):
-            for item in items { try append(item, policy: policy, mode: mode) }
+            for item in items { try append(item, policy: policy, mode: mode, record: false) }
         default:
             throw RealmError(.invalidValue, "Invalid value '\(value)' for '\(property.typeString)' property '\(ownerInfo.className).\(property.name)'.")
         }

@@ -393,17 +393,21 @@ extension Realm {
         let old: RealmValue? = (compare || ownsEmbedded || notifiers.wantsOldValues(info.className))
             ? try fetchRow(info, key: key).flatMap { try readValue(info, property: p, row: $0) } : nil
         if compare, let old, old == value { return }
-        if ownsEmbedded, let targetClass = p.objectClassName, case .object(let previous)? = old, let previousKey = previous.objectKey {
-            // The embedded object being replaced belongs to nobody else: delete it.
-            try deleteObject(try classInfo(targetClass), key: previousKey)
-        }
         let (stored, tag) = try encodeForStorage(value, property: p, info: info, policy: policy, mode: .assign)
         if p.type == .mixed {
-            try connection.run("UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ?, \(info.quotedTypeTag(p)) = ? WHERE \"_key\" = ?", [stored, tag, .integer(key)])
+            try connection.run("UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ?, \(info.quotedTypeTag(p)) = ? "
+                               + "WHERE \"_key\" = ?", [stored, tag, .integer(key)])
         } else {
-            try connection.run("UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \"_key\" = ?", [stored, .integer(key)])
+            try connection.run("UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \"_key\" = ?",
+                               [stored, .integer(key)])
         }
         recordModification(info, key: key, property: p.name, oldValue: old)
+        if ownsEmbedded, let targetClass = p.objectClassName, case .object(let previous)? = old,
+           let previousKey = previous.objectKey, stored != .integer(previousKey) {
+            // The embedded object replaced belongs to nobody else: delete it. After the update, so
+            // that the owner no longer links to it and its modification is captured once.
+            try deleteObject(try classInfo(targetClass), key: previousKey)
+        }
     }
 
     func recordModification(_ info: ClassInfo, key: Int64, property: String, oldValue: RealmValue?) {
