@@ -108,7 +108,8 @@ final class ChangeCaptureTests: RealmTestCase {
         }
         try realm.write { try realm.create("Item", value: ["id": 12]) }
         let item12 = try key("Item", 12)
-        try realm.write { try owner().dynamicList("items").append(try XCTUnwrap(try realm.object(ofType: "Item", forPrimaryKey: 12))) }
+        let item = try XCTUnwrap(try realm.object(ofType: "Item", forPrimaryKey: 12))
+        try realm.write { try owner().dynamicList("items").append(item) }
         try assertCaptured([modified("Owner", ownerKey, "items"), CapturedChange(className: "Item", key: item12,
                                                                                 kind: .deletion)]) {
             try realm.write { try realm.delete(try owner().dynamicList("items")) }

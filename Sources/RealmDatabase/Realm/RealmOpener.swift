@@ -163,7 +163,8 @@ struct RealmOpener {
         } catch let e as SQLiteError {
             let describe = path.map { "at path '\($0)'" } ?? configuration.displayPath
             if e.primaryCode == .corrupt || e.primaryCode == .notADatabase {
-                throw RealmError(.corruptFile, "Unable to open a realm \(describe): the file is corrupted (\(e.message)).")
+                throw RealmError(.corruptFile,
+                                 "Unable to open a realm \(describe): the file is corrupted (\(e.message)).")
             }
             throw RealmError(.fileAccess, "Unable to open a realm \(describe): \(e.message).")
         }
@@ -305,7 +306,8 @@ struct RealmOpener {
     private func recreate(_ connection: SQLiteConnection, schema: Schema) throws {
         try connection.inTransaction(.immediate) {
             var names = [String]()
-            try connection.forEachRow("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
+            let tables = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            try connection.forEachRow(tables) {
                 names.append($0.string(at: 0))
             }
             for name in names { try connection.execute("DROP TABLE \(StorageLayout.quote(name))") }

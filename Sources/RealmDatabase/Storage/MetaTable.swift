@@ -28,8 +28,8 @@ struct MetaTable {
     /// Creates the table of a new realm, inside the caller's transaction.
     func create(schemaJSON: String, schemaVersion: UInt64) throws {
         try connection.execute("CREATE TABLE _realm_meta (key TEXT PRIMARY KEY, value)")
-        try connection.run("INSERT INTO _realm_meta VALUES ('format', ?), ('schemaVersion', ?), ('version', 0), ('schema', ?)",
-                           [.text(StorageLayout.formatMagic), Self.encode(schemaVersion), .text(schemaJSON)])
+        let insert = "INSERT INTO _realm_meta VALUES ('format', ?), ('schemaVersion', ?), ('version', 0), ('schema', ?)"
+        try connection.run(insert, [.text(StorageLayout.formatMagic), Self.encode(schemaVersion), .text(schemaJSON)])
     }
 
     // MARK: Typed values
