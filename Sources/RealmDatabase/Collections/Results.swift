@@ -410,7 +410,7 @@ public final class Results: Sequence {
             throw RealmError(.indexOutOfRange, "Index \(i) is out of bounds (must be less than \(keys.count)).")
         }
         try realm.writeImplicitly {
-            for i in offsets { try realm.deleteObject(info, key: keys[i]) }
+            for i in offsets { try realm.rows.deleteObject(info, key: keys[i]) }
         }
     }
 

@@ -42,7 +42,7 @@ struct MigrationRunner {
                           frozenVersion: nil, ownsConnection: false)
         realm.transaction = ChangeSet()
         realm.transaction?.countsModificationsOnly = true
-        realm.isMigrating = true
+        realm.rows.isMigrating = true
         return realm
     }
 
@@ -192,11 +192,11 @@ struct MigrationRunner {
         }
         let q = StorageLayout.quote
         let fresh = p.defaultValue == nil && !p.isOptional && (p.type == .objectId || p.type == .uuid)
-        let defaultValue = fresh ? .null : realm.defaultValue(p)
+        let defaultValue = fresh ? .null : realm.rows.defaultValue(p)
         var (stored, tag) = (SQLiteValue.null, SQLiteValue.null)
         // A fresh objectId/uuid has no column default: the column starts NULL and is filled below.
         if p.type != .object && !fresh {
-            (stored, tag) = try realm.encodeForStorage(defaultValue, property: p, info: info, policy: .error, mode: .copy)
+            (stored, tag) = try realm.rows.encodeForStorage(defaultValue, property: p, info: info, policy: .error, mode: .copy)
         }
         try connection.execute("ALTER TABLE \(info.quotedTable) ADD COLUMN \(q(name)) \(StorageLayout.declaredType(p.type)) DEFAULT \(sqlLiteral(stored))")
         if p.type == .mixed {
@@ -207,7 +207,7 @@ struct MigrationRunner {
             var keys = [Int64]()
             try connection.forEachRow("SELECT \"_key\" FROM \(info.quotedTable)", cache: false) { keys.append($0.int64(at: 0)) }
             for key in keys {
-                let (v, _) = try realm.encodeForStorage(realm.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
+                let (v, _) = try realm.rows.encodeForStorage(realm.rows.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
                 try connection.run("UPDATE \(info.quotedTable) SET \(q(name)) = ? WHERE \"_key\" = ?", [v, .integer(key)])
             }
         }
@@ -225,7 +225,7 @@ struct MigrationRunner {
     }
 
     private func fillNulls(_ p: Property, info: ClassInfo, realm: Realm) throws {
-        let (stored, _) = try realm.encodeForStorage(realm.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
+        let (stored, _) = try realm.rows.encodeForStorage(realm.rows.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
         try connection.run("UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \(info.quotedStorage(p)) IS NULL", [stored])
     }
 }

@@ -120,7 +120,7 @@ public final class DynamicObject: CustomStringConvertible {
         guard let (realm, info, key) = managed else { throw RealmError(.internalError, "loadRow on an unmanaged object") }
         let stamp = realm.readStamp()
         if let rowCache, rowCacheStamp == stamp { return rowCache }
-        guard let row = try realm.fetchRow(info, key: key) else {
+        guard let row = try realm.rows.fetchRow(info, key: key) else {
             rowCache = nil
             throw RealmError.invalidated
         }
@@ -148,7 +148,7 @@ public final class DynamicObject: CustomStringConvertible {
             if let position = slot.position {
                 // The common case, a non-collection property: read it from the row.
                 let row = try loadRow()
-                return try realm.decodeStored(row[position], tag: slot.type == .mixed ? row[position + 1] : nil,
+                return try realm.rows.decodeStored(row[position], tag: slot.type == .mixed ? row[position + 1] : nil,
                                               type: slot.type, objectClassName: slot.objectClassName)
             }
             let property = slot.property
@@ -161,7 +161,7 @@ public final class DynamicObject: CustomStringConvertible {
                 return .dictionary(try RealmCollectionStorage(realm: realm, owner: self, property: property).allEntries())
             default:
                 let row = try loadRow()
-                return try realm.readValue(info, property: property, row: row)
+                return try realm.rows.readValue(info, property: property, row: row)
             }
         }
     }
@@ -181,7 +181,7 @@ public final class DynamicObject: CustomStringConvertible {
                 }
                 _ = try self.loadRow()
                 let property = try info.property(name)
-                try realm.setProperty(info, key: key, property: property, value: value, policy: .all, compare: false)
+                try realm.rows.setProperty(info, key: key, property: property, value: value, policy: .all, compare: false)
                 self.dropRowCache()
             }
             if mode == .implicit { try realm.writeImplicitly(body) } else { try body() }

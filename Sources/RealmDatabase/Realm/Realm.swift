@@ -12,10 +12,8 @@ public final class Realm {
     /// Every class stored in the file, including those `objectTypes` hides.
     var fileSchema: Schema
     let connection: SQLiteConnection
-    var classInfos: [String: ClassInfo] = [:] { didSet { lastClassInfo = nil } }
-    /// The class `classInfo` found last, and the bits of its name (a string `info` keeps alive,
-    /// see `StringBits`).
-    private var lastClassInfo: (bits: StringBits, info: ClassInfo)?
+    /// The row engine: encoding, prepared inserts, create/update/delete with cascades.
+    private(set) lazy var rows = RowStore(realm: self, schema: schema)
     public let isFrozen: Bool
     /// The version a frozen realm is pinned at.
     let frozenVersion: Int64?
@@ -35,10 +33,6 @@ public final class Realm {
     weak var liveOrigin: Realm?
     var frozenRealms: [Int64: WeakBox<Realm>] = [:]
     var notifiers = NotifierRegistry()
-    /// Per class, the places that can link to its objects (see `incomingLinks(to:)`).
-    var incomingLinksCache: [String: [IncomingLink]] = [:]
-    /// True while a migration block runs on this (temporary) instance: primary keys are not enforced.
-    var isMigrating = false
 
     /// Opens the realm of `Configuration.defaultConfiguration`.
     public convenience init() throws {
@@ -90,7 +84,6 @@ public final class Realm {
         self.coordinator = coordinator
         self.isFrozen = frozenVersion != nil
         self.frozenVersion = frozenVersion
-        rebuildClassInfos()
         if frozenVersion == nil {
             coordinator.register(ObjectIdentifier(self), mailbox)
             // The state at open is the baseline: only commits after it are news for `refresh()`.
@@ -105,20 +98,7 @@ public final class Realm {
         connection.close()
     }
 
-    func rebuildClassInfos() {
-        classInfos = [:]
-        for objectSchema in schema.objectSchemas { classInfos[objectSchema.className] = ClassInfo(objectSchema) }
-    }
-
-    func classInfo(_ className: String) throws -> ClassInfo {
-        // Bulk work names one class again and again: compare the name's bits before hashing it.
-        if let last = lastClassInfo, last.bits == StringBits(className) { return last.info }
-        guard let info = classInfos[className] else {
-            throw RealmError(.invalidClass, "Object type '\(className)' is not managed by the Realm.")
-        }
-        lastClassInfo = (StringBits(info.className), info)
-        return info
-    }
+    func classInfo(_ className: String) throws -> ClassInfo { try rows.classInfo(className) }
 
     /// Whether a write transaction is open on this instance.
     public var isInWriteTransaction: Bool {
