@@ -35,7 +35,14 @@ public class ManagedCollection {
         }
     }
 
-    public var count: Int { (try? storage.count()) ?? 0 }
+    /// The number of elements. On error (owner deleted, connection closed) reports it through
+    /// `RealmDiagnostics` and answers 0; `fetchCount()` throws.
+    public var count: Int {
+        reportingErrors("counting '\(owner.className).\(property.name)'", neutral: 0) { try fetchCount() }
+    }
+
+    /// The number of elements, or the error reading it.
+    public func fetchCount() throws -> Int { try storage.count() }
     public var isEmpty: Bool { count == 0 }
 
     /// The elements, in order (links as `.object`).
@@ -74,7 +81,15 @@ public final class List: ManagedCollection, Sequence {
     public func append(_ object: DynamicObject) throws { try append(.object(object)) }
 
     public func append<S: Sequence>(contentsOf values: S) throws where S.Element == RealmValue {
-        try mutate(.implicit) { storage in for v in values { try storage.append(v) } }
+        // One edit of the list, captured once however many values it appends.
+        try mutate(.implicit) { storage in
+            var appended = false
+            for v in values {
+                try storage.append(v, record: false)
+                appended = true
+            }
+            if appended { storage.recordChange() }
+        }
     }
 
     /// Removes the element at an index (the object itself stays, unless embedded). An implicit write.
@@ -88,20 +103,30 @@ public final class List: ManagedCollection, Sequence {
         try remove(at: i)
     }
 
-    public func insert(_ value: RealmValue, at index: Int) throws {
-        try mutate(.requireWrite) { try $0.insert(value, at: index) }
+    // As in RealmSwift, these need an open write by default; the Lua API makes them implicit
+    // writes (`writeMode: .implicit`), decided here rather than in the binding.
+
+    public func insert(_ value: RealmValue, at index: Int, writeMode: WriteMode = .requireWrite) throws {
+        try mutate(writeMode) { try $0.insert(value, at: index) }
     }
 
-    public func replace(index: Int, with value: RealmValue) throws {
-        try mutate(.requireWrite) { try $0.set(value, at: index) }
+    public func replace(index: Int, with value: RealmValue, writeMode: WriteMode = .requireWrite) throws {
+        try mutate(writeMode) { try $0.set(value, at: index) }
     }
 
-    public func move(from: Int, to: Int) throws {
-        try mutate(.requireWrite) { try $0.move(from: from, to: to) }
+    /// Sets the element at `index`, or appends when `index` is the count (Lua's `list[n + 1] = v`).
+    public func set(_ value: RealmValue, at index: Int, writeMode: WriteMode = .requireWrite) throws {
+        try mutate(writeMode) { storage in
+            if index == (try storage.count()) { try storage.append(value) } else { try storage.set(value, at: index) }
+        }
     }
 
-    public func removeAll() throws {
-        try mutate(.requireWrite) { try $0.removeAll() }
+    public func move(from: Int, to: Int, writeMode: WriteMode = .requireWrite) throws {
+        try mutate(writeMode) { try $0.move(from: from, to: to) }
+    }
+
+    public func removeAll(writeMode: WriteMode = .requireWrite) throws {
+        try mutate(writeMode) { try $0.removeAll() }
     }
 
     public func index(of value: RealmValue) throws -> Int? {
@@ -109,7 +134,7 @@ public final class List: ManagedCollection, Sequence {
     }
 
     public func makeIterator() -> IndexingIterator<[RealmValue]> {
-        ((try? values()) ?? []).makeIterator()
+        reportingErrors("reading '\(owner.className).\(property.name)'", neutral: []) { try values() }.makeIterator()
     }
 
     /// The objects of a list of links matching a query, as live Results in list order.
@@ -153,8 +178,8 @@ public final class MutableSet: ManagedCollection, Sequence {
 
     public func contains(_ value: RealmValue) throws -> Bool { try storage.contains(value) }
 
-    public func removeAll() throws {
-        try mutate(.requireWrite) { try $0.removeAll() }
+    public func removeAll(writeMode: WriteMode = .requireWrite) throws {
+        try mutate(writeMode) { try $0.removeAll() }
     }
 
     public subscript(index: Int) -> RealmValue {
@@ -162,7 +187,7 @@ public final class MutableSet: ManagedCollection, Sequence {
     }
 
     public func makeIterator() -> IndexingIterator<[RealmValue]> {
-        ((try? values()) ?? []).makeIterator()
+        reportingErrors("reading '\(owner.className).\(property.name)'", neutral: []) { try values() }.makeIterator()
     }
 
     public func asResults() throws -> Results { try linkResults() }
@@ -182,16 +207,23 @@ public final class Map: ManagedCollection, Sequence {
         try mutate(.implicit) { try $0.removeValue(forKey: key) }
     }
 
-    public func removeAll() throws {
-        try mutate(.requireWrite) { try $0.removeAll() }
+    public func removeAll(writeMode: WriteMode = .requireWrite) throws {
+        try mutate(writeMode) { try $0.removeAll() }
     }
 
-    public var keys: [String] { ((try? storage.allEntries()) ?? [:]).keys.sorted() }
+    /// The keys, sorted. On error reports it through `RealmDiagnostics` and answers none;
+    /// `entries()` throws.
+    public var keys: [String] {
+        reportingErrors("reading the keys of '\(owner.className).\(property.name)'", neutral: []) {
+            try storage.allEntries().keys.sorted()
+        }
+    }
 
     public func entries() throws -> [String: RealmValue] { try storage.allEntries() }
 
     public func makeIterator() -> IndexingIterator<[(key: String, value: RealmValue)]> {
-        let entries = ((try? storage.allEntries()) ?? [:]).sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
-        return entries.makeIterator()
+        let all = reportingErrors("reading '\(owner.className).\(property.name)'", neutral: [:]) { try entries() }
+        let sorted = all.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+        return sorted.makeIterator()
     }
 }

@@ -35,7 +35,7 @@ struct RealmCollectionStorage {
     }
 
     func element(_ statement: Statement, at column: Int32) throws -> RealmValue {
-        try realm.decodeStored(statement.value(at: column), tag: isMixed ? statement.value(at: column + 1) : nil, property: property)
+        try realm.rows.decodeStored(statement.value(at: column), tag: isMixed ? statement.value(at: column + 1) : nil, property: property)
     }
 
     // MARK: Reading
@@ -88,9 +88,9 @@ struct RealmCollectionStorage {
             if value.isNull && property.collection != .map {
                 throw RealmError(.invalidValue, "A list or set of '\(target)' cannot hold nil (property '\(ownerInfo.className).\(property.name)').")
             }
-            return [try realm.linkKey(value, target: target, policy: policy, mode: mode).map { .integer($0) } ?? .null]
+            return [try realm.rows.linkKey(value, target: target, policy: policy, mode: mode).map { .integer($0) } ?? .null]
         }
-        let (stored, tag) = try realm.encodeForStorage(value, property: Property(name: property.name, type: property.type, isOptional: property.isOptional),
+        let (stored, tag) = try realm.rows.encodeForStorage(value, property: Property(name: property.name, type: property.type, isOptional: property.isOptional),
                                                        info: ownerInfo, policy: policy, mode: mode)
         return isMixed ? [stored, tag] : [stored]
     }
@@ -98,16 +98,17 @@ struct RealmCollectionStorage {
     /// Whether the element type is an embedded class (whose objects the collection owns).
     var holdsEmbedded: Bool {
         guard property.type == .object, let target = property.objectClassName else { return false }
-        return realm.classInfos[target]?.objectSchema.isEmbedded ?? false
+        return realm.rows.classInfos[target]?.objectSchema.isEmbedded ?? false
     }
 
     func recordChange() {
-        realm.recordModification(ownerInfo, key: ownerKey, property: property.name, oldValue: nil)
+        realm.rows.recordModification(ownerInfo, key: ownerKey, property: property.name, oldValue: nil)
     }
 
     // MARK: Writing (callers check that a write is open)
 
-    func append(_ value: RealmValue, policy: UpdatePolicy = .error, mode: LinkMode = .add) throws {
+    /// Appends a value; `record: false` when the caller records the whole edit once itself.
+    func append(_ value: RealmValue, policy: UpdatePolicy = .error, mode: LinkMode = .add, record: Bool = true) throws {
         let encoded = try encode(value, policy: policy, mode: mode)
         switch property.collection {
         case .list:
@@ -119,7 +120,7 @@ struct RealmCollectionStorage {
         case .map, .none:
             throw RealmError(.invalidValue, "Use a key to add to the map '\(ownerInfo.className).\(property.name)'.")
         }
-        recordChange()
+        if record { recordChange() }
     }
 
     func insert(_ value: RealmValue, at index: Int) throws {
@@ -194,7 +195,7 @@ struct RealmCollectionStorage {
         case (.map, .dictionary(let entries)):
             for (k, v) in entries.sorted(by: { $0.key < $1.key }) { try setValue(v, forKey: k, policy: policy, mode: mode, record: false) }
         case (.list, .list(let items)), (.set, .list(let items)):
-            for item in items { try append(item, policy: policy, mode: mode) }
+            for item in items { try append(item, policy: policy, mode: mode, record: false) }
         default:
             throw RealmError(.invalidValue, "Invalid value '\(value)' for '\(property.typeString)' property '\(ownerInfo.className).\(property.name)'.")
         }
@@ -263,6 +264,6 @@ struct RealmCollectionStorage {
     /// Embedded objects belong to the collection holding them: removing the element deletes them.
     private func deleteOwnedObject(_ value: RealmValue) throws {
         guard holdsEmbedded, case .object(let o) = value, let (_, info, key) = o.managed else { return }
-        try realm.deleteObject(info, key: key)
+        try realm.rows.deleteObject(info, key: key)
     }
 }

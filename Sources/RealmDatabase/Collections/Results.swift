@@ -175,7 +175,10 @@ public final class Results: Sequence {
     // MARK: Reading
 
     /// The number of objects; a COUNT in SQL unless DISTINCT or LIMIT need the keys.
-    public var count: Int { (try? countObjects()) ?? 0 }
+    /// On error reports it through `RealmDiagnostics` and answers 0; `countObjects()` throws.
+    public var count: Int {
+        reportingErrors("counting the results of '\(className)'", neutral: 0) { try countObjects() }
+    }
 
     public func countObjects() throws -> Int {
         if needsPipeline { return try keys().count }
@@ -196,13 +199,31 @@ public final class Results: Sequence {
         }
     }
 
-    public var first: DynamicObject? { (try? keys().first).flatMap { $0 }.map { DynamicObject(realm: realm, info: info, key: $0) } }
-    public var last: DynamicObject? { (try? keys().last).flatMap { $0 }.map { DynamicObject(realm: realm, info: info, key: $0) } }
+    /// The first object, or nil. On error reports it through `RealmDiagnostics` and answers nil;
+    /// `fetchFirst()` throws.
+    public var first: DynamicObject? {
+        reportingErrors("reading the results of '\(className)'", neutral: nil) { try fetchFirst() }
+    }
+
+    /// The last object, or nil; reports errors as `first` does. `fetchLast()` throws.
+    public var last: DynamicObject? {
+        reportingErrors("reading the results of '\(className)'", neutral: nil) { try fetchLast() }
+    }
+
+    public func fetchFirst() throws -> DynamicObject? {
+        try keys().first.map { DynamicObject(realm: realm, info: info, key: $0) }
+    }
+
+    public func fetchLast() throws -> DynamicObject? {
+        try keys().last.map { DynamicObject(realm: realm, info: info, key: $0) }
+    }
 
     /// The position of an object in the results, or nil.
     public func index(of object: DynamicObject) -> Int? {
         guard let key = object.objectKey, object.className == className else { return nil }
-        return (try? keys())?.firstIndex(of: key)
+        return reportingErrors("reading the results of '\(className)'", neutral: nil) {
+            try keys().firstIndex(of: key)
+        }
     }
 
     public func contains(_ object: DynamicObject) -> Bool { index(of: object) != nil }
@@ -244,7 +265,7 @@ public final class Results: Sequence {
 
     public func makeIterator() -> IndexingIterator<[DynamicObject]> {
         var all = [DynamicObject]()
-        try? forEach { all.append($0) }
+        reportingErrors("reading the results of '\(className)'", neutral: ()) { try forEach { all.append($0) } }
         return all.makeIterator()
     }
 
@@ -389,7 +410,7 @@ public final class Results: Sequence {
             throw RealmError(.indexOutOfRange, "Index \(i) is out of bounds (must be less than \(keys.count)).")
         }
         try realm.writeImplicitly {
-            for i in offsets { try realm.deleteObject(info, key: keys[i]) }
+            for i in offsets { try realm.rows.deleteObject(info, key: keys[i]) }
         }
     }
 

@@ -37,7 +37,7 @@ final class RowCursor {
         switch slot.type {
         case .object, .mixed:
             // Links become objects, which the realm resolves.
-            return try realm.decodeStored(statement.value(at: column), tag: slot.type == .mixed ? statement.value(at: column + 1) : nil,
+            return try realm.rows.decodeStored(statement.value(at: column), tag: slot.type == .mixed ? statement.value(at: column + 1) : nil,
                                           type: slot.type, objectClassName: info.slot(at: slot.index).objectClassName)
         default:
             return ValueCoding.decode(StatementColumn(handle: handle, column: column), as: slot.type)

@@ -77,7 +77,7 @@ public final class Migration {
     public func delete(_ object: DynamicObject) throws {
         guard let (_, info, key) = object.managed else { throw RealmError(.migration, "Can only delete a managed object in a migration.") }
         let target = try realm.classInfo(info.className)
-        try realm.deleteObject(target, key: key)
+        try realm.rows.deleteObject(target, key: key)
         deletedKeys[info.className, default: []].insert(key)
     }
 
@@ -90,7 +90,7 @@ public final class Migration {
             let info = try realm.classInfo(className)
             var keys = [Int64]()
             try realm.connection.forEachRow("SELECT \"_key\" FROM \(info.quotedTable)", cache: false) { keys.append($0.int64(at: 0)) }
-            for key in keys { try realm.deleteObject(info, key: key) }
+            for key in keys { try realm.rows.deleteObject(info, key: key) }
             deletedKeys[className, default: []].formUnion(keys)
         } else if let objectSchema = oldSchema[className] {
             let info = ClassInfo(objectSchema)

@@ -45,9 +45,9 @@ extension Realm {
         let opened = try opener.open()
         defer { opened.connection.close() }
         if opened.isNew {
-            if dryRun { try? opened.connection.execute("ROLLBACK") } else { try opened.connection.execute("COMMIT") }
+            if dryRun { opened.connection.rollback() } else { try opened.connection.commit() }
         }
-        let version = UInt64(max(0, try opened.connection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'schemaVersion'") ?? 0))
+        let version = try MetaTable(opened.connection).schemaVersion()
         return opened.report ?? MigrationReport(fromVersion: version, toVersion: version, migrated: false, dryRun: dryRun)
     }
 }
@@ -58,7 +58,9 @@ extension Realm {
     public static func storedSchemaVersion(at url: URL) throws -> UInt64? {
         let connection = try SQLiteConnection(path: url.path, flags: SQLITE_OPEN_READONLY)
         defer { connection.close() }
-        guard let v = try? connection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'schemaVersion'") else { return nil }
-        return UInt64(max(0, v))
+        // Not a realm (no table, or not an SQLite file at all): nil, as documented.
+        let meta = MetaTable(connection)
+        guard (try? meta.exists()) == true else { return nil }
+        return try meta.schemaVersion()
     }
 }

@@ -15,27 +15,40 @@ struct MigrationRunner {
 
     /// Runs the migration and commits it (or, in a dry run, rolls it back), reporting what it did.
     func run(dryRun: Bool = false) throws -> MigrationReport {
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
+        try connection.inTransaction(.immediate) { () throws -> (SQLiteTransactionEnd, MigrationReport) in
             var report = try migrate()
             report.dryRun = dryRun
-            try connection.execute(dryRun ? "ROLLBACK" : "COMMIT")
-            return report
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
+            return (dryRun ? .rollback : .commit, report)
         }
     }
 
+    /// The five phases, in the one transaction `run` holds.
     private func migrate() throws -> MigrationReport {
-        // A realm in the new schema sharing this connection and its open transaction.
-        let realm = Realm(configuration: configuration, connection: connection, schema: newSchema, fileSchema: fileSchema,
-                          coordinator: FileCoordinator(location: location + "#migration"), frozenVersion: nil, ownsConnection: false)
+        let realm = makeMigrationRealm()
+        defer { realm.transaction = nil }
+        try addNewStorage(realm)
+        let migration = Migration(oldSchema: oldSchema, newSchema: newSchema, realm: realm)
+        try configuration.migrationBlock?(migration, oldVersion)
+        try reconcileStorage(realm, migration: migration)
+        try rebuildIndexes(realm, migration: migration)
+        try storeNewSchema(migration)
+        return makeReport(realm, migration: migration)
+    }
+
+    /// A realm in the new schema sharing this connection and its open transaction.
+    private func makeMigrationRealm() -> Realm {
+        let realm = Realm(configuration: configuration, connection: connection, schema: newSchema,
+                          fileSchema: fileSchema, coordinator: FileCoordinator(location: location + "#migration"),
+                          frozenVersion: nil, ownsConnection: false)
         realm.transaction = ChangeSet()
         realm.transaction?.countsModificationsOnly = true
-        realm.isMigrating = true
-        defer { realm.transaction = nil }
+        realm.rows.isMigrating = true
+        return realm
+    }
 
+    /// Phase 1: tables of new classes, columns of new properties, and a temporary place for the
+    /// new values of each property whose type changed (filled by the block).
+    private func addNewStorage(_ realm: Realm) throws {
         for newClass in newSchema.objectSchemas {
             guard let oldClass = oldSchema[newClass.className] else {
                 for sql in StorageLayout.createClassSQL(newClass) { try connection.execute(sql) }
@@ -47,7 +60,8 @@ struct MigrationRunner {
                 if let old = oldClass[p.name], old.isPersisted {
                     if old.type != p.type || old.collection != p.collection || old.objectClassName != p.objectClassName {
                         // Changed type: the new values go to a temporary place until the block has run.
-                        let temporary = (p.isCollection ? StorageLayout.collectionTable(newClass.className, p) : p.name) + "__new"
+                        let temporary = (p.isCollection ? StorageLayout.collectionTable(newClass.className, p) : p.name)
+                            + "__new"
                         info.storage[p.name] = temporary
                         try addStorage(p, realm: realm, info: info)
                     }
@@ -57,64 +71,95 @@ struct MigrationRunner {
             }
             info.storageChanged()
         }
+    }
 
-        let migration = Migration(oldSchema: oldSchema, newSchema: newSchema, realm: realm)
-        try configuration.migrationBlock?(migration, oldVersion)
-
-        let q = StorageLayout.quote
+    /// Phase 3: old storage the new schema lacks is dropped, temporary places take their final
+    /// names, and (phase 4) properties made required have their nils replaced by defaults.
+    private func reconcileStorage(_ realm: Realm, migration: Migration) throws {
         for newClass in newSchema.objectSchemas {
-            guard let oldClass = oldSchema[newClass.className], !migration.droppedClasses.contains(newClass.className) else { continue }
+            guard let oldClass = oldSchema[newClass.className],
+                  !migration.droppedClasses.contains(newClass.className) else { continue }
             let info = try realm.classInfo(newClass.className)
             let renamedAway = Set(migration.renamed[newClass.className]?.keys.map { $0 } ?? [])
             for old in oldClass.persistedProperties where !renamedAway.contains(old.name) {
-                let new = newClass[old.name]
-                let oldInfo = ClassInfo(oldClass)
-                if new == nil || new?.isPersisted == false {
-                    try dropStorage(old, info: oldInfo)
-                } else if let new, info.storage[new.name] != new.name && info.storage[new.name] != StorageLayout.collectionTable(newClass.className, new) {
-                    try dropStorage(old, info: oldInfo)
-                    let temporary = info.storage[new.name] ?? new.name
-                    let final = new.isCollection ? StorageLayout.collectionTable(newClass.className, new) : new.name
-                    if new.isCollection {
-                        try renameCollectionTable(connection, from: temporary, to: final, className: newClass.className, property: new)
-                    } else {
-                        try connection.execute("ALTER TABLE \(info.quotedTable) RENAME COLUMN \(q(temporary)) TO \(q(final))")
-                        if new.type == .mixed {
-                            try connection.execute("ALTER TABLE \(info.quotedTable) RENAME COLUMN \(q(StorageLayout.typeTagColumn(temporary))) TO \(q(StorageLayout.typeTagColumn(final)))")
-                        }
-                    }
-                    info.storage[new.name] = final
-                }
+                try reconcile(old, oldInfo: ClassInfo(oldClass), newClass: newClass, info: info)
             }
             info.storageChanged()
-            // Required now: nils take the type's default.
-            for p in newClass.persistedProperties where !p.isCollection && !p.isOptional && p.type != .mixed {
-                if let old = oldClass[p.name], old.isOptional, old.type == p.type {
-                    try fillNulls(p, info: info, realm: realm)
-                }
+            try fillNullsOfNowRequired(newClass, oldClass: oldClass, info: info, realm: realm)
+        }
+    }
+
+    /// One old property: dropped when the new schema lacks it, moved into place when its type changed.
+    private func reconcile(_ old: Property, oldInfo: ClassInfo, newClass: ObjectSchema, info: ClassInfo) throws {
+        let q = StorageLayout.quote
+        let new = newClass[old.name]
+        guard let new, new.isPersisted else {
+            try dropStorage(old, info: oldInfo)
+            return
+        }
+        let final = new.isCollection ? StorageLayout.collectionTable(newClass.className, new) : new.name
+        let collectionTable = StorageLayout.collectionTable(newClass.className, new)
+        guard info.storage[new.name] != new.name && info.storage[new.name] != collectionTable else { return }
+        try dropStorage(old, info: oldInfo)
+        let temporary = info.storage[new.name] ?? new.name
+        if new.isCollection {
+            try renameCollectionTable(connection, from: temporary, to: final, className: newClass.className,
+                                      property: new)
+        } else {
+            try connection.execute("ALTER TABLE \(info.quotedTable) RENAME COLUMN \(q(temporary)) TO \(q(final))")
+            if new.type == .mixed {
+                let from = q(StorageLayout.typeTagColumn(temporary))
+                let to = q(StorageLayout.typeTagColumn(final))
+                try connection.execute("ALTER TABLE \(info.quotedTable) RENAME COLUMN \(from) TO \(to)")
             }
         }
-        // Indexes and primary keys, checked for duplicates now that the block has run.
+        info.storage[new.name] = final
+    }
+
+    /// Required now: nils take the type's default.
+    private func fillNullsOfNowRequired(_ newClass: ObjectSchema, oldClass: ObjectSchema, info: ClassInfo,
+                                        realm: Realm) throws {
+        for p in newClass.persistedProperties where !p.isCollection && !p.isOptional && p.type != .mixed {
+            if let old = oldClass[p.name], old.isOptional, old.type == p.type {
+                try fillNulls(p, info: info, realm: realm)
+            }
+        }
+    }
+
+    /// Phase 5a: indexes and primary keys, checked for duplicates now that the block has run.
+    private func rebuildIndexes(_ realm: Realm, migration: Migration) throws {
+        let q = StorageLayout.quote
         for newClass in newSchema.objectSchemas where !migration.droppedClasses.contains(newClass.className) {
             guard oldSchema[newClass.className] != nil else { continue }
             let info = try realm.classInfo(newClass.className)
             for p in newClass.persistedProperties where !p.isCollection {
                 if p.isPrimaryKey {
-                    let duplicates = try connection.scalarInt("SELECT count(*) FROM (SELECT 1 FROM \(info.quotedTable) GROUP BY \(q(p.name)) HAVING count(*) > 1)") ?? 0
-                    if duplicates > 0 {
-                        throw RealmError(.migration, "Primary key property '\(newClass.className).\(p.name)' has duplicate values after migration.")
+                    let sql = "SELECT count(*) FROM (SELECT 1 FROM \(info.quotedTable) GROUP BY \(q(p.name)) "
+                        + "HAVING count(*) > 1)"
+                    if try connection.scalarInt(sql) ?? 0 > 0 {
+                        throw RealmError(.migration, "Primary key property '\(newClass.className).\(p.name)' has "
+                                         + "duplicate values after migration.")
                     }
                 }
                 if let sql = StorageLayout.indexSQL(newClass.className, p) { try connection.execute(sql) }
             }
         }
+    }
+
+    /// Phase 5b: the new schema and version, and a commit on the counter.
+    private func storeNewSchema(_ migration: Migration) throws {
         var stored = fileSchema
         stored.objectSchemas.removeAll { migration.droppedClasses.contains($0.className) }
         try storeSchema(connection, stored, version: configuration.schemaVersion)
-        try connection.run("UPDATE _realm_meta SET value = value + 1 WHERE key = 'version'")
+        try MetaTable(connection).incrementVersion()
+    }
 
-        var report = MigrationReport(fromVersion: oldVersion, toVersion: configuration.schemaVersion, migrated: true, dryRun: false)
-        for (className, count) in migration.enumeratedCounts { report.classes[className, default: .init()].enumerated = count }
+    private func makeReport(_ realm: Realm, migration: Migration) -> MigrationReport {
+        var report = MigrationReport(fromVersion: oldVersion, toVersion: configuration.schemaVersion, migrated: true,
+                                     dryRun: false)
+        for (className, count) in migration.enumeratedCounts {
+            report.classes[className, default: .init()].enumerated = count
+        }
         for (className, changes) in realm.transaction?.classes ?? [:] {
             report.classes[className, default: .init()].created = changes.insertions.count
             report.classes[className, default: .init()].deleted = changes.deletions.count
@@ -147,11 +192,11 @@ struct MigrationRunner {
         }
         let q = StorageLayout.quote
         let fresh = p.defaultValue == nil && !p.isOptional && (p.type == .objectId || p.type == .uuid)
-        let defaultValue = fresh ? .null : realm.defaultValue(p)
+        let defaultValue = fresh ? .null : realm.rows.defaultValue(p)
         var (stored, tag) = (SQLiteValue.null, SQLiteValue.null)
         // A fresh objectId/uuid has no column default: the column starts NULL and is filled below.
         if p.type != .object && !fresh {
-            (stored, tag) = try realm.encodeForStorage(defaultValue, property: p, info: info, policy: .error, mode: .copy)
+            (stored, tag) = try realm.rows.encodeForStorage(defaultValue, property: p, info: info, policy: .error, mode: .copy)
         }
         try connection.execute("ALTER TABLE \(info.quotedTable) ADD COLUMN \(q(name)) \(StorageLayout.declaredType(p.type)) DEFAULT \(sqlLiteral(stored))")
         if p.type == .mixed {
@@ -162,7 +207,7 @@ struct MigrationRunner {
             var keys = [Int64]()
             try connection.forEachRow("SELECT \"_key\" FROM \(info.quotedTable)", cache: false) { keys.append($0.int64(at: 0)) }
             for key in keys {
-                let (v, _) = try realm.encodeForStorage(realm.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
+                let (v, _) = try realm.rows.encodeForStorage(realm.rows.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
                 try connection.run("UPDATE \(info.quotedTable) SET \(q(name)) = ? WHERE \"_key\" = ?", [v, .integer(key)])
             }
         }
@@ -180,7 +225,7 @@ struct MigrationRunner {
     }
 
     private func fillNulls(_ p: Property, info: ClassInfo, realm: Realm) throws {
-        let (stored, _) = try realm.encodeForStorage(realm.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
+        let (stored, _) = try realm.rows.encodeForStorage(realm.rows.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
         try connection.run("UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \(info.quotedStorage(p)) IS NULL", [stored])
     }
 }

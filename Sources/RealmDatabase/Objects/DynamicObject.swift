@@ -88,9 +88,24 @@ public final class DynamicObject: CustomStringConvertible {
     }
 
     /// True once the object has been deleted (or its realm's transaction that created it was cancelled).
+    /// A read that fails for another reason (a closed or busy connection) is reported through
+    /// `RealmDiagnostics`, not taken for a deletion; `checkInvalidated()` throws it instead.
     public var isInvalidated: Bool {
-        guard managed != nil else { return false }
-        return (try? loadRow()) == nil
+        guard let managed else { return false }
+        return reportingErrors("checking whether \(managed.info.className) object \(managed.key) was deleted",
+                               neutral: false) { try checkInvalidated() }
+    }
+
+    /// Whether the object has been deleted, or the error that kept it from being checked.
+    public func checkInvalidated() throws -> Bool {
+        guard let (realm, _, _) = managed else { return false }
+        if !realm.connection.isOpen { throw RealmError(.fileAccess, "The realm of this object has been closed.") }
+        do {
+            _ = try loadRow()
+            return false
+        } catch let error as RealmError where error == RealmError.invalidated {
+            return true
+        }
     }
 
     /// Whether two handles denote the same stored object (same file, class and key).
@@ -105,7 +120,7 @@ public final class DynamicObject: CustomStringConvertible {
         guard let (realm, info, key) = managed else { throw RealmError(.internalError, "loadRow on an unmanaged object") }
         let stamp = realm.readStamp()
         if let rowCache, rowCacheStamp == stamp { return rowCache }
-        guard let row = try realm.fetchRow(info, key: key) else {
+        guard let row = try realm.rows.fetchRow(info, key: key) else {
             rowCache = nil
             throw RealmError.invalidated
         }
@@ -133,7 +148,7 @@ public final class DynamicObject: CustomStringConvertible {
             if let position = slot.position {
                 // The common case, a non-collection property: read it from the row.
                 let row = try loadRow()
-                return try realm.decodeStored(row[position], tag: slot.type == .mixed ? row[position + 1] : nil,
+                return try realm.rows.decodeStored(row[position], tag: slot.type == .mixed ? row[position + 1] : nil,
                                               type: slot.type, objectClassName: slot.objectClassName)
             }
             let property = slot.property
@@ -146,7 +161,7 @@ public final class DynamicObject: CustomStringConvertible {
                 return .dictionary(try RealmCollectionStorage(realm: realm, owner: self, property: property).allEntries())
             default:
                 let row = try loadRow()
-                return try realm.readValue(info, property: property, row: row)
+                return try realm.rows.readValue(info, property: property, row: row)
             }
         }
     }
@@ -166,7 +181,7 @@ public final class DynamicObject: CustomStringConvertible {
                 }
                 _ = try self.loadRow()
                 let property = try info.property(name)
-                try realm.setProperty(info, key: key, property: property, value: value, policy: .all, compare: false)
+                try realm.rows.setProperty(info, key: key, property: property, value: value, policy: .all, compare: false)
                 self.dropRowCache()
             }
             if mode == .implicit { try realm.writeImplicitly(body) } else { try body() }

@@ -9,10 +9,10 @@ extension Realm {
     /// that version readable); a frozen in-memory realm is a private copy of the database.
     public func freeze() throws -> Realm {
         if isFrozen { return self }
-        if transaction != nil {
+        if changeTracker.isInWrite {
             throw RealmError(.wrongTransactionState, "Cannot freeze a Realm while it is in a write transaction: commit or cancel the write first.")
         }
-        let current = version
+        let current = try fetchVersion()
         if let cached = frozenRealms[current]?.value { return cached }
         let frozenConnection: SQLiteConnection
         let pinned: Int64
@@ -22,8 +22,9 @@ extension Realm {
         } else {
             frozenConnection = try SQLiteConnection(path: connection.path, flags: SQLITE_OPEN_READONLY)
             QueryFunctions.register(on: frozenConnection)
-            try frozenConnection.execute("BEGIN")
-            pinned = try frozenConnection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'version'") ?? current
+            // A read transaction held open for the frozen realm's life: it pins this snapshot.
+            try frozenConnection.begin(.deferred)
+            pinned = try MetaTable(frozenConnection).version()
         }
         coordinator.pin(pinned)
         let frozen = Realm(configuration: configuration, connection: frozenConnection, schema: schema,

@@ -12,36 +12,27 @@ public final class Realm {
     /// Every class stored in the file, including those `objectTypes` hides.
     var fileSchema: Schema
     let connection: SQLiteConnection
-    var classInfos: [String: ClassInfo] = [:] { didSet { lastClassInfo = nil } }
-    /// The class `classInfo` found last, and the bits of its name (a string `info` keeps alive,
-    /// see `StringBits`).
-    private var lastClassInfo: (bits: StringBits, info: ClassInfo)?
+    /// The row engine: encoding, prepared inserts, create/update/delete with cascades.
+    private(set) lazy var rows = RowStore(realm: self, schema: schema)
     public let isFrozen: Bool
     /// The version a frozen realm is pinned at.
     let frozenVersion: Int64?
     let coordinator: FileCoordinator
-    let mailbox = ChangeMailbox()
+    /// The record of the open write, the staleness counters and the mailbox (see `ChangeTracker`).
+    let changeTracker = ChangeTracker()
+    var mailbox: ChangeMailbox { changeTracker.mailbox }
 
-    /// The open write transaction's change log; nil outside a write.
-    var transaction: ChangeSet?
-    /// Bumped by every change made through this instance and by every refresh that found news, so
-    /// caches (results keys, object rows) know when to reload.
-    var localStamp = 0
-    /// SQLite's `data_version` when last read (by `readStamp`), and when `refresh()` last looked:
-    /// they differ when another connection committed since the last refresh.
-    var lastDataVersion: Int64 = -1
-    var refreshedDataVersion: Int64 = -1
-    /// When `data_version` was last read (uptime nanoseconds), and the file's commit count then.
-    private var lastDataVersionCheck: UInt64 = 0
-    private var lastSeenCommitCount = 0
+    /// The open write transaction's change log; nil outside a write. Writes record changes through
+    /// `changeTracker`'s capture point, not through this.
+    var transaction: ChangeSet? {
+        get { changeTracker.openWrite }
+        set { changeTracker.openWrite = newValue }
+    }
+    var localStamp: Int { changeTracker.localStamp }
     /// For a frozen realm, the live instance it came from (used by `thaw`).
     weak var liveOrigin: Realm?
     var frozenRealms: [Int64: WeakBox<Realm>] = [:]
     var notifiers = NotifierRegistry()
-    /// Per class, the places that can link to its objects (see `incomingLinks(to:)`).
-    var incomingLinksCache: [String: [IncomingLink]] = [:]
-    /// True while a migration block runs on this (temporary) instance: primary keys are not enforced.
-    var isMigrating = false
 
     /// Opens the realm of `Configuration.defaultConfiguration`.
     public convenience init() throws {
@@ -93,57 +84,53 @@ public final class Realm {
         self.coordinator = coordinator
         self.isFrozen = frozenVersion != nil
         self.frozenVersion = frozenVersion
-        rebuildClassInfos()
         if frozenVersion == nil {
             coordinator.register(ObjectIdentifier(self), mailbox)
             // The state at open is the baseline: only commits after it are news for `refresh()`.
-            lastDataVersion = (try? connection.scalarInt("PRAGMA data_version")) ?? -1
-            refreshedDataVersion = lastDataVersion
+            changeTracker.setBaseline(dataVersion: (try? connection.scalarInt("PRAGMA data_version")) ?? -1)
         }
     }
 
     deinit {
         if let frozenVersion { coordinator.unpin(frozenVersion) } else { coordinator.unregister(ObjectIdentifier(self)) }
         guard ownsConnection else { return }
-        if transaction != nil { try? connection.execute("ROLLBACK") }
+        if changeTracker.isInWrite { connection.rollback() }
         connection.close()
     }
 
-    func rebuildClassInfos() {
-        classInfos = [:]
-        for objectSchema in schema.objectSchemas { classInfos[objectSchema.className] = ClassInfo(objectSchema) }
-    }
-
-    func classInfo(_ className: String) throws -> ClassInfo {
-        // Bulk work names one class again and again: compare the name's bits before hashing it.
-        if let last = lastClassInfo, last.bits == StringBits(className) { return last.info }
-        guard let info = classInfos[className] else {
-            throw RealmError(.invalidClass, "Object type '\(className)' is not managed by the Realm.")
-        }
-        lastClassInfo = (StringBits(info.className), info)
-        return info
-    }
+    func classInfo(_ className: String) throws -> ClassInfo { try rows.classInfo(className) }
 
     /// Whether a write transaction is open on this instance.
     public var isInWriteTransaction: Bool {
-        // A pattern match reads the optional in place; `!= nil` copied the whole change log.
-        if case .some = transaction { return true }
-        return false
+        changeTracker.isInWrite
     }
 
     /// Whether `self` and `other` use the same file (or in-memory identifier).
     func isSameFile(as other: Realm) -> Bool { coordinator === other.coordinator }
 
-    /// The commit counter stored in the file: bumped by every write transaction.
+    /// The commit counter stored in the file: bumped by every write transaction. On error (a
+    /// closed connection) reports it through `RealmDiagnostics` and answers 0; `fetchVersion()` throws.
     public var version: Int64 {
-        if let frozenVersion { return frozenVersion }
-        return (try? connection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'version'")) ?? 0
+        reportingErrors("reading the version of \(configuration.displayPath)", neutral: 0) { try fetchVersion() }
     }
 
-    /// The schema version stored in the file.
+    /// The commit counter stored in the file, or the error reading it.
+    public func fetchVersion() throws -> Int64 {
+        if let frozenVersion { return frozenVersion }
+        return try MetaTable(connection).version()
+    }
+
+    /// The schema version stored in the file. On error reports it through `RealmDiagnostics` and
+    /// answers 0; `fetchSchemaVersion()` throws.
     public var schemaVersion: UInt64 {
-        guard let v = try? connection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'schemaVersion'") else { return 0 }
-        return UInt64(v)
+        reportingErrors("reading the schema version of \(configuration.displayPath)", neutral: 0) {
+            try fetchSchemaVersion()
+        }
+    }
+
+    /// The schema version stored in the file, or the error reading it.
+    public func fetchSchemaVersion() throws -> UInt64 {
+        try MetaTable(connection).schemaVersion()
     }
 
     /// A token that changes whenever what this instance reads may have changed: a change made
@@ -158,31 +145,20 @@ public final class Realm {
         if isFrozen { return 0 }
         // While `Results.forEach` steps a statement, its read transaction pins the snapshot: no
         // commit from elsewhere can become visible, so only local changes (localStamp) matter.
-        guard transaction == nil, streamingReads == 0 else { return localStamp }
-        let commits = coordinator.commitCount
-        if commits != lastSeenCommitCount {
-            lastSeenCommitCount = commits
-            localStamp += 1
+        guard !changeTracker.isInWrite, streamingReads == 0 else { return changeTracker.localStamp }
+        return changeTracker.readStamp(force: force, commits: coordinator.commitCount) {
+            try connection.scalarInt("PRAGMA data_version")
         }
-        let now = DispatchTime.now().uptimeNanoseconds
-        if force || now &- lastDataVersionCheck > 1_000_000 {
-            lastDataVersionCheck = now
-            if let v = try? connection.scalarInt("PRAGMA data_version"), v != lastDataVersion {
-                lastDataVersion = v
-                localStamp += 1
-            }
-        }
-        return localStamp
     }
 
-    func noteLocalChange() { localStamp += 1 }
+    func noteLocalChange() { changeTracker.noteLocalChange() }
 
     /// How many `Results.forEach` loops are stepping a statement on this connection right now.
     var streamingReads = 0
 
     /// Releases the connection early; the instance can't be used afterwards.
     public func invalidate() {
-        if transaction != nil { cancelWrite() }
+        if changeTracker.isInWrite { cancelWrite() }
         frozenRealms.removeAll()
     }
 }

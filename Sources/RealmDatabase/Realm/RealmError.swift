@@ -10,6 +10,9 @@ public struct RealmError: Error, CustomStringConvertible, Equatable, Sendable {
         case alreadyManagedByAnotherRealm, invalidatedObject, primaryKeyExists, primaryKeyChange
         case invalidValue, invalidProperty, invalidClass, indexOutOfRange
         case query, migration, maximumActiveVersions, notifications, subscription
+        /// A value breaks a constraint of the stored table other than the primary key's uniqueness:
+        /// NOT NULL, CHECK, or UNIQUE on another column (tables edited outside this library).
+        case notNullConstraint, checkConstraint, uniqueConstraint, constraint
         case sqlite, internalError
     }
 

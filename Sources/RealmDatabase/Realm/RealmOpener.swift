@@ -117,7 +117,7 @@ struct RealmOpener {
                 do {
                     try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL")
                     break
-                } catch let e as SQLiteError where e.code & 0xff == SQLITE_BUSY && attempts < 3_000 {
+                } catch let e as SQLiteError where e.primaryCode == .busy && attempts < 3_000 {
                     attempts += 1
                     usleep(10_000)
                 }
@@ -130,74 +130,122 @@ struct RealmOpener {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
-    private func openStorage(_ connection: SQLiteConnection, target: Schema?, location: String, path: String?) throws -> Opened {
-        let describe = path.map { "at path '\($0)'" } ?? configuration.displayPath
+    /// What the file holds when the open starts: its schema and schema version.
+    private typealias StoredState = (schema: Schema, version: UInt64)
+
+    /// The schemas an open works with: the one asked for, and the one the file will hold.
+    private struct Plan {
+        let configured: Schema
+        let fileSchema: Schema
+        let changes: [SchemaChange]
+        let needsMigration: Bool
+    }
+
+    private func openStorage(_ connection: SQLiteConnection, target: Schema?, location: String,
+                             path: String?) throws -> Opened {
         // Read what is stored, before any write.
-        let stored: (schema: Schema, version: UInt64)?
+        let stored = try readStoredState(connection, path: path)
+        if path != nil { try configure(connection, wal: true) }
+        guard let stored else {
+            return try openNew(connection, target: target, location: location, path: path)
+        }
+        let plan = makePlan(target: target, stored: stored)
+        if configuration.readOnly {
+            return try openReadOnly(connection, target: target, stored: stored, plan: plan, location: location)
+        }
+        return try openWritable(connection, target: target, stored: stored, plan: plan, location: location)
+    }
+
+    /// The stored state, with SQLite's errors turned into Realm's file errors.
+    private func readStoredState(_ connection: SQLiteConnection, path: String?) throws -> StoredState? {
         do {
-            stored = try readStoredSchema(connection)
+            return try readStoredSchema(connection)
         } catch let e as SQLiteError {
-            let code = e.code & 0xff
-            if code == SQLITE_CORRUPT || code == SQLITE_NOTADB {
-                throw RealmError(.corruptFile, "Unable to open a realm \(describe): the file is corrupted (\(e.message)).")
+            let describe = path.map { "at path '\($0)'" } ?? configuration.displayPath
+            if e.primaryCode == .corrupt || e.primaryCode == .notADatabase {
+                throw RealmError(.corruptFile,
+                                 "Unable to open a realm \(describe): the file is corrupted (\(e.message)).")
             }
             throw RealmError(.fileAccess, "Unable to open a realm \(describe): \(e.message).")
         }
-        if path != nil { try configure(connection, wal: true) }
-        guard let stored else {
-            if configuration.readOnly {
-                throw RealmError(.notARealm, "Unable to open a realm \(describe): the file is not a realm file.")
-            }
-            let schema = target ?? Schema([])
-            guard try create(connection, schema: schema) else {
-                // Two opens of a new file at once: the other one created it first. Open it as it is.
-                return try openStorage(connection, target: target, location: location, path: path)
-            }
-            return Opened(connection: connection, schema: schema, fileSchema: schema, location: location, isNew: true)
+    }
+
+    /// An empty file: creates the realm (its transaction stays open, see `Opened.isNew`).
+    private func openNew(_ connection: SQLiteConnection, target: Schema?, location: String,
+                         path: String?) throws -> Opened {
+        if configuration.readOnly {
+            let describe = path.map { "at path '\($0)'" } ?? configuration.displayPath
+            throw RealmError(.notARealm, "Unable to open a realm \(describe): the file is not a realm file.")
         }
+        let schema = target ?? Schema([])
+        guard try create(connection, schema: schema) else {
+            // Two opens of a new file at once: the other one created it first. Open it as it is.
+            return try openStorage(connection, target: target, location: location, path: path)
+        }
+        return Opened(connection: connection, schema: schema, fileSchema: schema, location: location, isNew: true)
+    }
+
+    private func makePlan(target: Schema?, stored: StoredState) -> Plan {
         let configured = target ?? stored.schema
         let changes = stored.schema.changes(to: configured).filter {
             if case .removedClass = $0 { return false }
             return true
         }
-        let needsMigration = changes.contains { $0.requiresMigration }
-        let fileSchema = merged(configured, with: stored.schema)
+        return Plan(configured: configured, fileSchema: merged(configured, with: stored.schema),
+                    changes: changes, needsMigration: changes.contains { $0.requiresMigration })
+    }
 
-        if configuration.readOnly {
-            if target != nil && configuration.schemaVersion != stored.version {
-                throw RealmError(.invalidSchemaVersion, "Provided schema version \(configuration.schemaVersion) does not equal last set version \(stored.version).")
-            }
-            if needsMigration { throw mismatch(changes) }
-            // A class the file lacks reads as empty, as in Realm. The file must not be written, so
-            // its tables are TEMP ones: in memory, private to this connection.
-            for case .addedClass(let c) in changes {
-                guard let objectSchema = configured[c] else { continue }
-                for sql in StorageLayout.createClassSQL(objectSchema) where sql.hasPrefix("CREATE TABLE ") {
-                    try connection.execute("CREATE TEMP TABLE " + sql.dropFirst("CREATE TABLE ".count))
-                }
-            }
-            return Opened(connection: connection, schema: configured, fileSchema: stored.schema, location: location, isNew: false)
+    private func openReadOnly(_ connection: SQLiteConnection, target: Schema?, stored: StoredState, plan: Plan,
+                              location: String) throws -> Opened {
+        if target != nil && configuration.schemaVersion != stored.version {
+            throw RealmError(.invalidSchemaVersion, "Provided schema version \(configuration.schemaVersion) does not "
+                             + "equal last set version \(stored.version).")
         }
+        if plan.needsMigration { throw mismatch(plan.changes) }
+        // A class the file lacks reads as empty, as in Realm. The file must not be written, so
+        // its tables are TEMP ones: in memory, private to this connection.
+        for case .addedClass(let c) in plan.changes {
+            guard let objectSchema = plan.configured[c] else { continue }
+            for sql in StorageLayout.createClassSQL(objectSchema) where sql.hasPrefix("CREATE TABLE ") {
+                try connection.execute("CREATE TEMP TABLE " + sql.dropFirst("CREATE TABLE ".count))
+            }
+        }
+        return Opened(connection: connection, schema: plan.configured, fileSchema: stored.schema, location: location,
+                      isNew: false)
+    }
+
+    private func openWritable(_ connection: SQLiteConnection, target: Schema?, stored: StoredState, plan: Plan,
+                              location: String) throws -> Opened {
         if target != nil && configuration.schemaVersion < stored.version {
-            throw RealmError(.invalidSchemaVersion, "Provided schema version \(configuration.schemaVersion) is less than last set version \(stored.version).")
+            throw RealmError(.invalidSchemaVersion, "Provided schema version \(configuration.schemaVersion) is less "
+                             + "than last set version \(stored.version).")
         }
         let versionRaised = target != nil && configuration.schemaVersion > stored.version
-        if (versionRaised || needsMigration) && configuration.deleteRealmIfMigrationNeeded {
-            try recreate(connection, schema: configured)
-            return Opened(connection: connection, schema: configured, fileSchema: configured, location: location, isNew: false)
+        if (versionRaised || plan.needsMigration) && configuration.deleteRealmIfMigrationNeeded {
+            try recreate(connection, schema: plan.configured)
+            return Opened(connection: connection, schema: plan.configured, fileSchema: plan.configured,
+                          location: location, isNew: false)
         }
         if versionRaised {
-            let report = try MigrationRunner(connection: connection, configuration: configuration, oldSchema: stored.schema,
-                                             oldVersion: stored.version, newSchema: configured, fileSchema: fileSchema,
-                                             location: location).run(dryRun: dryRun)
-            let after = try readStoredSchema(connection)?.schema ?? fileSchema
-            return Opened(connection: connection, schema: configured, fileSchema: after, location: location, isNew: false, report: report)
+            return try migrate(connection, stored: stored, plan: plan, location: location)
         }
-        if needsMigration { throw mismatch(changes) }
-        if !changes.isEmpty {
-            try applyAdditiveChanges(connection, changes: changes, configured: configured, fileSchema: fileSchema)
+        if plan.needsMigration { throw mismatch(plan.changes) }
+        if !plan.changes.isEmpty {
+            try applyAdditiveChanges(connection, changes: plan.changes, configured: plan.configured,
+                                     fileSchema: plan.fileSchema)
         }
-        return Opened(connection: connection, schema: configured, fileSchema: fileSchema, location: location, isNew: false)
+        return Opened(connection: connection, schema: plan.configured, fileSchema: plan.fileSchema,
+                      location: location, isNew: false)
+    }
+
+    private func migrate(_ connection: SQLiteConnection, stored: StoredState, plan: Plan,
+                         location: String) throws -> Opened {
+        let report = try MigrationRunner(connection: connection, configuration: configuration, oldSchema: stored.schema,
+                                         oldVersion: stored.version, newSchema: plan.configured,
+                                         fileSchema: plan.fileSchema, location: location).run(dryRun: dryRun)
+        let after = try readStoredSchema(connection)?.schema ?? plan.fileSchema
+        return Opened(connection: connection, schema: plan.configured, fileSchema: after, location: location,
+                      isNew: false, report: report)
     }
 
     private func mismatch(_ changes: [SchemaChange]) -> RealmError {
@@ -207,41 +255,40 @@ struct RealmOpener {
 
     /// The stored schema and version, or nil for a new (empty) database. Throws for a database
     /// that has tables but is not a realm.
-    private func readStoredSchema(_ connection: SQLiteConnection) throws -> (schema: Schema, version: UInt64)? {
+    private func readStoredSchema(_ connection: SQLiteConnection) throws -> StoredState? {
         let tables = try connection.scalarInt("SELECT count(*) FROM sqlite_master") ?? 0
         if tables == 0 { return nil }
-        let hasMeta = try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_realm_meta'") ?? 0
-        let format = hasMeta > 0 ? try connection.scalar("SELECT value FROM _realm_meta WHERE key = 'format'") : nil
-        guard case .text(StorageLayout.formatMagic)? = format else {
-            throw RealmError(.notARealm, "Unable to open a realm at '\(configuration.displayPath)': the file is not a realm file (it is an SQLite database of another kind).")
+        let meta = MetaTable(connection)
+        let format = try meta.exists() ? try meta.format() : nil
+        guard format == StorageLayout.formatMagic else {
+            throw RealmError(.notARealm, "Unable to open a realm at '\(configuration.displayPath)': the file is not a "
+                             + "realm file (it is an SQLite database of another kind).")
         }
-        guard case .text(let json)? = try connection.scalar("SELECT value FROM _realm_meta WHERE key = 'schema'"),
-              let schema = try? Schema.fromJSON(Data(json.utf8)) else {
-            throw RealmError(.corruptFile, "Unable to open a realm at '\(configuration.displayPath)': its stored schema is unreadable.")
+        guard let json = try meta.schemaJSON(), let schema = try? Schema.fromJSON(Data(json.utf8)) else {
+            throw RealmError(.corruptFile, "Unable to open a realm at '\(configuration.displayPath)': its stored "
+                             + "schema is unreadable.")
         }
-        let version = try connection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'schemaVersion'") ?? 0
-        return (schema, UInt64(max(0, version)))
+        return (schema, try meta.schemaVersion())
     }
 
     /// Creates a new realm's tables in a write transaction that stays open (see `Opened.isNew`).
     /// Returns false, having changed nothing, when another connection created the realm between
     /// this open's look at the file and its write lock.
     private func create(_ connection: SQLiteConnection, schema: Schema) throws -> Bool {
-        try connection.execute("BEGIN IMMEDIATE")
+        try connection.begin(.immediate)
         do {
-            if try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_realm_meta'") ?? 0 > 0 {
-                try connection.execute("ROLLBACK")
+            let meta = MetaTable(connection)
+            if try meta.exists() {
+                connection.rollback()
                 return false
             }
-            try connection.execute("CREATE TABLE _realm_meta (key TEXT PRIMARY KEY, value)")
-            try connection.run("INSERT INTO _realm_meta VALUES ('format', ?), ('schemaVersion', ?), ('version', 0), ('schema', ?)",
-                               [.text(StorageLayout.formatMagic), .integer(Int64(bitPattern: configuration.schemaVersion)),
-                                .text(String(decoding: try schema.jsonData(), as: UTF8.self))])
+            try meta.create(schemaJSON: String(decoding: try schema.jsonData(), as: UTF8.self),
+                            schemaVersion: configuration.schemaVersion)
             for objectSchema in schema.objectSchemas {
                 for sql in StorageLayout.createClassSQL(objectSchema) { try connection.execute(sql) }
             }
         } catch {
-            try? connection.execute("ROLLBACK")
+            connection.rollback()
             throw error
         }
         return true
@@ -252,28 +299,26 @@ struct RealmOpener {
         guard let connection = try? SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY) else { return false }
         defer { connection.close() }
         connection.setBusyTimeout(milliseconds: 2_000)
-        return ((try? connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_realm_meta'")) ?? 0) > 0
+        return (try? MetaTable(connection).exists()) ?? false
     }
 
     /// Deletes every table and starts again with `schema` (`deleteRealmIfMigrationNeeded`).
     private func recreate(_ connection: SQLiteConnection, schema: Schema) throws {
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
+        try connection.inTransaction(.immediate) {
             var names = [String]()
-            try connection.forEachRow("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") { names.append($0.string(at: 0)) }
+            let tables = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            try connection.forEachRow(tables) {
+                names.append($0.string(at: 0))
+            }
             for name in names { try connection.execute("DROP TABLE \(StorageLayout.quote(name))") }
-            try connection.execute("COMMIT")
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
         }
-        if try create(connection, schema: schema) { try connection.execute("COMMIT") }
+        if try create(connection, schema: schema) { try connection.commit() }
     }
 
     /// Adds new classes and index changes: what needs no version bump.
-    private func applyAdditiveChanges(_ connection: SQLiteConnection, changes: [SchemaChange], configured: Schema, fileSchema: Schema) throws {
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
+    private func applyAdditiveChanges(_ connection: SQLiteConnection, changes: [SchemaChange], configured: Schema,
+                                      fileSchema: Schema) throws {
+        try connection.inTransaction(.immediate) {
             for change in changes {
                 switch change {
                 case .addedClass(let c):
@@ -282,15 +327,13 @@ struct RealmOpener {
                     }
                 case let .addedIndex(c, p), let .removedIndex(c, p):
                     try connection.execute("DROP INDEX IF EXISTS \(StorageLayout.quote(StorageLayout.indexName(c, p)))")
-                    if let property = configured[c]?[p], let sql = StorageLayout.indexSQL(c, property) { try connection.execute(sql) }
+                    if let property = configured[c]?[p], let sql = StorageLayout.indexSQL(c, property) {
+                        try connection.execute(sql)
+                    }
                 default: break
                 }
             }
             try storeSchema(connection, fileSchema, version: nil)
-            try connection.execute("COMMIT")
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
         }
     }
 }
@@ -309,8 +352,7 @@ func merged(_ configured: Schema, with stored: Schema) -> Schema {
 }
 
 func storeSchema(_ connection: SQLiteConnection, _ schema: Schema, version: UInt64?) throws {
-    try connection.run("UPDATE _realm_meta SET value = ? WHERE key = 'schema'", [.text(String(decoding: try schema.jsonData(), as: UTF8.self))])
-    if let version {
-        try connection.run("UPDATE _realm_meta SET value = ? WHERE key = 'schemaVersion'", [.integer(Int64(bitPattern: version))])
-    }
+    let meta = MetaTable(connection)
+    try meta.setSchemaJSON(String(decoding: try schema.jsonData(), as: UTF8.self))
+    if let version { try meta.setSchemaVersion(version) }
 }

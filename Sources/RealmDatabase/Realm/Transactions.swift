@@ -6,20 +6,20 @@ extension Realm {
     public func beginWrite() throws {
         if isFrozen { throw RealmError.frozenRealmWrite }
         if configuration.readOnly { throw RealmError.readOnlyWrite }
-        if transaction != nil { throw RealmError.alreadyInWrite }
+        if changeTracker.isInWrite { throw RealmError.alreadyInWrite }
         // Realm delivers pending notifications when a write begins; with no observers there is
         // nothing to deliver, and the implicit write of every REPL verb skips the check.
         if notifiers.isEmpty { _ = mailbox.take() } else { refresh() }
         do {
-            try connection.run("BEGIN IMMEDIATE")
+            try connection.begin(.immediate)
         } catch {
             throw RealmError.wrap(error, context: "Could not begin a write transaction on \(configuration.displayPath)")
         }
         if let limit = configuration.maximumNumberOfActiveVersions, limit > 0 {
             do {
-                try coordinator.checkActiveVersions(liveVersion: version, limit: limit)
+                try coordinator.checkActiveVersions(liveVersion: try fetchVersion(), limit: limit)
             } catch {
-                try? connection.execute("ROLLBACK")
+                connection.rollback()
                 throw error
             }
         }
@@ -33,10 +33,10 @@ extension Realm {
         guard var changes = transaction else { throw RealmError.notInWriteToCommit }
         let version: Int64
         do {
-            version = try connection.scalarInt("UPDATE _realm_meta SET value = value + 1 WHERE key = 'version' RETURNING value") ?? 0
-            try connection.run("COMMIT")
+            version = try MetaTable(connection).incrementVersion()
+            try connection.commit()
         } catch {
-            try? connection.execute("ROLLBACK")
+            connection.rollback()
             transaction = nil
             noteLocalChange()
             throw RealmError.wrap(error, context: "Could not commit the write transaction on \(configuration.displayPath)")
@@ -51,7 +51,7 @@ extension Realm {
     /// Rolls back every change made since `beginWrite`.
     public func cancelWrite() {
         guard let cancelled = transaction else { return }
-        try? connection.execute("ROLLBACK")
+        connection.rollback()
         transaction = nil
         notifiers.oldValues = [:]
         noteLocalChange()
@@ -60,16 +60,27 @@ extension Realm {
         // (invalidated) object would come back to life as the new one. Keys are never reused.
         guard !cancelled.highestInsertedKeys.isEmpty else { return }
         do {
-            try connection.execute("BEGIN IMMEDIATE")
-            for (className, key) in cancelled.highestInsertedKeys {
-                let table = StorageLayout.table(className)
-                try connection.run("INSERT INTO sqlite_sequence (name, seq) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)",
-                                   [.text(table), .integer(key), .text(table)])
-                try connection.run("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", [.integer(key), .text(table)])
-            }
-            try connection.execute("COMMIT")
+            try restoreKeyCounters(cancelled.highestInsertedKeys)
         } catch {
-            try? connection.execute("ROLLBACK")
+            RealmDiagnostics.report(error, while: "restoring object key counters on \(configuration.displayPath)")
+        }
+    }
+
+    private func restoreKeyCounters(_ highestKeys: [String: Int64]) throws {
+        try connection.inTransaction(.immediate) {
+            // No counter table: the cancelled write created the tables themselves (a new file's
+            // first write), and the rollback removed them with their keys.
+            let sequenceTables = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'"
+            guard try connection.scalarInt(sequenceTables) ?? 0 > 0 else { return }
+            for (className, key) in highestKeys {
+                let table = StorageLayout.table(className)
+                try connection.run("""
+                    INSERT INTO sqlite_sequence (name, seq) SELECT ?, ?
+                    WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)
+                    """, [.text(table), .integer(key), .text(table)])
+                try connection.run("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",
+                                   [.integer(key), .text(table)])
+            }
         }
     }
 
@@ -85,7 +96,7 @@ extension Realm {
             throw error
         }
         // The block may have ended the transaction itself.
-        if transaction != nil { try commitWrite() }
+        if changeTracker.isInWrite { try commitWrite() }
         return result
     }
 
@@ -93,7 +104,7 @@ extension Realm {
     /// when none is open: the implicit write of SwiftUI's `@ObservedResults` and of the REPL verbs.
     @discardableResult
     public func writeImplicitly<T>(_ block: () throws -> T) throws -> T {
-        if transaction != nil { return try block() }
+        if changeTracker.isInWrite { return try block() }
         return try write(block)
     }
 
@@ -108,17 +119,16 @@ extension Realm {
     /// Returns true when something had changed.
     @discardableResult
     public func refresh() -> Bool {
-        guard !isFrozen, transaction == nil else { return false }
+        guard !isFrozen, !changeTracker.isInWrite else { return false }
         _ = readStamp(force: true)
         // Compared with what the last refresh saw, not with the read stamp: a read since the
         // commit has already moved the stamp, and the commit must still be delivered.
-        let committedElsewhere = lastDataVersion != refreshedDataVersion
-        refreshedDataVersion = lastDataVersion
+        let committedElsewhere = changeTracker.takeCommittedElsewhere()
         var changes = mailbox.take()
         if committedElsewhere && changes.isEmpty {
             // Another process committed: the details are not known here.
             var opaque = ChangeSet()
-            opaque.version = version
+            opaque.version = self.version
             opaque.isOpaque = true
             changes = [opaque]
         }

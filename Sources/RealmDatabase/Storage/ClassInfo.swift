@@ -183,6 +183,9 @@ final class ClassInfo {
     /// The prepared `insertSQL` on the owning realm's connection (an insert skips the statement
     /// cache's lookup by SQL text).
     var insertStatement: Statement?
+    /// True while an insert binds `insertStatement`: a nested insert of the same class (a value
+    /// creating an object of its own class) prepares a statement of its own instead.
+    var isInsertStatementBusy = false
 }
 
 /// A string's two words as stored. Equal bits mean equal strings (the same inline bytes, or the

@@ -70,7 +70,7 @@ public final class SubscriptionSet: Sequence {
                 let mutable = MutableSubscriptionSet(realm: realm)
                 defer { mutable.isOpen = false }
                 try block(mutable)
-                try realm.connection.run("INSERT INTO _realm_meta (key, value) VALUES ('subscriptionsVersion', 1) ON CONFLICT(key) DO UPDATE SET value = value + 1")
+                try MetaTable(realm.connection).incrementSubscriptionsVersion()
             }
         }
     }
@@ -170,7 +170,7 @@ enum SubscriptionStore {
     }
 
     static func version(_ realm: Realm) throws -> Int64 {
-        try realm.connection.scalarInt("SELECT value FROM _realm_meta WHERE key = 'subscriptionsVersion'") ?? 0
+        try MetaTable(realm.connection).subscriptionsVersion()
     }
 
     static func all(_ realm: Realm) throws -> [SyncSubscription] {
@@ -194,14 +194,9 @@ extension Realm {
     /// alone are undone and the transaction goes on.
     func withSavepoint<T>(_ block: () throws -> T) throws -> T {
         try checkWritable()
-        try connection.execute("SAVEPOINT realm_savepoint")
         do {
-            let result = try block()
-            try connection.execute("RELEASE realm_savepoint")
-            return result
+            return try connection.inSavepoint(block)
         } catch {
-            try? connection.execute("ROLLBACK TO realm_savepoint")
-            try? connection.execute("RELEASE realm_savepoint")
             noteLocalChange()
             throw error
         }

@@ -86,7 +86,7 @@ extension RealmLuaRuntime {
         let l = try ctx.userdata(1, as: List.self)
         let value = try realmArgument(ctx, 2)
         let index = try ctx.optionalInteger(3).map { Int($0) - 1 } ?? l.count
-        try l.realm.writeImplicitly { try l.insert(value, at: index) }
+        try l.insert(value, at: index, writeMode: .implicit)
         return 0
     }
 
@@ -94,13 +94,13 @@ extension RealmLuaRuntime {
         let l = try ctx.userdata(1, as: List.self)
         let from = Int(try ctx.integer(2)) - 1
         let to = Int(try ctx.integer(3)) - 1
-        try l.realm.writeImplicitly { try l.move(from: from, to: to) }
+        try l.move(from: from, to: to, writeMode: .implicit)
         return 0
     }
 
     private func listRemoveAll(_ ctx: LuaCallContext) throws -> Int {
         let l = try ctx.userdata(1, as: List.self)
-        try l.realm.writeImplicitly { try l.removeAll() }
+        try l.removeAll(writeMode: .implicit)
         return 0
     }
 
@@ -118,9 +118,7 @@ extension RealmLuaRuntime {
         let l = try ctx.userdata(1, as: List.self)
         let i = Int(try ctx.integer(2)) - 1
         let value = try realmArgument(ctx, 3)
-        try l.realm.writeImplicitly {
-            if i == l.count { try l.append(value) } else { try l.replace(index: i, with: value) }
-        }
+        try l.set(value, at: i, writeMode: .implicit)
         return 0
     }
 
@@ -147,7 +145,7 @@ extension RealmLuaRuntime {
         }
         t.method("removeAll") { ctx in
             let s = try set(ctx)
-            try s.realm.writeImplicitly { try s.removeAll() }
+            try s.removeAll(writeMode: .implicit)
             return 0
         }
         t.method("count") { ctx in try ctx.returning(.integer(Int64(try set(ctx).count))) }
@@ -183,7 +181,7 @@ extension RealmLuaRuntime {
         }
         t.method("removeAll") { ctx in
             let m = try map(ctx)
-            try m.realm.writeImplicitly { try m.removeAll() }
+            try m.removeAll(writeMode: .implicit)
             return 0
         }
         t.method("toTable") { ctx in try ctx.returning(try runtime.toLua(.dictionary(try map(ctx).entries()))) }

@@ -1,0 +1,120 @@
+import Dispatch
+import Foundation
+
+/// One change as the row engine captured it: the unit notifications, change sets and (later)
+/// sync changesets are built from.
+///
+/// Every write to an object's row or to one of its collections passes through `ChangeTracker`'s
+/// `record…` methods (the one capture point): an insertion or deletion of an object, or a
+/// modification of one of its properties. List, set and map edits are modifications of the
+/// owner's collection property.
+public struct CapturedChange: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        case insertion
+        case deletion
+        case modification(property: String)
+    }
+
+    public let className: String
+    public let key: Int64
+    public let kind: Kind
+
+    public var description: String {
+        switch kind {
+        case .insertion: return "insert \(className)#\(key)"
+        case .deletion: return "delete \(className)#\(key)"
+        case .modification(let property): return "modify \(className)#\(key).\(property)"
+        }
+    }
+}
+
+/// What a `Realm` knows about change: the record of the open write (`openWrite`, a `ChangeSet`
+/// per commit), the counters that tell caches when what they hold may be stale, and the mailbox
+/// where other instances of the same file post their commits.
+///
+/// The `record…` methods are the capture point: the row engine calls them, and nothing else
+/// writes into `openWrite`.
+final class ChangeTracker {
+    /// Where other instances of the file post their commits.
+    let mailbox = ChangeMailbox()
+    /// The open write transaction's change record; nil outside a write.
+    var openWrite: ChangeSet?
+    /// Bumped by every change made through this instance and by every refresh that found news, so
+    /// caches (results keys, object rows) know when to reload.
+    var localStamp = 0
+    /// SQLite's `data_version` when last read (by `readStamp`), and when `refresh()` last looked:
+    /// they differ when another connection committed since the last refresh.
+    var lastDataVersion: Int64 = -1
+    var refreshedDataVersion: Int64 = -1
+    /// When `data_version` was last read (uptime nanoseconds), and the file's commit count then.
+    private var lastDataVersionCheck: UInt64 = 0
+    private var lastSeenCommitCount = 0
+    /// A tap on the capture point, for tests and debugging: sees every change recorded (inside a
+    /// write or not), in order.
+    var observer: ((CapturedChange) -> Void)?
+
+    var isInWrite: Bool {
+        // A pattern match reads the optional in place; `!= nil` copied the whole change log.
+        if case .some = openWrite { return true }
+        return false
+    }
+
+    // MARK: The capture point
+
+    func recordInsertion(_ className: String, _ key: Int64) {
+        openWrite?.inserted(className, key)
+        localStamp += 1
+        if let observer { observer(CapturedChange(className: className, key: key, kind: .insertion)) }
+    }
+
+    func recordDeletion(_ className: String, _ key: Int64) {
+        openWrite?.deleted(className, key)
+        localStamp += 1
+        if let observer { observer(CapturedChange(className: className, key: key, kind: .deletion)) }
+    }
+
+    func recordModification(_ className: String, _ key: Int64, property: String) {
+        openWrite?.modified(className, key, property)
+        localStamp += 1
+        if let observer {
+            observer(CapturedChange(className: className, key: key, kind: .modification(property: property)))
+        }
+    }
+
+    // MARK: Staleness
+
+    func noteLocalChange() { localStamp += 1 }
+
+    /// The baseline at open: only commits after it are news for `refresh()`.
+    func setBaseline(dataVersion: Int64) {
+        lastDataVersion = dataVersion
+        refreshedDataVersion = dataVersion
+    }
+
+    /// See `Realm.readStamp`. `commits` is the file's shared commit counter; `dataVersion` reads
+    /// SQLite's `data_version` (a statement, so it runs at most once a millisecond unless forced).
+    func readStamp(force: Bool, commits: Int, dataVersion: () throws -> Int64?) -> Int {
+        if commits != lastSeenCommitCount {
+            lastSeenCommitCount = commits
+            localStamp += 1
+        }
+        let now = DispatchTime.now().uptimeNanoseconds
+        if force || now &- lastDataVersionCheck > 1_000_000 {
+            lastDataVersionCheck = now
+            // A failed read is news too: caches reload, and the reload reports the error.
+            let version = (try? dataVersion()) ?? nil
+            if let version, version != lastDataVersion {
+                lastDataVersion = version
+                localStamp += 1
+            }
+        }
+        return localStamp
+    }
+
+    /// True (once) when another connection committed since the last call: `refresh()`'s test.
+    func takeCommittedElsewhere() -> Bool {
+        let committed = lastDataVersion != refreshedDataVersion
+        refreshedDataVersion = lastDataVersion
+        return committed
+    }
+}

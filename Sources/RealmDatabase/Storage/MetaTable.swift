@@ -1,0 +1,100 @@
+/// The `_realm_meta` table: one row per key, the realm's own record of itself. This type is the
+/// only code that names the table or its keys; every other file reads and writes it through here.
+///
+/// | key | value |
+/// |---|---|
+/// | `format` | `StorageLayout.formatMagic`: marks the file as a realm |
+/// | `schema` | the stored schema, as JSON |
+/// | `schemaVersion` | the schema version, a `UInt64` stored by its bit pattern in SQLite's `Int64` |
+/// | `version` | the commit counter, bumped by every write transaction |
+/// | `subscriptionsVersion` | bumped by every change of the subscription set (absent until the first) |
+struct MetaTable {
+    let connection: SQLiteConnection
+
+    init(_ connection: SQLiteConnection) { self.connection = connection }
+
+    private enum Key: String {
+        case format, schema, schemaVersion, version, subscriptionsVersion
+    }
+
+    // MARK: Existence and creation
+
+    /// Whether the file holds the table (committed, or created by this connection's transaction).
+    func exists() throws -> Bool {
+        let sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_realm_meta'"
+        return try connection.scalarInt(sql) ?? 0 > 0
+    }
+
+    /// Creates the table of a new realm, inside the caller's transaction.
+    func create(schemaJSON: String, schemaVersion: UInt64) throws {
+        try connection.execute("CREATE TABLE _realm_meta (key TEXT PRIMARY KEY, value)")
+        let insert = "INSERT INTO _realm_meta VALUES ('format', ?), ('schemaVersion', ?), ('version', 0), ('schema', ?)"
+        try connection.run(insert, [.text(StorageLayout.formatMagic), Self.encode(schemaVersion), .text(schemaJSON)])
+    }
+
+    // MARK: Typed values
+
+    /// The format marker; nil when absent or not text.
+    func format() throws -> String? {
+        guard case .text(let text)? = try value(.format) else { return nil }
+        return text
+    }
+
+    /// The stored schema's JSON; nil when absent or not text.
+    func schemaJSON() throws -> String? {
+        guard case .text(let text)? = try value(.schema) else { return nil }
+        return text
+    }
+
+    func setSchemaJSON(_ json: String) throws {
+        try set(.schema, .text(json))
+    }
+
+    /// The schema version: read back by the same bit pattern it was written with, so every
+    /// `UInt64` (2^63 and above too) survives a round trip. Absent reads as 0.
+    func schemaVersion() throws -> UInt64 {
+        guard case .integer(let stored)? = try value(.schemaVersion) else { return 0 }
+        return UInt64(bitPattern: stored)
+    }
+
+    func setSchemaVersion(_ version: UInt64) throws {
+        try set(.schemaVersion, Self.encode(version))
+    }
+
+    /// The commit counter.
+    func version() throws -> Int64 {
+        guard case .integer(let stored)? = try value(.version) else { return 0 }
+        return stored
+    }
+
+    /// Bumps the commit counter (inside the caller's write transaction); returns its new value.
+    @discardableResult
+    func incrementVersion() throws -> Int64 {
+        try connection.scalarInt("UPDATE _realm_meta SET value = value + 1 WHERE key = 'version' RETURNING value") ?? 0
+    }
+
+    /// The subscription set's version: 0 before its first change.
+    func subscriptionsVersion() throws -> Int64 {
+        guard case .integer(let stored)? = try value(.subscriptionsVersion) else { return 0 }
+        return stored
+    }
+
+    func incrementSubscriptionsVersion() throws {
+        try connection.run("""
+            INSERT INTO _realm_meta (key, value) VALUES ('subscriptionsVersion', 1)
+            ON CONFLICT(key) DO UPDATE SET value = value + 1
+            """)
+    }
+
+    // MARK: Raw access
+
+    private func value(_ key: Key) throws -> SQLiteValue? {
+        try connection.scalar("SELECT value FROM _realm_meta WHERE key = ?", [.text(key.rawValue)])
+    }
+
+    private func set(_ key: Key, _ value: SQLiteValue) throws {
+        try connection.run("UPDATE _realm_meta SET value = ? WHERE key = ?", [value, .text(key.rawValue)])
+    }
+
+    private static func encode(_ version: UInt64) -> SQLiteValue { .integer(Int64(bitPattern: version)) }
+}

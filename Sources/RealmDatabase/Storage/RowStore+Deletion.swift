@@ -1,0 +1,97 @@
+import Foundation
+
+/// A place that can hold a link to objects of some class: a to-one column or a collection table.
+struct IncomingLink {
+    let info: ClassInfo
+    let property: Property
+}
+
+extension RowStore {
+    /// The places linking to objects of a class (computed once per schema).
+    func incomingLinks(to className: String) -> [IncomingLink] {
+        if let cached = incomingLinksCache[className] { return cached }
+        var links = [IncomingLink]()
+        for objectSchema in realm.schema.objectSchemas {
+            guard let info = classInfos[objectSchema.className] else { continue }
+            for p in objectSchema.persistedProperties where (p.type == .object && p.objectClassName == className) || p.type == .mixed {
+                links.append(IncomingLink(info: info, property: p))
+            }
+        }
+        incomingLinksCache[className] = links
+        return links
+    }
+
+    /// Deletes one stored object and everything its deletion implies. Callers check the write.
+    func deleteObject(_ info: ClassInfo, key: Int64) throws {
+        guard let row = try fetchRow(info, key: key) else { return }
+        let keyValue = SQLiteValue.integer(key)
+        try deleteEmbeddedChildren(info, key: key, row: row)
+        for p in info.objectSchema.persistedProperties where p.isCollection {
+            try connection.run("DELETE FROM \(info.quotedStorage(p)) WHERE owner = ?", [keyValue])
+        }
+        // Links to it become nil; collections drop it.
+        let reference = SQLiteValue.text("\(info.className):\(key)")
+        for link in incomingLinks(to: info.className) {
+            try unlink(link, key: keyValue, reference: reference)
+        }
+        try connection.run("DELETE FROM \(info.quotedTable) WHERE \"_key\" = ?", [keyValue])
+        changeTracker.recordDeletion(info.className, key)
+    }
+
+    /// Embedded objects die with their owner.
+    private func deleteEmbeddedChildren(_ info: ClassInfo, key: Int64, row: [SQLiteValue]) throws {
+        for p in info.objectSchema.persistedProperties where p.type == .object {
+            guard let target = p.objectClassName, let targetInfo = classInfos[target],
+                  targetInfo.objectSchema.isEmbedded else { continue }
+            if p.isCollection {
+                let children = try RealmCollectionStorage(realm: realm, ownerInfo: info, ownerKey: key, property: p)
+                    .allValues()
+                for case .object(let child) in children {
+                    if let childKey = child.objectKey { try deleteObject(targetInfo, key: childKey) }
+                }
+            } else if let i = rowIndex(info, p), case .integer(let childKey) = row[i] {
+                try deleteObject(targetInfo, key: childKey)
+            }
+        }
+    }
+
+    /// Removes the links of one place to a deleted object (`key`, or `reference` in a mixed
+    /// value): a to-one link or a map value becomes nil, a list or set drops it. Each owner that
+    /// held one is modified once.
+    private func unlink(_ link: IncomingLink, key: SQLiteValue, reference: SQLiteValue) throws {
+        let place = link.info.quotedStorage(link.property)
+        let p = link.property
+        let valueColumn = p.isCollection ? "value" : place
+        let (match, bind): (String, SQLiteValue) = p.type == .mixed
+            ? ("\(p.isCollection ? "value__t" : link.info.quotedTypeTag(p)) = \(MixedTag.object.rawValue) "
+               + "AND \(valueColumn) = ?", reference)
+            : ("\(valueColumn) = ?", key)
+        var owners = [Int64]()
+        let ownersSQL = p.isCollection
+            ? "SELECT DISTINCT owner FROM \(place) WHERE \(match)"
+            : "SELECT \"_key\" FROM \(link.info.quotedTable) WHERE \(match)"
+        try connection.forEachRow(ownersSQL, [bind], cache: false) { owners.append($0.int64(at: 0)) }
+        guard !owners.isEmpty else { return }
+        if !p.isCollection {
+            let tagReset = p.type == .mixed ? ", \(link.info.quotedTypeTag(p)) = 0" : ""
+            try connection.run("UPDATE \(link.info.quotedTable) SET \(place) = NULL\(tagReset) WHERE \(match)", [bind])
+        } else if p.collection == .map {
+            let tagReset = p.type == .mixed ? ", value__t = 0" : ""
+            try connection.run("UPDATE \(place) SET value = NULL\(tagReset) WHERE \(match)", [bind])
+        } else {
+            try connection.run("DELETE FROM \(place) WHERE \(match)", [bind])
+        }
+        for owner in owners { recordModification(link.info, key: owner, property: p.name, oldValue: nil) }
+    }
+
+    /// Deletes every object of a class and its collections: no cascades, every class goes.
+    func deleteAllRows(_ info: ClassInfo) throws {
+        try connection.forEachRow("SELECT \"_key\" FROM \(info.quotedTable)", cache: false) {
+            changeTracker.recordDeletion(info.className, $0.int64(at: 0))
+        }
+        try connection.execute("DELETE FROM \(info.quotedTable)")
+        for p in info.objectSchema.persistedProperties where p.isCollection {
+            try connection.execute("DELETE FROM \(info.quotedStorage(p))")
+        }
+    }
+}
