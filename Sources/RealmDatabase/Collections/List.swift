@@ -22,6 +22,8 @@ public class ManagedCollection {
 
     public var isFrozen: Bool { realm.isFrozen }
     public var isInvalidated: Bool { owner.isInvalidated }
+    /// Whether the owning object has been deleted, or the error that kept it from being checked.
+    public func checkInvalidated() throws -> Bool { try owner.checkInvalidated() }
 
     /// Runs a mutation: in the open write, or in an implicit one for the implicit-write verbs.
     func mutate(_ mode: WriteMode, _ body: (RealmCollectionStorage) throws -> Void) throws {
@@ -52,7 +54,7 @@ public class ManagedCollection {
     func ownerIn(_ other: Realm) throws -> DynamicObject? {
         guard let key = owner.objectKey else { return nil }
         let o = DynamicObject(realm: other, info: try other.classInfo(owner.className), key: key)
-        return o.isInvalidated ? nil : o
+        return try o.checkInvalidated() ? nil : o
     }
 
     /// Live Results over the objects of a collection of links.

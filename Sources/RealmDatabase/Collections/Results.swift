@@ -93,7 +93,7 @@ public final class Results: Sequence {
             from = "FROM \(info.quotedTable) AS t0"
             order = ["t0.\"_key\""]
         case let .collection(table, ownerKey, ordered):
-            if let owner, owner.isInvalidated { throw RealmError.invalidated }
+            if let owner, try owner.checkInvalidated() { throw RealmError.invalidated }
             from = "FROM \(table) AS c0 JOIN \(info.quotedTable) AS t0 ON t0.\"_key\" = c0.value"
             conditions.append("c0.owner = ?")
             bindings.append(.integer(ownerKey))

@@ -21,7 +21,7 @@ extension RealmLuaRuntime {
                      newIndex: { try runtime.setListElement($0) },
                      metamethods: [
                         "__len": { ctx in
-                            try ctx.returning(.integer(Int64(try ctx.userdata(1, as: List.self).count)))
+                            try ctx.returning(.integer(Int64(try ctx.userdata(1, as: List.self).fetchCount())))
                         },
                         "__tostring": { ctx in
                             try ctx.returning(.string(Self.listDescription(try ctx.userdata(1, as: List.self))))
@@ -39,7 +39,7 @@ extension RealmLuaRuntime {
         t.method("insert") { try runtime.listInsert($0) }
         t.method("move") { try runtime.listMove($0) }
         t.method("removeAll") { try runtime.listRemoveAll($0) }
-        t.method("count") { ctx in try ctx.returning(.integer(Int64(try list(ctx).count))) }
+        t.method("count") { ctx in try ctx.returning(.integer(Int64(try list(ctx).fetchCount()))) }
         t.method("indexOf") { ctx in
             guard let i = try list(ctx).index(of: try runtime.realmArgument(ctx, 2)) else {
                 return try ctx.returning(.nil)
@@ -63,7 +63,7 @@ extension RealmLuaRuntime {
             }
         }
         t.field("isFrozen") { ctx in try ctx.returning(.boolean(try list(ctx).isFrozen)) }
-        t.field("isInvalidated") { ctx in try ctx.returning(.boolean(try list(ctx).isInvalidated)) }
+        t.field("isInvalidated") { ctx in try ctx.returning(.boolean(try list(ctx).checkInvalidated())) }
         return t
     }
 
@@ -85,7 +85,7 @@ extension RealmLuaRuntime {
     private func listInsert(_ ctx: LuaCallContext) throws -> Int {
         let l = try ctx.userdata(1, as: List.self)
         let value = try realmArgument(ctx, 2)
-        let index = try ctx.optionalInteger(3).map { Int($0) - 1 } ?? l.count
+        let index = try ctx.optionalInteger(3).map { Int($0) - 1 } ?? l.fetchCount()
         try l.insert(value, at: index, writeMode: .implicit)
         return 0
     }
@@ -107,7 +107,7 @@ extension RealmLuaRuntime {
     /// `list[i]` (1-based); nil past the end or for other keys.
     private func listElement(_ ctx: LuaCallContext) throws -> Int {
         let l = try ctx.userdata(1, as: List.self)
-        guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(l.count) else {
+        guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(try l.fetchCount()) else {
             return try ctx.returning(.nil)
         }
         return try ctx.returning(try toLua(try l[Int(i) - 1]))
@@ -148,18 +148,18 @@ extension RealmLuaRuntime {
             try s.removeAll(writeMode: .implicit)
             return 0
         }
-        t.method("count") { ctx in try ctx.returning(.integer(Int64(try set(ctx).count))) }
+        t.method("count") { ctx in try ctx.returning(.integer(Int64(try set(ctx).fetchCount()))) }
         t.method("toTable") { ctx in try ctx.returning(try runtime.toLua(.list(try set(ctx).values()))) }
         try register(MutableSet.self, name: "Set", t,
                      index: { ctx in
                          let s = try set(ctx)
-                         guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(s.count) else {
+                         guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(try s.fetchCount()) else {
                              return try ctx.returning(.nil)
                          }
                          return try ctx.returning(try runtime.toLua(try s[Int(i) - 1]))
                      },
                      metamethods: [
-                        "__len": { ctx in try ctx.returning(.integer(Int64(try set(ctx).count))) },
+                        "__len": { ctx in try ctx.returning(.integer(Int64(try set(ctx).fetchCount()))) },
                         "__tostring": { ctx in try ctx.returning(.string("Set(\(try set(ctx).count) items)")) },
                         "__pairs": { ctx in
                             let s = try set(ctx)
@@ -201,7 +201,7 @@ extension RealmLuaRuntime {
                          return 0
                      },
                      metamethods: [
-                        "__len": { ctx in try ctx.returning(.integer(Int64(try map(ctx).count))) },
+                        "__len": { ctx in try ctx.returning(.integer(Int64(try map(ctx).fetchCount()))) },
                         "__tostring": { ctx in try ctx.returning(.string("Map(\(try map(ctx).count) entries)")) },
                         "__pairs": { try runtime.mapPairs(try map($0), $0) },
                      ])

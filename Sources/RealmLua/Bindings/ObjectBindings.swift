@@ -37,7 +37,7 @@ extension RealmLuaRuntime {
             return try runtime.push(ctx, live)
         }
         t.method("observe", returns: .plain("NotificationToken")) { try runtime.observeObject($0) }
-        t.field("isInvalidated") { ctx in try ctx.returning(.boolean(try object(ctx).isInvalidated)) }
+        t.field("isInvalidated") { ctx in try ctx.returning(.boolean(try object(ctx).checkInvalidated())) }
         t.field("isFrozen") { ctx in try ctx.returning(.boolean(try object(ctx).isFrozen)) }
         t.field("realm", returns: .plain("Realm")) { ctx in try runtime.push(ctx, try object(ctx).realm) }
         t.field("className") { ctx in try ctx.returning(.string(try object(ctx).className)) }

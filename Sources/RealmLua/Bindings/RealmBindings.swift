@@ -77,7 +77,7 @@ extension RealmLuaRuntime {
         t.field("schema") { ctx in try ctx.returning(runtime.schemaTable(try realm(ctx).schema)) }
         t.field("isFrozen") { ctx in try ctx.returning(.boolean(try realm(ctx).isFrozen)) }
         t.field("isInWriteTransaction") { ctx in try ctx.returning(.boolean(try realm(ctx).isInWriteTransaction)) }
-        t.field("schemaVersion") { ctx in try ctx.returning(.integer(Int64(clamping: try realm(ctx).schemaVersion))) }
+        t.field("schemaVersion") { ctx in try ctx.returning(.integer(Int64(clamping: try realm(ctx).fetchSchemaVersion()))) }
         t.field("subscriptions", returns: .plain("SubscriptionSet")) { ctx in
             try runtime.push(ctx, try realm(ctx).subscriptions)
         }

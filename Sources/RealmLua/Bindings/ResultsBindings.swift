@@ -33,8 +33,8 @@ extension RealmLuaRuntime {
         t.method("sorted", returns: .sameClass("Results")) { try runtime.sorted($0) }
         t.method("distinct", returns: .sameClass("Results")) { try runtime.distinct($0) }
         t.method("count") { ctx in try ctx.returning(.integer(Int64(try runtime.queryReceiver(ctx).countObjects()))) }
-        t.method("first", returns: .element) { ctx in try runtime.push(ctx, runtime.queryReceiver(ctx).first) }
-        t.method("last", returns: .element) { ctx in try runtime.push(ctx, runtime.queryReceiver(ctx).last) }
+        t.method("first", returns: .element) { ctx in try runtime.push(ctx, runtime.queryReceiver(ctx).fetchFirst()) }
+        t.method("last", returns: .element) { ctx in try runtime.push(ctx, runtime.queryReceiver(ctx).fetchLast()) }
         t.method("indexOf") { try runtime.resultsIndex(of: $0) }
         t.method("append", returns: .element) { ctx in
             try runtime.push(ctx, try runtime.queryReceiver(ctx).append(try runtime.realmArgument(ctx, 2)))
@@ -135,7 +135,7 @@ extension RealmLuaRuntime {
     /// `results[i]` (1-based); nil past the end or for other keys.
     private func resultsElement(_ ctx: LuaCallContext) throws -> Int {
         let r = try ctx.userdata(1, as: Results.self)
-        guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(r.count) else {
+        guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(try r.countObjects()) else {
             return try ctx.returning(.nil)
         }
         return try push(ctx, try r[Int(i) - 1])
