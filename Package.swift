@@ -29,7 +29,7 @@ let package = Package(
         .executable(name: "realm-fuzz", targets: ["RealmFuzz"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
     ],
     targets: [
         // System libraries (Debian: libsqlite3-dev, liblua5.4-dev, libedit-dev).

@@ -54,11 +54,11 @@ public struct LuaCallContext {
         while lua_next(thread, Int32(index)) != 0 {
             let key = state.value(thread, at: -2)
             let value = state.value(thread, at: -1)
-            lua_settop(thread, -2) // the value; the key stays for lua_next
+            lua_settop(thread, -2)  // the value; the key stays for lua_next
             do {
                 try body(key, value)
             } catch {
-                lua_settop(thread, -2) // the key
+                lua_settop(thread, -2)  // the key
                 throw error
             }
         }
@@ -189,7 +189,9 @@ public struct LuaCallContext {
     /// `file:line: bad argument #index to 'name' (expected expected, got <type>)`.
     public func typeError(_ index: Int, expected: String) -> LuaError {
         let L = thread
-        guard lua_checkstack(L, 6) != 0 else { return LuaError(.runtime, "bad argument #\(index) (\(expected) expected)") }
+        guard lua_checkstack(L, 6) != 0 else {
+            return LuaError(.runtime, "bad argument #\(index) (\(expected) expected)")
+        }
         rh_push_typeerror(L, Int32(index), expected)
         return popMessage(1)
     }

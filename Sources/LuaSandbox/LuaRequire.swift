@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Largest source file `require` and `loadFile` accept.
@@ -28,13 +28,14 @@ final class LuaModuleLoader {
     /// Dotted names of plain components only: no "..", no "/", no absolute paths, no hidden files.
     static func isValidName(_ name: String) -> Bool {
         let components = name.split(separator: ".", omittingEmptySubsequences: false)
-        return !components.isEmpty && components.allSatisfy { component in
-            guard let first = component.utf8.first, first != UInt8(ascii: "-") else { return false }
-            return component.utf8.allSatisfy { c in
-                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
-                    || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
+        return !components.isEmpty
+            && components.allSatisfy { component in
+                guard let first = component.utf8.first, first != UInt8(ascii: "-") else { return false }
+                return component.utf8.allSatisfy { c in
+                    (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
+                        || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
+                }
             }
-        }
     }
 
     func require(_ ctx: LuaCallContext) throws -> Int {
@@ -96,8 +97,11 @@ extension LuaState {
 
     /// Loads a Lua source file (text only, at most 1 MiB). A first line starting with `#` is
     /// blanked, not removed, so line numbers stay right. `chunkName` defaults to `@path`.
-    public func loadFile(_ path: String, chunkName: String? = nil, environment: LuaTableRef? = nil) throws -> LuaFunctionRef {
-        try load(bytes: blankingShebang(readSourceFile(path)), chunkName: chunkName ?? "@" + path, environment: environment)
+    public func loadFile(_ path: String, chunkName: String? = nil, environment: LuaTableRef? = nil) throws
+        -> LuaFunctionRef
+    {
+        try load(
+            bytes: blankingShebang(readSourceFile(path)), chunkName: chunkName ?? "@" + path, environment: environment)
     }
 }
 

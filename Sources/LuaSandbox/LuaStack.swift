@@ -105,7 +105,7 @@ extension LuaState {
     }
 
     func makeRef(_ L: OpaquePointer, _ index: Int32) -> Int32 {
-        guard lua_checkstack(L, 1) != 0 else { return -1 } // LUA_NOREF: the ref reads as nil
+        guard lua_checkstack(L, 1) != 0 else { return -1 }  // LUA_NOREF: the ref reads as nil
         lua_pushvalue(L, index)
         return luaL_ref(L, rh_lua_registryindex())
     }
@@ -131,7 +131,9 @@ extension LuaState {
         return String(decoding: UnsafeRawBufferPointer(start: chars, count: length), as: UTF8.self)
     }
 
-    func copyTable(_ L: OpaquePointer, at index: Int32, depth: Int, visiting: inout Set<UnsafeRawPointer>) throws -> LuaTable {
+    func copyTable(_ L: OpaquePointer, at index: Int32, depth: Int, visiting: inout Set<UnsafeRawPointer>) throws
+        -> LuaTable
+    {
         let index = lua_absindex(L, index)
         guard depth > 0 else { throw LuaError(.runtime, "table nested too deeply to copy") }
         guard let identity = lua_topointer(L, index) else { return LuaTable() }

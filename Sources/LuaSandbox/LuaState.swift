@@ -71,7 +71,8 @@ public final class LuaState {
         guard let L = rh_newstate(control.raw) else { throw LuaError(.memory, "cannot create a Lua state") }
         mainThread = L
         current = L
-        rh_control_set_callbacks(control.raw, luaSandboxDispatch, luaSandboxRelease, luaSandboxOutput, luaSandboxWarning)
+        rh_control_set_callbacks(
+            control.raw, luaSandboxDispatch, luaSandboxRelease, luaSandboxOutput, luaSandboxWarning)
         rh_control_set_host(control.raw, Unmanaged.passUnretained(self).toOpaque())
         applyLimits()
         rh_lua_pushglobaltable(L)

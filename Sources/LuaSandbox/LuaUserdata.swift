@@ -75,7 +75,8 @@ extension LuaState {
             throw LuaError(.runtime, "invalid userdata type name '\(name)'")
         }
         guard userdataTypes[ObjectIdentifier(type)] == nil else {
-            throw LuaError(.runtime, "\(T.self) is already registered as '\(userdataTypes[ObjectIdentifier(type)] ?? "")'")
+            throw LuaError(
+                .runtime, "\(T.self) is already registered as '\(userdataTypes[ObjectIdentifier(type)] ?? "")'")
         }
         for key in metatable.metamethods.keys where LuaMetatable.reserved.contains(key) {
             throw LuaError(.runtime, "metamethod \(key) cannot be set through LuaMetatable.metamethods")
@@ -95,8 +96,9 @@ extension LuaState {
         }
         userdataTypes[ObjectIdentifier(type)] = name
         userdataNames.insert(name)
-        userdataMembers[name] = LuaTypeMembers(methods: metatable.methods.keys.sorted(),
-                                               fields: Set(metatable.fields.keys).union(metatable.indexKeys).sorted())
+        userdataMembers[name] = LuaTypeMembers(
+            methods: metatable.methods.keys.sorted(),
+            fields: Set(metatable.fields.keys).union(metatable.indexKeys).sorted())
     }
 
     /// Sets `__index` of the metatable on top of `L`: the methods table, the index function, or
@@ -176,7 +178,7 @@ extension LuaState {
         guard lua_type(L, index) == LUA_TUSERDATA, lua_checkstack(L, 2) != 0 else { return nil }
         let index = lua_absindex(L, index)
         let type = luaL_getmetafield(L, index, "__name")
-        guard type != LUA_TNIL else { return nil } // nothing was pushed
+        guard type != LUA_TNIL else { return nil }  // nothing was pushed
         let name = type == LUA_TSTRING ? stringLossy(L, -1) : ""
         lua_settop(L, -2)
         guard userdataNames.contains(name) else { return nil }

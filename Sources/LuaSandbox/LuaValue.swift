@@ -1,7 +1,15 @@
 /// The types of Lua values, as `lua_type` reports them.
 public enum LuaType: Int32, Sendable, CaseIterable {
-    case none = -1, `nil` = 0, boolean = 1, lightUserdata = 2, number = 3, string = 4, table = 5
-    case function = 6, userdata = 7, thread = 8
+    case none = -1
+    case `nil` = 0
+    case boolean = 1
+    case lightUserdata = 2
+    case number = 3
+    case string = 4
+    case table = 5
+    case function = 6
+    case userdata = 7
+    case thread = 8
 
     /// The name Lua uses (`type(x)`).
     public var name: String {
@@ -57,7 +65,10 @@ public enum LuaValue: Sendable {
     }
 
     public var typeName: String { type.name }
-    public var isNil: Bool { if case .nil = self { return true }; return false }
+    public var isNil: Bool {
+        if case .nil = self { return true }
+        return false
+    }
     /// Lua truthiness: everything but nil and false.
     public var isTruthy: Bool {
         switch self {
@@ -66,9 +77,15 @@ public enum LuaValue: Sendable {
         }
     }
 
-    public var boolValue: Bool? { if case .boolean(let b) = self { return b }; return nil }
+    public var boolValue: Bool? {
+        if case .boolean(let b) = self { return b }
+        return nil
+    }
     /// The string, when the value is a string that is valid UTF-8.
-    public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
     /// The bytes of a string (either case).
     public var bytesValue: [UInt8]? {
         switch self {
@@ -92,10 +109,22 @@ public enum LuaValue: Sendable {
         default: return nil
         }
     }
-    public var tableRef: LuaTableRef? { if case .table(let t) = self { return t }; return nil }
-    public var functionRef: LuaFunctionRef? { if case .function(let f) = self { return f }; return nil }
-    public var userdataRef: LuaUserdataRef? { if case .userdata(let u) = self { return u }; return nil }
-    public var plainTableValue: LuaTable? { if case .plainTable(let t) = self { return t }; return nil }
+    public var tableRef: LuaTableRef? {
+        if case .table(let t) = self { return t }
+        return nil
+    }
+    public var functionRef: LuaFunctionRef? {
+        if case .function(let f) = self { return f }
+        return nil
+    }
+    public var userdataRef: LuaUserdataRef? {
+        if case .userdata(let u) = self { return u }
+        return nil
+    }
+    public var plainTableValue: LuaTable? {
+        if case .plainTable(let t) = self { return t }
+        return nil
+    }
 
     /// Makes a value from Lua string bytes: `.string` when valid UTF-8, else `.bytes`.
     public init(bytes: [UInt8]) {

@@ -11,56 +11,73 @@ enum BenchSchema {
 
     static func schema(indexedAge: Bool = false) -> Schema {
         Schema([
-            ObjectSchema(className: "Dog", properties: [
-                Property(name: "name", type: .string),
-                Property(name: "age", type: .int, isIndexed: indexedAge),
-                Property(name: "breed", type: .string, isOptional: true),
-                Property(name: "weight", type: .double),
-            ]),
-            ObjectSchema(className: "Person", properties: [
-                Property(name: "name", type: .string),
-                Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
-            ]),
+            ObjectSchema(
+                className: "Dog",
+                properties: [
+                    Property(name: "name", type: .string),
+                    Property(name: "age", type: .int, isIndexed: indexedAge),
+                    Property(name: "breed", type: .string, isOptional: true),
+                    Property(name: "weight", type: .double),
+                ]),
+            ObjectSchema(
+                className: "Person",
+                properties: [
+                    Property(name: "name", type: .string),
+                    Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
+                ]),
         ])
     }
 
     /// The raw baseline's statements, written against the table `StorageLayout` creates for Dog.
     static let insertDogSQL = "INSERT INTO \"class_Dog\" (\"name\", \"age\", \"breed\", \"weight\") VALUES (?, ?, ?, ?)"
-    static let selectDogsSQL = "SELECT \"_key\", \"name\", \"age\", \"breed\", \"weight\" FROM \"class_Dog\" ORDER BY \"_key\""
+    static let selectDogsSQL =
+        "SELECT \"_key\", \"name\", \"age\", \"breed\", \"weight\" FROM \"class_Dog\" ORDER BY \"_key\""
 
     /// DoggoDB (Tests/RealmDatabaseTests/TestSupport.swift, version 1): the 5-class schema of the
     /// `open` workload, so that opening checks a realistic schema with links, lists and backlinks.
     static func doggoSchema() -> Schema {
         Schema([
-            ObjectSchema(className: "Dog", properties: [
-                Property(name: "_id", type: .uuid, isPrimaryKey: true),
-                Property(name: "name", type: .string),
-                Property(name: "breed", type: .string),
-                Property(name: "weight", type: .int),
-                Property(name: "favoriteToy", type: .object, objectClassName: "DogToy"),
-                Property(name: "profileImageUrl", type: .string, isOptional: true),
-                Property(name: "owners", type: .linkingObjects, objectClassName: "Person", linkOriginPropertyName: "dogs"),
-            ]),
-            ObjectSchema(className: "DogToy", properties: [
-                Property(name: "_id", type: .objectId, isPrimaryKey: true),
-                Property(name: "name", type: .string),
-            ]),
-            ObjectSchema(className: "Person", properties: [
-                Property(name: "_id", type: .objectId, isPrimaryKey: true),
-                Property(name: "firstName", type: .string),
-                Property(name: "lastName", type: .string),
-                Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
-            ]),
-            ObjectSchema(className: "Company", properties: [
-                Property(name: "_id", type: .objectId, isPrimaryKey: true),
-                Property(name: "companyName", type: .string),
-                Property(name: "employees", type: .object, objectClassName: "Employee", collection: .list),
-                Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
-            ]),
-            ObjectSchema(className: "Employee", properties: [
-                Property(name: "name", type: .string),
-                Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
-            ]),
+            ObjectSchema(
+                className: "Dog",
+                properties: [
+                    Property(name: "_id", type: .uuid, isPrimaryKey: true),
+                    Property(name: "name", type: .string),
+                    Property(name: "breed", type: .string),
+                    Property(name: "weight", type: .int),
+                    Property(name: "favoriteToy", type: .object, objectClassName: "DogToy"),
+                    Property(name: "profileImageUrl", type: .string, isOptional: true),
+                    Property(
+                        name: "owners", type: .linkingObjects, objectClassName: "Person", linkOriginPropertyName: "dogs"
+                    ),
+                ]),
+            ObjectSchema(
+                className: "DogToy",
+                properties: [
+                    Property(name: "_id", type: .objectId, isPrimaryKey: true),
+                    Property(name: "name", type: .string),
+                ]),
+            ObjectSchema(
+                className: "Person",
+                properties: [
+                    Property(name: "_id", type: .objectId, isPrimaryKey: true),
+                    Property(name: "firstName", type: .string),
+                    Property(name: "lastName", type: .string),
+                    Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
+                ]),
+            ObjectSchema(
+                className: "Company",
+                properties: [
+                    Property(name: "_id", type: .objectId, isPrimaryKey: true),
+                    Property(name: "companyName", type: .string),
+                    Property(name: "employees", type: .object, objectClassName: "Employee", collection: .list),
+                    Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
+                ]),
+            ObjectSchema(
+                className: "Employee",
+                properties: [
+                    Property(name: "name", type: .string),
+                    Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
+                ]),
         ])
     }
 }
@@ -74,13 +91,15 @@ struct DogValues {
     var weight: Double
 
     /// First names with several initials: about 3 in 16 start with "B", which the queries look for.
-    static let names = ["Bella", "Max", "Buddy", "Luna", "Charlie", "Bailey", "Rocky", "Daisy",
-                        "Molly", "Cooper", "Coco", "Sadie", "Toby", "Lola", "Oscar", "Zeus"]
+    static let names = [
+        "Bella", "Max", "Buddy", "Luna", "Charlie", "Bailey", "Rocky", "Daisy",
+        "Molly", "Cooper", "Coco", "Sadie", "Toby", "Lola", "Oscar", "Zeus",
+    ]
     static let breeds = ["Beagle", "Labrador", "Poodle", "Boxer", "Husky", "Collie", "Pug"]
 
     /// The dog number `i`: ages `0..<ages`, every third dog without a breed.
     init(_ i: Int, ages: Int64 = 20) {
-        var x = UInt64(i) &* 6364136223846793005 &+ 1442695040888963407
+        var x = UInt64(i) &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         x ^= x >> 29
         name = "\(DogValues.names[Int(x % 16)]) \(i)"
         age = Int64((x >> 8) % UInt64(ages))
@@ -90,7 +109,10 @@ struct DogValues {
 
     /// The same values as a dictionary for `Realm.create` / `Results.append`.
     var realmValue: RealmValue {
-        ["name": .string(name), "age": .int(age), "breed": breed.map { .string($0) } ?? .null, "weight": .double(weight)]
+        [
+            "name": .string(name), "age": .int(age), "breed": breed.map { .string($0) } ?? .null,
+            "weight": .double(weight),
+        ]
     }
 
     /// Pre-generated values for `n` dogs, made before timing so neither side pays for formatting.

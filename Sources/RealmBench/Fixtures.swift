@@ -30,7 +30,11 @@ enum Fixtures {
             let dog = DogValues(i, ages: ages)
             sqlite3_bind_text(s, 1, dog.name, -1, SQLITE_TRANSIENT)
             sqlite3_bind_int64(s, 2, dog.age)
-            if let breed = dog.breed { sqlite3_bind_text(s, 3, breed, -1, SQLITE_TRANSIENT) } else { sqlite3_bind_null(s, 3) }
+            if let breed = dog.breed {
+                sqlite3_bind_text(s, 3, breed, -1, SQLITE_TRANSIENT)
+            } else {
+                sqlite3_bind_null(s, 3)
+            }
             sqlite3_bind_double(s, 4, dog.weight)
             try insert.run()
         }

@@ -40,7 +40,7 @@ struct MemoryUse {
 
 func maxOptional(_ a: Double?, _ b: Double?) -> Double? {
     switch (a, b) {
-    case let (a?, b?): return max(a, b)
+    case (let a?, let b?): return max(a, b)
     default: return a ?? b
     }
 }

@@ -51,13 +51,17 @@ struct Options {
                 }
                 only = names.map(Options.workloadName)
             case "--scale":
-                guard let f = Double(try value(arg)), f > 0, f.isFinite else { throw OptionsError("--scale needs a positive number") }
+                guard let f = Double(try value(arg)), f > 0, f.isFinite else {
+                    throw OptionsError("--scale needs a positive number")
+                }
                 scale = f
             case "--runs":
                 guard let n = Int(try value(arg)), n >= 1 else { throw OptionsError("--runs needs a whole number ≥ 1") }
                 runs = n
             case "--min-time":
-                guard let t = Double(try value(arg)), t >= 0, t.isFinite else { throw OptionsError("--min-time needs a number of seconds ≥ 0") }
+                guard let t = Double(try value(arg)), t >= 0, t.isFinite else {
+                    throw OptionsError("--min-time needs a number of seconds ≥ 0")
+                }
                 minTime = t
             case "--dir": dir = try value(arg)
             case "-h", "--help": throw OptionsError(nil)

@@ -9,8 +9,12 @@ enum Report {
     static func json(_ m: Measurement) -> String {
         var fields: [(String, String)] = [("workload", JSONText.quoted(m.name))]
         if let reason = m.skipped {
-            fields += [("ours_s", "null"), ("baseline", JSONText.quoted(m.baseline)), ("baseline_s", "null"), ("ratio", "null"),
-                       ("peak_rss_mb", "null"), ("target", number(m.target, 2)), ("pass", "null"), ("skipped", JSONText.quoted(reason))]
+            fields += [
+                ("ours_s", "null"), ("baseline", JSONText.quoted(m.baseline)), ("baseline_s", "null"),
+                ("ratio", "null"),
+                ("peak_rss_mb", "null"), ("target", number(m.target, 2)), ("pass", "null"),
+                ("skipped", JSONText.quoted(reason)),
+            ]
         } else {
             fields += [
                 ("ours_s", number(m.ours.bestSeconds, 6)),
@@ -39,7 +43,10 @@ enum Report {
     // MARK: Table
 
     static func table(_ rows: [Measurement]) -> String {
-        let header = ["workload", "size", "ours s", "baseline", "baseline s", "ratio", "target", "result", "cpu ratio", "peak RSS MB ours/raw", "+RSS MB ours/raw"]
+        let header = [
+            "workload", "size", "ours s", "baseline", "baseline s", "ratio", "target", "result", "cpu ratio",
+            "peak RSS MB ours/raw", "+RSS MB ours/raw",
+        ]
         var lines = [[String]]()
         var notes = [String]()
         for m in rows {

@@ -26,7 +26,9 @@ struct Measurement {
     var skipped: String?
 
     var ratio: Double? {
-        guard skipped == nil, raw.bestSeconds > 0, raw.bestSeconds.isFinite, ours.bestSeconds.isFinite else { return nil }
+        guard skipped == nil, raw.bestSeconds > 0, raw.bestSeconds.isFinite, ours.bestSeconds.isFinite else {
+            return nil
+        }
         return ours.bestSeconds / raw.bestSeconds
     }
 
@@ -62,13 +64,18 @@ struct Runner {
         }
         // At least `runs` rounds; more (up to 50) while a side has run less than `minTime` in all.
         var round = 0
-        while round < context.runs || (round < Self.maxRounds && min(m.ours.totalSeconds, m.raw.totalSeconds) < context.minTime) {
+        while round < context.runs
+            || (round < Self.maxRounds && min(m.ours.totalSeconds, m.raw.totalSeconds) < context.minTime)
+        {
             defer { round += 1 }
             m.runs = round + 1
             let oursFirst = round % 2 == 0
             for isOurs in oursFirst ? [true, false] : [false, true] {
                 let (seconds, checksum, memory) = try once(isOurs ? c.ours : c.raw, size: c.size)
-                context.log(String(format: "%@: round %d %@ %.4f s (cpu %.4f s)", c.name, round + 1, isOurs ? "ours" : "raw ", seconds.wall, seconds.cpu))
+                context.log(
+                    String(
+                        format: "%@: round %d %@ %.4f s (cpu %.4f s)", c.name, round + 1, isOurs ? "ours" : "raw ",
+                        seconds.wall, seconds.cpu))
                 if isOurs {
                     update(&m.ours, seconds: seconds, checksum: checksum, memory: memory)
                 } else {
@@ -84,7 +91,9 @@ struct Runner {
 
     static let maxRounds = 50
 
-    private func update(_ side: inout SideResult, seconds: (wall: Double, cpu: Double), checksum: Int64, memory: MemoryUse) {
+    private func update(
+        _ side: inout SideResult, seconds: (wall: Double, cpu: Double), checksum: Int64, memory: MemoryUse
+    ) {
         side.totalSeconds += seconds.wall
         if seconds.wall < side.bestSeconds {
             side.bestSeconds = seconds.wall

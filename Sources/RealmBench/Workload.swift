@@ -37,7 +37,10 @@ protocol Workload: Sendable {
 
 /// Every workload, in the order they run and are reported.
 enum Catalog {
-    static let workloads: [any Workload] = [InsertBulk(), AppendImplicit(), Open(), ReadAll(), QueryCount(), QueryList(), LuaInsertBulk(), LuaMigration(), MigrateTenants()]
+    static let workloads: [any Workload] = [
+        InsertBulk(), AppendImplicit(), Open(), ReadAll(), QueryCount(), QueryList(), LuaInsertBulk(), LuaMigration(),
+        MigrateTenants(),
+    ]
     static var names: [String] { workloads.map(\.name) }
 }
 

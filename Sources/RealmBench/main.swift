@@ -19,7 +19,8 @@ do {
 
 // A fresh folder for this run's files, inside --dir or the system's temporary folder.
 let parent = options.dir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
-let folder = parent.appendingPathComponent("realm-bench-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))", isDirectory: true)
+let folder = parent.appendingPathComponent(
+    "realm-bench-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))", isDirectory: true)
 do {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 } catch {
@@ -27,7 +28,8 @@ do {
 }
 
 let context = BenchContext(folder: folder, scale: options.scale, runs: options.runs, minTime: options.minTime)
-context.log("files in \(folder.path); scale \(options.scale); \(options.runs) runs per side; memory: \(MemoryProbe.method)")
+context.log(
+    "files in \(folder.path); scale \(options.scale); \(options.runs) runs per side; memory: \(MemoryProbe.method)")
 let runner = Runner(context: context)
 var measurements = [Measurement]()
 

@@ -22,27 +22,37 @@ import RealmHost
 
 /// The writer's schemas; the tests read them back from the files.
 enum CrashSchemas {
-    static var commits: Schema { Schema([
-        ObjectSchema(className: "Entry", properties: [
-            Property(name: "txn", type: .int, isIndexed: true),
-            Property(name: "part", type: .int),
-            Property(name: "payload", type: .string),
-        ]),
-        ObjectSchema(className: "Head", properties: [
-            Property(name: "_id", type: .int),
-            Property(name: "last", type: .int),
-            Property(name: "parts", type: .int),
-        ], primaryKey: "_id"),
-    ]) }
+    static var commits: Schema {
+        Schema([
+            ObjectSchema(
+                className: "Entry",
+                properties: [
+                    Property(name: "txn", type: .int, isIndexed: true),
+                    Property(name: "part", type: .int),
+                    Property(name: "payload", type: .string),
+                ]),
+            ObjectSchema(
+                className: "Head",
+                properties: [
+                    Property(name: "_id", type: .int),
+                    Property(name: "last", type: .int),
+                    Property(name: "parts", type: .int),
+                ], primaryKey: "_id"),
+        ])
+    }
 
-    static var subscriptions: Schema { Schema([
-        ObjectSchema(className: "Entry", properties: [
-            Property(name: "txn", type: .int, isIndexed: true),
-            Property(name: "part", type: .int),
-            Property(name: "payload", type: .string),
-        ]),
-        ObjectSchema(className: "Generation", properties: [Property(name: "n", type: .int)]),
-    ]) }
+    static var subscriptions: Schema {
+        Schema([
+            ObjectSchema(
+                className: "Entry",
+                properties: [
+                    Property(name: "txn", type: .int, isIndexed: true),
+                    Property(name: "part", type: .int),
+                    Property(name: "payload", type: .string),
+                ]),
+            ObjectSchema(className: "Generation", properties: [Property(name: "n", type: .int)]),
+        ])
+    }
 }
 
 /// One line on standard output, written at once (unbuffered): once it is out, the test has been told.
@@ -62,7 +72,9 @@ func payload(_ txn: Int64, _ part: Int, bytes: Int) -> String {
     var out = [UInt8]()
     out.reserveCapacity(bytes)
     for _ in 0..<bytes {
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17
+        x ^= x << 13
+        x ^= x >> 7
+        x ^= x << 17
         out.append(letters[Int(x % UInt64(letters.count))])
     }
     return String(decoding: out, as: UTF8.self)
@@ -79,16 +91,24 @@ func runCommits(_ path: String, rows: Int) throws -> Never {
         let txn = n
         let body = {
             for part in 0..<rows {
-                _ = try realm.create("Entry", value: ["txn": .int(txn), "part": .int(Int64(part)), "payload": .string(payload(txn, part, bytes: 512))])
+                _ = try realm.create(
+                    "Entry",
+                    value: [
+                        "txn": .int(txn), "part": .int(Int64(part)), "payload": .string(payload(txn, part, bytes: 512)),
+                    ])
             }
-            _ = try realm.create("Head", value: ["_id": 0, "last": .int(txn), "parts": .int(Int64(rows))], update: .modified)
+            _ = try realm.create(
+                "Head", value: ["_id": 0, "last": .int(txn), "parts": .int(Int64(rows))], update: .modified)
         }
         // Both ways of writing: the block form, and begin/commit.
         if txn % 2 == 0 {
             try realm.write(body)
         } else {
             try realm.beginWrite()
-            do { try body() } catch { realm.cancelWrite(); throw error }
+            do { try body() } catch {
+                realm.cancelWrite()
+                throw error
+            }
             try realm.commitWrite()
         }
         say("committed \(txn)")
@@ -108,7 +128,10 @@ func runSubscriptions(_ path: String) throws -> Never {
             try realm.subscriptions.update { subs in
                 try subs.removeAll()
                 for i in 0..<8 {
-                    try subs.append(QuerySubscription(className: "Entry", name: "g\(generation)-\(i)", query: "txn > \(generation) AND part != \(i)"))
+                    try subs.append(
+                        QuerySubscription(
+                            className: "Entry", name: "g\(generation)-\(i)",
+                            query: "txn > \(generation) AND part != \(i)"))
                 }
             }
         }
@@ -126,11 +149,15 @@ func runSubscriptions(_ path: String) throws -> Never {
 }
 
 func runMigration(data: String, plugins: String, user: String) throws -> Never {
-    let host = try TenantHost(options: HostOptions(dataFolder: URL(fileURLWithPath: data, isDirectory: true),
-                                             pluginFolders: [URL(fileURLWithPath: plugins, isDirectory: true)]))
+    let host = try TenantHost(
+        options: HostOptions(
+            dataFolder: URL(fileURLWithPath: data, isDirectory: true),
+            pluginFolders: [URL(fileURLWithPath: plugins, isDirectory: true)]))
     say("ready")
     let results = host.migrate(users: [user])
-    guard let result = results.first, result.succeeded else { fail("migration failed: \(results.first?.error ?? "no result")") }
+    guard let result = results.first, result.succeeded else {
+        fail("migration failed: \(results.first?.error ?? "no result")")
+    }
     say("migrated \(result.report?.toVersion ?? 0)")
     exit(0)
 }

@@ -24,11 +24,13 @@ struct Mutator {
         self.maxLength = maxLength
     }
 
-    static let interesting = ["0", "-1", "1", "-0", "255", "256", "65535", "2147483647", "-2147483648", "4294967296",
-                              "9223372036854775807", "-9223372036854775808", "9223372036854775808", "18446744073709551616",
-                              "1e308", "1e309", "-1e309", "5e-324", "0.1", "NaN", "inf", "-inf", "0x7fffffff", "1.7976931348623157e308",
-                              "\"\"", "''", "\\", "\\\\", "\\u0000", "\\x00", "%", "%%", "$0", "$99", "$-1", "\u{0}", "\u{FEFF}", "\u{202E}",
-                              "\u{1F600}", "\u{FFFF}", "\u{D7FF}", "\u{10FFFF}", "é", "e\u{301}", "\u{7F}"].map { Array($0.utf8) }
+    static let interesting = [
+        "0", "-1", "1", "-0", "255", "256", "65535", "2147483647", "-2147483648", "4294967296",
+        "9223372036854775807", "-9223372036854775808", "9223372036854775808", "18446744073709551616",
+        "1e308", "1e309", "-1e309", "5e-324", "0.1", "NaN", "inf", "-inf", "0x7fffffff", "1.7976931348623157e308",
+        "\"\"", "''", "\\", "\\\\", "\\u0000", "\\x00", "%", "%%", "$0", "$99", "$-1", "\u{0}", "\u{FEFF}", "\u{202E}",
+        "\u{1F600}", "\u{FFFF}", "\u{D7FF}", "\u{10FFFF}", "é", "e\u{301}", "\u{7F}",
+    ].map { Array($0.utf8) }
 
     func mutate(_ input: [UInt8], other: [UInt8], rng: inout FuzzRandom) -> [UInt8] {
         var data = input
@@ -68,12 +70,23 @@ struct Mutator {
             data.replaceSubrange(randomRange(data.count, rng: &rng), with: rng.pick(dictionary))
         case 9:  // interesting value
             let token = rng.pick(Self.interesting)
-            if rng.chance(50), !data.isEmpty { data.replaceSubrange(randomRange(data.count, rng: &rng), with: token) } else { data.insert(contentsOf: token, at: at) }
+            if rng.chance(50), !data.isEmpty {
+                data.replaceSubrange(randomRange(data.count, rng: &rng), with: token)
+            } else {
+                data.insert(contentsOf: token, at: at)
+            }
         case 10 where !other.isEmpty:  // splice with another seed
             let r = randomRange(other.count, rng: &rng)
-            if rng.chance(50), !data.isEmpty { data.replaceSubrange(randomRange(data.count, rng: &rng), with: other[r]) } else { data.insert(contentsOf: other[r], at: at) }
+            if rng.chance(50), !data.isEmpty {
+                data.replaceSubrange(randomRange(data.count, rng: &rng), with: other[r])
+            } else {
+                data.insert(contentsOf: other[r], at: at)
+            }
         case 11:  // deep nesting: many openers (and sometimes the closers)
-            let pairs: [(String, String)] = [("(", ")"), ("{", "}"), ("[", "]"), ("NOT ", ""), ("!", ""), ("-", ""), ("{ { ", " } }"), ("\"a\":{", "}"), ("ANY ", "")]
+            let pairs: [(String, String)] = [
+                ("(", ")"), ("{", "}"), ("[", "]"), ("NOT ", ""), ("!", ""), ("-", ""), ("{ { ", " } }"),
+                ("\"a\":{", "}"), ("ANY ", ""),
+            ]
             let (open, close) = rng.pick(pairs)
             let depth = rng.chance(50) ? 1 + rng.below(64) : 100 + rng.below(5000)
             let opening = Array(String(repeating: open, count: depth).utf8)
@@ -90,7 +103,8 @@ struct Mutator {
             for _ in 0..<times where block.count < maxLength { block += piece }
             data.insert(contentsOf: block, at: at)
         case 13 where data.count > 1:  // swap two bytes
-            let i = rng.below(data.count), j = rng.below(data.count)
+            let i = rng.below(data.count)
+            let j = rng.below(data.count)
             data.swapAt(i, j)
         default:
             data.insert(UInt8(32 + rng.below(95)), at: at)

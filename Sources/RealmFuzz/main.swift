@@ -42,7 +42,9 @@ func dumpCurrentInput(_ header: StaticString) {
     }
 }
 
-func crashPath(_ options: Options) -> String { (options.crashDirectory ?? ".") + "/realm-fuzz-crash-\(options.target)-\(getpid()).txt" }
+func crashPath(_ options: Options) -> String {
+    (options.crashDirectory ?? ".") + "/realm-fuzz-crash-\(options.target)-\(getpid()).txt"
+}
 
 func installCrashHandlers(path: String) {
     crashFile = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -55,17 +57,17 @@ func installCrashHandlers(path: String) {
     for sig in [SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGABRT, SIGFPE] {
         var action = sigaction()
         #if os(Linux)
-        action.__sigaction_handler.sa_handler = { sig in
-            dumpCurrentInput("\nrealm-fuzz: CRASH (signal) on this input:\n")
-            signal(sig, SIG_DFL)
-            raise(sig)
-        }
+            action.__sigaction_handler.sa_handler = { sig in
+                dumpCurrentInput("\nrealm-fuzz: CRASH (signal) on this input:\n")
+                signal(sig, SIG_DFL)
+                raise(sig)
+            }
         #else
-        action.__sigaction_u.__sa_handler = { sig in
-            dumpCurrentInput("\nrealm-fuzz: CRASH (signal) on this input:\n")
-            signal(sig, SIG_DFL)
-            raise(sig)
-        }
+            action.__sigaction_u.__sa_handler = { sig in
+                dumpCurrentInput("\nrealm-fuzz: CRASH (signal) on this input:\n")
+                signal(sig, SIG_DFL)
+                raise(sig)
+            }
         #endif
         action.sa_flags = Int32(SA_ONSTACK)
         sigaction(sig, &action, nil)
@@ -110,14 +112,23 @@ func parseOptions() -> Options {
     var o = Options()
     var args = Array(CommandLine.arguments.dropFirst())
     guard !args.isEmpty else {
-        FileHandle.standardError.write(Data("usage: realm-fuzz query|query-grammar|schema-lua|schema-json|plugin|json|all [--iterations N] [--seed S] [--corpus DIR] [--hang-seconds T] [--slow-seconds T] [--crash-dir DIR] [--replay FILE]... [--quiet]\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "usage: realm-fuzz query|query-grammar|schema-lua|schema-json|plugin|json|all [--iterations N] [--seed S] [--corpus DIR] [--hang-seconds T] [--slow-seconds T] [--crash-dir DIR] [--replay FILE]... [--quiet]\n"
+                    .utf8))
         exit(2)
     }
     o.target = args.removeFirst()
     while !args.isEmpty {
         let flag = args.removeFirst()
-        if flag == "--quiet" { o.quiet = true; continue }
-        guard let value = args.first else { FileHandle.standardError.write(Data("\(flag) needs a value\n".utf8)); exit(2) }
+        if flag == "--quiet" {
+            o.quiet = true
+            continue
+        }
+        guard let value = args.first else {
+            FileHandle.standardError.write(Data("\(flag) needs a value\n".utf8))
+            exit(2)
+        }
         args.removeFirst()
         switch flag {
         case "--iterations": o.iterations = Int(value) ?? o.iterations
@@ -127,7 +138,9 @@ func parseOptions() -> Options {
         case "--slow-seconds": o.slowSeconds = Double(value) ?? o.slowSeconds
         case "--crash-dir": o.crashDirectory = value
         case "--replay": o.replay.append(value)
-        default: FileHandle.standardError.write(Data("unknown option \(flag)\n".utf8)); exit(2)
+        default:
+            FileHandle.standardError.write(Data("unknown option \(flag)\n".utf8))
+            exit(2)
         }
     }
     return o
@@ -135,7 +148,8 @@ func parseOptions() -> Options {
 
 /// Tests/FuzzCorpus/<target> of the repository this executable was built in, when it exists.
 func defaultCorpus(_ target: String) -> String? {
-    var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     dir.appendPathComponent("Tests/FuzzCorpus/\(target)")
     return FileManager.default.fileExists(atPath: dir.path) ? dir.path : nil
 }
@@ -162,7 +176,8 @@ func fuzz(_ target: FuzzTarget, options: Options) -> Summary {
             summary.generated += 1
             input = rng.chance(40) ? mutator.mutate(made, other: rng.pick(corpus), rng: &rng) : made
         } else {
-            input = rng.chance(3) ? rng.pick(corpus) : mutator.mutate(rng.pick(corpus), other: rng.pick(corpus), rng: &rng)
+            input =
+                rng.chance(3) ? rng.pick(corpus) : mutator.mutate(rng.pick(corpus), other: rng.pick(corpus), rng: &rng)
         }
         if input.count > 1 << 20 { input.removeLast(input.count - (1 << 20)) }
         input.withUnsafeBufferPointer { currentInput.update(from: $0.baseAddress!, count: $0.count) }
@@ -177,7 +192,10 @@ func fuzz(_ target: FuzzTarget, options: Options) -> Summary {
             summary.slow += 1
             if summary.slow <= 10 {
                 let shown = String(decoding: input.prefix(400), as: UTF8.self).debugDescription
-                FileHandle.standardError.write(Data("realm-fuzz: slow input (\(String(format: "%.3f", took)) s, \(input.count) bytes): \(shown)\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "realm-fuzz: slow input (\(String(format: "%.3f", took)) s, \(input.count) bytes): \(shown)\n"
+                            .utf8))
             }
         }
         summary.inputs += 1
@@ -191,7 +209,9 @@ func fuzz(_ target: FuzzTarget, options: Options) -> Summary {
         if i % 1000 == 0 { target.maintain(after: i) }
         if !options.quiet, now() - lastReport > 10_000_000_000 {
             lastReport = now()
-            print("  \(target.name): \(i) inputs, \(summary.accepted) accepted, \(summary.failures.count) failures, \(Int(Double(i) / (Double(lastReport - start) / 1e9)))/s")
+            print(
+                "  \(target.name): \(i) inputs, \(summary.accepted) accepted, \(summary.failures.count) failures, \(Int(Double(i) / (Double(lastReport - start) / 1e9)))/s"
+            )
             fflush(nil)
         }
     }
@@ -200,7 +220,7 @@ func fuzz(_ target: FuzzTarget, options: Options) -> Summary {
 }
 
 #if !canImport(ObjectiveC)
-func autoreleasepool<T>(_ body: () throws -> T) rethrows -> T { try body() }
+    func autoreleasepool<T>(_ body: () throws -> T) rethrows -> T { try body() }
 #endif
 
 func makeTarget(_ name: String) throws -> FuzzTarget {
@@ -217,7 +237,9 @@ func makeTarget(_ name: String) throws -> FuzzTarget {
 enum HostFuzzError: Error { case unknownTarget(String) }
 
 let options = parseOptions()
-let names = options.target == "all" ? ["query-grammar", "query", "schema-lua", "schema-json", "plugin", "json"] : [options.target]
+let names =
+    options.target == "all"
+    ? ["query-grammar", "query", "schema-lua", "schema-json", "plugin", "json"] : [options.target]
 installCrashHandlers(path: crashPath(options))
 startWatchdog(seconds: options.hangSeconds)
 var failed = false
@@ -226,16 +248,24 @@ for name in names {
         // The query language's own generator (QueryFuzzer): grammar-made queries and token soups,
         // parsed, compiled and run on SQLite.
         let report = QueryFuzzer.run(iterations: options.iterations, seed: options.seed, mode: .execute)
-        print("realm-fuzz query-grammar: \(report.iterations) inputs in \(String(format: "%.1f", report.seconds)) s (\(Int(Double(report.iterations) / max(report.seconds, 0.001)))/s): \(report.parsed) parsed, \(report.compiled) compiled, \(report.executed) executed, \(report.failures.count) failures")
+        print(
+            "realm-fuzz query-grammar: \(report.iterations) inputs in \(String(format: "%.1f", report.seconds)) s (\(Int(Double(report.iterations) / max(report.seconds, 0.001)))/s): \(report.parsed) parsed, \(report.compiled) compiled, \(report.executed) executed, \(report.failures.count) failures"
+        )
         for f in report.failures.prefix(20) { print("  FAILURE \(f)") }
         failed = failed || !report.failures.isEmpty
         continue
     }
     let target: FuzzTarget
-    do { target = try makeTarget(name) } catch { print("realm-fuzz: cannot set up \(name): \(error)"); exit(2) }
+    do { target = try makeTarget(name) } catch {
+        print("realm-fuzz: cannot set up \(name): \(error)")
+        exit(2)
+    }
     if !options.replay.isEmpty {
         for file in options.replay {
-            guard let data = FileManager.default.contents(atPath: file) else { print("realm-fuzz: cannot read \(file)"); exit(2) }
+            guard let data = FileManager.default.contents(atPath: file) else {
+                print("realm-fuzz: cannot read \(file)")
+                exit(2)
+            }
             let input = [UInt8](data)
             input.withUnsafeBufferPointer { currentInput.update(from: $0.baseAddress!, count: min($0.count, 1 << 20)) }
             currentLength = min(input.count, 1 << 20)
@@ -243,16 +273,23 @@ for name in names {
             inputStartedAt.store(began, ordering: .relaxed)
             let outcome = target.run(input)
             inputStartedAt.store(0, ordering: .relaxed)
-            print("realm-fuzz \(name) replay \(file): \(outcome) in \(String(format: "%.3f", Double(now() - began) / 1e9)) s")
+            print(
+                "realm-fuzz \(name) replay \(file): \(outcome) in \(String(format: "%.3f", Double(now() - began) / 1e9)) s"
+            )
             if case .failure = outcome { failed = true }
         }
         continue
     }
     let s = fuzz(target, options: options)
-    print("realm-fuzz \(name): \(s.inputs) inputs in \(String(format: "%.1f", s.seconds)) s (\(Int(Double(s.inputs) / max(s.seconds, 0.001)))/s), seed \(options.seed): \(s.accepted) accepted, \(s.rejected) refused cleanly, \(s.generated) generated, \(s.failures.count) failures, slowest input \(String(format: "%.3f", s.slowest)) s, \(s.slow) over \(options.slowSeconds) s")
+    print(
+        "realm-fuzz \(name): \(s.inputs) inputs in \(String(format: "%.1f", s.seconds)) s (\(Int(Double(s.inputs) / max(s.seconds, 0.001)))/s), seed \(options.seed): \(s.accepted) accepted, \(s.rejected) refused cleanly, \(s.generated) generated, \(s.failures.count) failures, slowest input \(String(format: "%.3f", s.slowest)) s, \(s.slow) over \(options.slowSeconds) s"
+    )
     for f in s.failures.prefix(20) { print("  FAILURE \(f)") }
     fflush(nil)
     failed = failed || !s.failures.isEmpty
 }
-if crashFile >= 0 { close(crashFile); unlink(crashPath(options)) }
+if crashFile >= 0 {
+    close(crashFile)
+    unlink(crashPath(options))
+}
 exit(failed ? 1 : 0)

@@ -20,7 +20,9 @@ enum HostConfigurationFile {
         let table: LuaTable
         do {
             let chunk = try state.loadFile(path, environment: try state.newTable())
-            guard case .table(let ref)? = try state.call(chunk).first else { throw HostError.configuration("\(path): host.lua must return a table") }
+            guard case .table(let ref)? = try state.call(chunk).first else {
+                throw HostError.configuration("\(path): host.lua must return a table")
+            }
             table = try state.copy(ref, maxDepth: 4)
         } catch let e as HostError {
             throw e
@@ -38,7 +40,8 @@ enum HostConfigurationFile {
                     throw HostError.configuration("\(path): field 'users' must map user names to tables")
                 }
                 if case .plainTable(let limits) = u["limits"] {
-                    options.userLimits[user] = try parseLimits(limits, base: options.limits, where: "\(path): field 'users.\(user).limits'")
+                    options.userLimits[user] = try parseLimits(
+                        limits, base: options.limits, where: "\(path): field 'users.\(user).limits'")
                 }
             }
         }
@@ -52,7 +55,9 @@ enum HostConfigurationFile {
         case .plainTable(let list):
             let base = options.dataFolder.deletingLastPathComponent()
             options.pluginFolders = try list.array.map {
-                guard case .string(let p) = $0 else { throw HostError.configuration("\(path): field 'plugins' must be a list of folders") }
+                guard case .string(let p) = $0 else {
+                    throw HostError.configuration("\(path): field 'plugins' must be a list of folders")
+                }
                 return p.hasPrefix("/") ? URL(fileURLWithPath: p) : base.appendingPathComponent(p)
             }
         default: throw HostError.configuration("\(path): field 'plugins' must be a list of folders")

@@ -13,14 +13,19 @@ extension TenantHost {
     /// Brings tenants' realms to the plugins' schema version, each in its own transaction: one
     /// tenant's failure is reported and leaves it untouched, the others migrated. Tenants run in
     /// parallel (as many at once as there are cores). With `dryRun` every migration is rolled back.
-    public func migrate(users: [String], dryRun: Bool = false,
-                        progress: (@Sendable (String, MigrationProgress) -> Void)? = nil) -> [TenantMigrationResult] {
+    public func migrate(
+        users: [String], dryRun: Bool = false,
+        progress: (@Sendable (String, MigrationProgress) -> Void)? = nil
+    ) -> [TenantMigrationResult] {
         let results = Locked<[Int: TenantMigrationResult]>([:])
         let workers = max(1, min(users.count, ProcessInfo.processInfo.activeProcessorCount))
         let next = Locked(0)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
-                let i = next.withLock { n -> Int in defer { n += 1 }; return n }
+                let i = next.withLock { n -> Int in
+                    defer { n += 1 }
+                    return n
+                }
                 guard i < users.count else { return }
                 let result = migrateOne(users[i], dryRun: dryRun, progress: progress)
                 results.withLock { $0[i] = result }
@@ -29,30 +34,41 @@ extension TenantHost {
         return results.withLock { r in users.indices.compactMap { r[$0] } }
     }
 
-    func migrateOne(_ user: String, dryRun: Bool, progress: (@Sendable (String, MigrationProgress) -> Void)?) -> TenantMigrationResult {
+    func migrateOne(_ user: String, dryRun: Bool, progress: (@Sendable (String, MigrationProgress) -> Void)?)
+        -> TenantMigrationResult
+    {
         do {
             let url = try fileURL(for: user)
             let target = registry.schemaVersion
-            let stored = FileManager.default.fileExists(atPath: url.path) ? try? Realm.storedSchemaVersion(at: url) : nil
+            let stored =
+                FileManager.default.fileExists(atPath: url.path) ? try? Realm.storedSchemaVersion(at: url) : nil
             // A tenant already at the target version needs no Lua at all: its version is read directly.
             if !dryRun, let stored, stored == target {
-                return TenantMigrationResult(user: user, report: MigrationReport(fromVersion: stored, toVersion: stored, migrated: false, dryRun: false), error: nil)
+                return TenantMigrationResult(
+                    user: user,
+                    report: MigrationReport(fromVersion: stored, toVersion: stored, migrated: false, dryRun: false),
+                    error: nil)
             }
             // Nor does a step no plugin has code for (added or removed properties and classes
             // migrate by themselves): then no Lua state is built for the tenant.
-            if let stored, stored < target, !registry.plugins.contains(where: { plugin in
-                plugin.hasMigrationFunction || plugin.migrationFiles.keys.contains { $0 > stored && $0 <= target }
-            }) {
+            if let stored, stored < target,
+                !registry.plugins.contains(where: { plugin in
+                    plugin.hasMigrationFunction || plugin.migrationFiles.keys.contains { $0 > stored && $0 <= target }
+                })
+            {
                 try fileAccessPolicy(for: user)(url)
                 var configuration = Realm.Configuration(fileURL: url)
                 configuration.schema = registry.schema
                 configuration.schemaVersion = target
                 if let progress { configuration.migrationProgress = { progress(user, $0) } }
-                return TenantMigrationResult(user: user, report: try Realm.performMigration(for: configuration, dryRun: dryRun), error: nil)
+                return TenantMigrationResult(
+                    user: user, report: try Realm.performMigration(for: configuration, dryRun: dryRun), error: nil)
             }
             var (runtime, _, configuration) = try makeRuntime(for: user)
             if let progress { configuration.migrationProgress = { progress(user, $0) } }
-            let report = try withExtendedLifetime(runtime) { try Realm.performMigration(for: configuration, dryRun: dryRun) }
+            let report = try withExtendedLifetime(runtime) {
+                try Realm.performMigration(for: configuration, dryRun: dryRun)
+            }
             return TenantMigrationResult(user: user, report: report, error: nil)
         } catch {
             return TenantMigrationResult(user: user, report: nil, error: "\(error)")

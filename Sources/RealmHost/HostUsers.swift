@@ -39,7 +39,8 @@ extension TenantHost {
             for objectSchema in realm.schema.objectSchemas where !objectSchema.isEmbedded {
                 counts[objectSchema.className] = try realm.objects(objectSchema.className).countObjects()
             }
-            return UserInfo(name: user, schemaVersion: realm.schemaVersion, objectCounts: counts, fileSize: size, error: nil)
+            return UserInfo(
+                name: user, schemaVersion: realm.schemaVersion, objectCounts: counts, fileSize: size, error: nil)
         } catch {
             return UserInfo(name: user, schemaVersion: 0, objectCounts: [:], fileSize: size, error: "\(error)")
         }

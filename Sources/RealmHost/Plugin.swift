@@ -55,11 +55,13 @@ enum PluginLoader {
         let commands = try source.commands()
         let manifest = PluginManifest(
             folder: folder, name: name, version: version, description: source.table["description"].stringValue,
-            schemaVersion: schemaVersion, schema: schema, migrationFiles: try source.migrationFiles(upTo: schemaVersion),
+            schemaVersion: schemaVersion, schema: schema,
+            migrationFiles: try source.migrationFiles(upTo: schemaVersion),
             commandNames: commands.keys.sorted(), hasMigrationFunction: migration != nil
         )
-        return LoadedPlugin(manifest: manifest, migration: migration, initialSubscriptions: initialSubscriptions,
-                            onOpen: onOpen, commands: commands, environment: source.environment)
+        return LoadedPlugin(
+            manifest: manifest, migration: migration, initialSubscriptions: initialSubscriptions,
+            onOpen: onOpen, commands: commands, environment: source.environment)
     }
 
     /// `migrations/NNNN_description.lua` files by version number.
@@ -70,9 +72,14 @@ enum PluginLoader {
         for name in names.sorted() where name.hasSuffix(".lua") {
             let digits = name.prefix { $0.isNumber }
             guard !digits.isEmpty, let n = UInt64(digits) else {
-                throw HostError.plugin("\(dir.path)/\(name): a migration file name must start with its version number, e.g. 0002_add_favorite_treat.lua")
+                throw HostError.plugin(
+                    "\(dir.path)/\(name): a migration file name must start with its version number, e.g. 0002_add_favorite_treat.lua"
+                )
             }
-            if let other = out[n] { throw HostError.plugin("\(dir.path): two migrations for version \(n): \(other.lastPathComponent) and \(name)") }
+            if let other = out[n] {
+                throw HostError.plugin(
+                    "\(dir.path): two migrations for version \(n): \(other.lastPathComponent) and \(name)")
+            }
             out[n] = dir.appendingPathComponent(name)
         }
         return out

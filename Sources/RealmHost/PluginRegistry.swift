@@ -22,16 +22,21 @@ public struct PluginRegistry {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { continue }
             for name in names.sorted() where !name.hasPrefix(".") {
                 let dir = folder.appendingPathComponent(name, isDirectory: true)
-                if FileManager.default.fileExists(atPath: dir.appendingPathComponent("plugin.lua").path) { found.append(dir) }
+                if FileManager.default.fileExists(atPath: dir.appendingPathComponent("plugin.lua").path) {
+                    found.append(dir)
+                }
             }
         }
         var manifests = [PluginManifest]()
         for dir in found {
-            let scratch = try RealmLuaRuntime(userName: "plugin-check", folder: FileManager.default.temporaryDirectory,
-                                              defaultConfiguration: Realm.Configuration(inMemoryIdentifier: "plugin-check"), limits: limits)
+            let scratch = try RealmLuaRuntime(
+                userName: "plugin-check", folder: FileManager.default.temporaryDirectory,
+                defaultConfiguration: Realm.Configuration(inMemoryIdentifier: "plugin-check"), limits: limits)
             let loaded = try PluginLoader.load(folder: dir, into: scratch)
             if let other = manifests.first(where: { $0.name == loaded.manifest.name }) {
-                throw HostError.plugin("\(loaded.manifest.manifestPath): a plugin named '\(other.name)' is already loaded from \(other.manifestPath)")
+                throw HostError.plugin(
+                    "\(loaded.manifest.manifestPath): a plugin named '\(other.name)' is already loaded from \(other.manifestPath)"
+                )
             }
             manifests.append(loaded.manifest)
         }
@@ -45,7 +50,9 @@ public struct PluginRegistry {
             for objectSchema in m.schema.objectSchemas {
                 if let i = classes.firstIndex(where: { $0.className == objectSchema.className }) {
                     guard classes[i] == objectSchema else {
-                        throw HostError.plugin("\(m.manifestPath): class '\(objectSchema.className)' is also declared, differently, by plugin '\(owner[objectSchema.className]?.name ?? "?")' (\(owner[objectSchema.className]?.manifestPath ?? "?"))")
+                        throw HostError.plugin(
+                            "\(m.manifestPath): class '\(objectSchema.className)' is also declared, differently, by plugin '\(owner[objectSchema.className]?.name ?? "?")' (\(owner[objectSchema.className]?.manifestPath ?? "?"))"
+                        )
                     }
                     continue
                 }

@@ -28,8 +28,9 @@ struct PluginSource {
         self.folder = folder
         let state = runtime.state
         environment = try state.makeEnvironment()
-        try state.installRequire(root: folder.path, in: environment, environment: environment,
-                                 chunkNamePrefix: folder.lastPathComponent + "/")
+        try state.installRequire(
+            root: folder.path, in: environment, environment: environment,
+            chunkNamePrefix: folder.lastPathComponent + "/")
         do {
             let chunkName = "@" + PluginLoader.displayPath(file)
             let chunk = try state.loadFile(path, chunkName: chunkName, environment: environment)
@@ -51,9 +52,10 @@ struct PluginSource {
 
     /// Plugin and command names: ASCII letters, digits, '-' and '_'.
     static func isIdentifier(_ text: String) -> Bool {
-        !text.isEmpty && text.unicodeScalars.allSatisfy {
-            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_")
-        }
+        !text.isEmpty
+            && text.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_")
+            }
     }
 
     func name() throws -> String {
@@ -135,8 +137,9 @@ struct PluginSource {
     private func commandLimits(_ name: String, _ spec: LuaTableRef) throws -> LuaLimits? {
         guard case .table(let limits) = try state.get(spec, "limits") else { return nil }
         do {
-            return try HostConfigurationFile.parseLimits(try state.copy(limits, maxDepth: 1), base: state.limits,
-                                                         where: "field 'commands.\(name).limits'")
+            return try HostConfigurationFile.parseLimits(
+                try state.copy(limits, maxDepth: 1), base: state.limits,
+                where: "field 'commands.\(name).limits'")
         } catch {
             throw HostError.plugin("\(path): \(error)")
         }
@@ -146,8 +149,9 @@ struct PluginSource {
     func migrationFiles(upTo schemaVersion: UInt64) throws -> [UInt64: URL] {
         let files = try PluginLoader.numberedMigrations(in: folder, path: path)
         if let (highest, file) = files.max(by: { $0.key < $1.key }), highest > schemaVersion {
-            throw HostError.plugin("\(path): migration \(file.lastPathComponent) is for version \(highest), "
-                + "above schemaVersion \(schemaVersion)")
+            throw HostError.plugin(
+                "\(path): migration \(file.lastPathComponent) is for version \(highest), "
+                    + "above schemaVersion \(schemaVersion)")
         }
         return files
     }

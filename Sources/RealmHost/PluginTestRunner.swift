@@ -50,13 +50,18 @@ public enum PluginTestRunner {
         return function() return tests end
         """
 
-    public static func run(pluginFolder: URL, output: @escaping (String) -> Void, limits: LuaLimits = .default) throws -> PluginTestReport {
+    public static func run(pluginFolder: URL, output: @escaping (String) -> Void, limits: LuaLimits = .default) throws
+        -> PluginTestReport
+    {
         let testsFolder = pluginFolder.appendingPathComponent("tests")
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: testsFolder.path)) ?? []).filter { $0.hasSuffix(".lua") }.sorted()
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: testsFolder.path)) ?? []).filter {
+            $0.hasSuffix(".lua")
+        }.sorted()
         guard !files.isEmpty else { throw HostError.plugin("\(testsFolder.path): no tests (*.lua) found") }
         var report = PluginTestReport()
         for file in files {
-            let data = FileManager.default.temporaryDirectory.appendingPathComponent("realm-host-plugin-test-\(UUID().uuidString)", isDirectory: true)
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "realm-host-plugin-test-\(UUID().uuidString)", isDirectory: true)
             defer { try? FileManager.default.removeItem(at: data) }
             var options = HostOptions(dataFolder: data, pluginFolders: [pluginFolder], limits: limits)
             options.cacheSize = 1
@@ -70,14 +75,16 @@ public enum PluginTestRunner {
                 }
                 let path = testsFolder.appendingPathComponent(file).path
                 do {
-                    guard case .function(let listTests)? = try runtime.execute(prelude, chunkName: "=plugin-test").first else { return }
+                    guard case .function(let listTests)? = try runtime.execute(prelude, chunkName: "=plugin-test").first
+                    else { return }
                     try runtime.runFile(path)
                     guard case .table(let list)? = try runtime.call(listTests).first else { return }
                     let count = try runtime.state.length(list)
                     output("\(file): \(count) tests")
                     for i in 0..<count {
                         guard case .table(let entry) = try runtime.state.get(list, .integer(Int64(i + 1))),
-                              case .function(let fn) = try runtime.state.get(entry, "fn") else { continue }
+                            case .function(let fn) = try runtime.state.get(entry, "fn")
+                        else { continue }
                         let name = try runtime.state.get(entry, "name").stringValue ?? "test \(i + 1)"
                         do {
                             try runtime.call(fn)

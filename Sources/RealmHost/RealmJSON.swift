@@ -66,8 +66,9 @@ public enum RealmJSON {
                 throw RealmJSONError(path: "objects.\(field.name)", "'objects.\(field.name)' must be an array")
             }
             if try realm.objects(objectSchema.className).countObjects() > 0 {
-                throw HostError.io("Cannot import into a realm that has data: '\(field.name)' has objects. "
-                    + "Import needs an empty realm.")
+                throw HostError.io(
+                    "Cannot import into a realm that has data: '\(field.name)' has objects. "
+                        + "Import needs an empty realm.")
             }
             classes.append((objectSchema, rows))
         }
@@ -83,8 +84,10 @@ public enum RealmJSON {
     }
 
     /// Pass 1: every object with its values but no links; remembers each one's new key.
-    private static func createObjects(_ classes: [(ObjectSchema, [JSONValue])],
-                                      in realm: Realm) throws -> (RealmValueJSON.Links, [Created]) {
+    private static func createObjects(
+        _ classes: [(ObjectSchema, [JSONValue])],
+        in realm: Realm
+    ) throws -> (RealmValueJSON.Links, [Created]) {
         var links = RealmValueJSON.Links()
         var created = [Created]()
         for (objectSchema, rows) in classes {
@@ -109,8 +112,10 @@ public enum RealmJSON {
     }
 
     /// A row's values that hold no links.
-    private static func plainValues(_ fields: [JSONValue.Field], _ objectSchema: ObjectSchema, schema: Schema,
-                                    at path: String) throws -> [String: RealmValue] {
+    private static func plainValues(
+        _ fields: [JSONValue.Field], _ objectSchema: ObjectSchema, schema: Schema,
+        at path: String
+    ) throws -> [String: RealmValue] {
         var values = [String: RealmValue]()
         for field in fields where field.name != "$key" {
             guard let p = objectSchema[field.name], p.isPersisted else {
@@ -118,8 +123,9 @@ public enum RealmJSON {
             }
             if !involvesLinks(p) {
                 let place = path + "." + field.name
-                values[field.name] = try RealmValueJSON.decode(field.value, as: p, schema: schema,
-                                                               links: RealmValueJSON.Links(), at: place)
+                values[field.name] = try RealmValueJSON.decode(
+                    field.value, as: p, schema: schema,
+                    links: RealmValueJSON.Links(), at: place)
             }
         }
         return values

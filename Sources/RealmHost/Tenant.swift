@@ -30,9 +30,13 @@ public final class Tenant {
     @discardableResult
     public func runCommand(_ name: String, arguments: [String]) throws -> [LuaValue] {
         guard let command = plugins.lazy.compactMap({ $0.commands[name] }).first else {
-            throw HostError.plugin("No command '.\(name)'. Commands: \(commandNames.map { "." + $0 }.joined(separator: ", "))")
+            throw HostError.plugin(
+                "No command '.\(name)'. Commands: \(commandNames.map { "." + $0 }.joined(separator: ", "))")
         }
-        let call = { try self.runtime.call(command.function, [try self.runtime.luaValue(self.realm)] + arguments.map { .string($0) }) }
+        let call = {
+            try self.runtime.call(
+                command.function, [try self.runtime.luaValue(self.realm)] + arguments.map { .string($0) })
+        }
         guard let limits = command.limits else { return try call() }
         return try runtime.state.withLimits(limits, call)
     }

@@ -15,7 +15,7 @@ public final class TenantHost: @unchecked Sendable {
 
     struct TenantCache {
         var tenants: [String: Tenant] = [:]
-        var order: [String] = []   // least recently used first
+        var order: [String] = []  // least recently used first
     }
 
     /// Creates the data folder if needed, applies `host.lua`, and loads and checks the plugins.
@@ -24,7 +24,8 @@ public final class TenantHost: @unchecked Sendable {
         do {
             try FileManager.default.createDirectory(at: options.dataFolder, withIntermediateDirectories: true)
         } catch {
-            throw HostError.io("Cannot create the data folder '\(options.dataFolder.path)': \(error.localizedDescription)")
+            throw HostError.io(
+                "Cannot create the data folder '\(options.dataFolder.path)': \(error.localizedDescription)")
         }
         try HostConfigurationFile.apply(to: &options)
         self.options = options
@@ -54,14 +55,20 @@ public final class TenantHost: @unchecked Sendable {
             // path functions split on Characters, where "/" + a combining mark is no separator, and
             // SQLite ends the path at a NUL (found by ReliabilityTests).
             guard (path as NSString).deletingLastPathComponent == folder,
-                  !name.unicodeScalars.contains(where: { $0 == "/" || $0 == "\0" }),
-                  name == "\(user).realm" || (name.hasPrefix("\(user).") && name.hasSuffix(".realm")) else {
-                throw LuaError(.sandbox, "user '\(user)' may only open its own realm files ('\(user).realm' or '\(user).<name>.realm' in the data folder), not '\(url.path)'")
+                !name.unicodeScalars.contains(where: { $0 == "/" || $0 == "\0" }),
+                name == "\(user).realm" || (name.hasPrefix("\(user).") && name.hasSuffix(".realm"))
+            else {
+                throw LuaError(
+                    .sandbox,
+                    "user '\(user)' may only open its own realm files ('\(user).realm' or '\(user).<name>.realm' in the data folder), not '\(url.path)'"
+                )
             }
             // SQLite follows links when it opens the file and the files beside it: a link named
             // `<file>-wal` sent this realm's log into another user's database (found by ReliabilityTests).
             for suffix in ["", "-wal", "-shm", "-journal"] {
-                if let type = try? FileManager.default.attributesOfItem(atPath: path + suffix)[.type] as? FileAttributeType, type == .typeSymbolicLink {
+                if let type = try? FileManager.default.attributesOfItem(atPath: path + suffix)[.type]
+                    as? FileAttributeType, type == .typeSymbolicLink
+                {
                     throw LuaError(.sandbox, "'\(name + suffix)' is a symbolic link; realm files must be regular files")
                 }
             }
@@ -72,8 +79,9 @@ public final class TenantHost: @unchecked Sendable {
     func makeRuntime(for user: String) throws -> (RealmLuaRuntime, [LoadedPlugin], Realm.Configuration) {
         let url = try fileURL(for: user)
         try fileAccessPolicy(for: user)(url)
-        let runtime = try RealmLuaRuntime(userName: user, folder: dataFolder, defaultConfiguration: Realm.Configuration(fileURL: url),
-                                          limits: options.limits(for: user))
+        let runtime = try RealmLuaRuntime(
+            userName: user, folder: dataFolder, defaultConfiguration: Realm.Configuration(fileURL: url),
+            limits: options.limits(for: user))
         runtime.fileAccessPolicy = fileAccessPolicy(for: user)
         let plugins = try registry.plugins.map { try PluginLoader.load(folder: $0.folder, into: runtime) }
         let configuration = self.configuration(fileURL: url, runtime: runtime, plugins: plugins)
@@ -93,7 +101,8 @@ public final class TenantHost: @unchecked Sendable {
             c.migrationBlock = { [weak runtime] migration, oldVersion in
                 guard let runtime else { throw RealmError(.migration, "The tenant's Lua runtime is gone.") }
                 try runtime.withMigrationLimits {
-                    try TenantHost.runPluginMigrations(plugins, to: target, in: runtime, migration: migration, from: oldVersion)
+                    try TenantHost.runPluginMigrations(
+                        plugins, to: target, in: runtime, migration: migration, from: oldVersion)
                 }
             }
         }
@@ -118,15 +127,20 @@ public final class TenantHost: @unchecked Sendable {
 
     /// Each plugin's `migration` function, then its numbered migration files for the steps from
     /// `oldVersion` (exclusive) to `target` (inclusive), in order, in the open migration.
-    static func runPluginMigrations(_ plugins: [LoadedPlugin], to target: UInt64, in runtime: RealmLuaRuntime,
-                                    migration: Migration, from oldVersion: UInt64) throws {
+    static func runPluginMigrations(
+        _ plugins: [LoadedPlugin], to target: UInt64, in runtime: RealmLuaRuntime,
+        migration: Migration, from oldVersion: UInt64
+    ) throws {
         let value = try runtime.luaValue(migration)
         for plugin in plugins {
             if let f = plugin.migration { try runtime.state.call(f, [value, .integer(Int64(oldVersion))]) }
-            for (version, file) in plugin.manifest.migrationFiles.sorted(by: { $0.key < $1.key }) where version > oldVersion && version <= target {
-                let chunk = try runtime.state.loadFile(file.path, chunkName: "@" + PluginLoader.displayPath(file), environment: plugin.environment)
+            for (version, file) in plugin.manifest.migrationFiles.sorted(by: { $0.key < $1.key })
+            where version > oldVersion && version <= target {
+                let chunk = try runtime.state.loadFile(
+                    file.path, chunkName: "@" + PluginLoader.displayPath(file), environment: plugin.environment)
                 guard case .function(let step)? = try runtime.state.call(chunk).first else {
-                    throw HostError.plugin("\(file.path): a migration file must return a function(migration, oldSchemaVersion)")
+                    throw HostError.plugin(
+                        "\(file.path): a migration file must return a function(migration, oldSchemaVersion)")
                 }
                 try runtime.state.call(step, [value, .integer(Int64(oldVersion))])
             }
@@ -150,7 +164,9 @@ public final class TenantHost: @unchecked Sendable {
             c.order.removeAll { $0 == user }
             c.order.append(user)
             return t
-        }) { return cached }
+        }) {
+            return cached
+        }
         let (runtime, plugins, configuration) = try makeRuntime(for: user)
         let realm: Realm
         do {
@@ -166,7 +182,7 @@ public final class TenantHost: @unchecked Sendable {
             c.order.append(user)
             while c.order.count > options.cacheSize, let oldest = c.order.first {
                 c.order.removeFirst()
-                c.tenants[oldest] = nil   // closed when its last user lets go
+                c.tenants[oldest] = nil  // closed when its last user lets go
             }
             return tenant
         }

@@ -29,8 +29,10 @@ public final class TenantSession {
     /// The tenant whose hooks point at this session (hooks are set once per tenant, not per run).
     private weak var hookedTenant: Tenant?
 
-    public init(host: TenantHost, user: String, output: @escaping (String) -> Void,
-                warning: @escaping (String) -> Void) {
+    public init(
+        host: TenantHost, user: String, output: @escaping (String) -> Void,
+        warning: @escaping (String) -> Void
+    ) {
         self.host = host
         self.user = user
         self.output = output
@@ -72,8 +74,9 @@ public final class TenantSession {
     public func switchUser(to name: String) throws {
         try UserName.validate(name)
         if try name != user && withTenant({ $0.runtime.hasOpenWrite }) {
-            throw HostError.configuration("User '\(user)' has an open write transaction: commit it "
-                + "(realm:commitWrite()) or cancel it (realm:cancelWrite()) first.")
+            throw HostError.configuration(
+                "User '\(user)' has an open write transaction: commit it "
+                    + "(realm:commitWrite()) or cancel it (realm:cancelWrite()) first.")
         }
         try host.withTenant(name) { _ in }
         user = name
@@ -140,21 +143,26 @@ public final class TenantSession {
     /// Runs a script file with `arg` set to its arguments, as the `lua` program does.
     @discardableResult
     public func runFile(_ path: String, arguments: [String]) throws -> [LuaValue] {
-        try perform(present: { values, _ in values }) { tenant in
+        let asReturned: ([LuaValue], LuaValueReader) -> [LuaValue] = { values, _ in values }
+        return try perform(present: asReturned) { tenant in
             try tenant.runtime.runFile(path, arguments: arguments)
         }
     }
 
     /// Runs a plugin command (`.name args` in the REPL) with `realm` and the string arguments.
     @discardableResult
-    public func runCommand<T>(_ name: String, arguments: [String],
-                              present: ([LuaValue], LuaValueReader) throws -> T) throws -> T {
+    public func runCommand<T>(
+        _ name: String, arguments: [String],
+        present: ([LuaValue], LuaValueReader) throws -> T
+    ) throws -> T {
         try perform(present: present) { tenant in try tenant.runCommand(name, arguments: arguments) }
     }
 
     /// The steps every run shares: hooks, interruption, rollback, classification.
-    private func perform<T>(present: ([LuaValue], LuaValueReader) throws -> T,
-                            _ body: (Tenant) throws -> [LuaValue]) throws -> T {
+    private func perform<T>(
+        present: ([LuaValue], LuaValueReader) throws -> T,
+        _ body: (Tenant) throws -> [LuaValue]
+    ) throws -> T {
         try withTenant { tenant in
             let runtime = tenant.runtime
             let wasInWrite = runtime.hasOpenWrite

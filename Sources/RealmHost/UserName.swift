@@ -7,13 +7,17 @@ public enum UserName {
 
     /// Throws a clear error naming what is wrong with `name`.
     public static func validate(_ name: String) throws {
-        func bad(_ why: String) -> HostError { HostError.badUserName("Invalid user name '\(name.debugDescription.dropFirst().dropLast())': \(why).") }
+        func bad(_ why: String) -> HostError {
+            HostError.badUserName("Invalid user name '\(name.debugDescription.dropFirst().dropLast())': \(why).")
+        }
         guard !name.isEmpty else { throw bad("it is empty") }
         guard name.utf8.count <= maximumLength else { throw bad("it is longer than \(maximumLength) bytes") }
         guard !name.hasPrefix(".") else { throw bad("it starts with a dot") }
         // On Unicode scalars, as the file system sees the name: String.contains compares Characters,
         // and "/" followed by a combining mark is one Character that is not "/" (found by ReliabilityTests).
-        guard !name.unicodeScalars.contains(where: { $0 == "/" || $0 == "\\" }) else { throw bad("it contains a path separator") }
+        guard !name.unicodeScalars.contains(where: { $0 == "/" || $0 == "\\" }) else {
+            throw bad("it contains a path separator")
+        }
         guard !name.contains("..") else { throw bad("it contains '..'") }
         // `<user>.<name>.realm` is one of user <user>'s extra realms (TenantHost.fileAccessPolicy), so a
         // user "alice.notes" would own a file alice's scripts may open: no dots in user names.
@@ -21,22 +25,33 @@ public enum UserName {
         // A leading combining mark joins the "/" before it into one Character, which hides the
         // separator from Foundation's path functions.
         if let first = name.unicodeScalars.first,
-           [.nonspacingMark, .spacingMark, .enclosingMark].contains(first.properties.generalCategory) {
+            [.nonspacingMark, .spacingMark, .enclosingMark].contains(first.properties.generalCategory)
+        {
             throw bad("it starts with a combining mark (U+\(String(first.value, radix: 16, uppercase: true)))")
         }
         for scalar in name.unicodeScalars {
             if scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
-                || scalar.properties.generalCategory == .lineSeparator || scalar.properties.generalCategory == .paragraphSeparator {
-                throw bad("it contains a control or invisible character (U+\(String(scalar.value, radix: 16, uppercase: true)))")
+                || scalar.properties.generalCategory == .lineSeparator
+                || scalar.properties.generalCategory == .paragraphSeparator
+            {
+                throw bad(
+                    "it contains a control or invisible character (U+\(String(scalar.value, radix: 16, uppercase: true)))"
+                )
             }
-            if scalar.properties.isWhitespace && scalar != " " { throw bad("it contains whitespace other than a space") }
+            if scalar.properties.isWhitespace && scalar != " " {
+                throw bad("it contains whitespace other than a space")
+            }
             if ":*?\"<>|".unicodeScalars.contains(scalar) { throw bad("it contains '\(scalar)'") }
         }
-        guard name.unicodeScalars.first?.properties.isWhitespace != true, name.unicodeScalars.last?.properties.isWhitespace != true else {
+        guard name.unicodeScalars.first?.properties.isWhitespace != true,
+            name.unicodeScalars.last?.properties.isWhitespace != true
+        else {
             throw bad("it starts or ends with a space")
         }
         // Two spellings of one name must not be two tenants: only NFC names are accepted.
-        guard name.unicodeScalars.elementsEqual(name.precomposedStringWithCanonicalMapping.unicodeScalars) else { throw bad("it is not in Unicode normal form C") }
+        guard name.unicodeScalars.elementsEqual(name.precomposedStringWithCanonicalMapping.unicodeScalars) else {
+            throw bad("it is not in Unicode normal form C")
+        }
     }
 }
 

@@ -8,8 +8,14 @@ import RealmDatabase
 // can give it a metatable (and Lua a type name in messages: "bad argument #1 (Date expected, got
 // table)").
 
-final class QuerySubscriptionBox { let subscription: QuerySubscription; init(_ s: QuerySubscription) { subscription = s } }
-final class UserBox { let name: String; init(_ name: String) { self.name = name } }
+final class QuerySubscriptionBox {
+    let subscription: QuerySubscription
+    init(_ s: QuerySubscription) { subscription = s }
+}
+final class UserBox {
+    let name: String
+    init(_ name: String) { self.name = name }
+}
 
 /// A configuration as Lua edits it: the Swift configuration plus the Lua functions it refers to.
 final class ConfigurationBox {
@@ -30,8 +36,23 @@ final class ConfigurationBox {
 }
 
 // Values of the special types.
-final class ObjectIdBox { let value: ObjectId; init(_ v: ObjectId) { value = v } }
-final class UUIDBox { let value: UUID; init(_ v: UUID) { value = v } }
-final class DateBox { let value: Timestamp; init(_ v: Timestamp) { value = v } }
-final class Decimal128Box { let value: Decimal128; init(_ v: Decimal128) { value = v } }
-final class DataBox { let value: Data; init(_ v: Data) { value = v } }
+final class ObjectIdBox {
+    let value: ObjectId
+    init(_ v: ObjectId) { value = v }
+}
+final class UUIDBox {
+    let value: UUID
+    init(_ v: UUID) { value = v }
+}
+final class DateBox {
+    let value: Timestamp
+    init(_ v: Timestamp) { value = v }
+}
+final class Decimal128Box {
+    let value: Decimal128
+    init(_ v: Decimal128) { value = v }
+}
+final class DataBox {
+    let value: Data
+    init(_ v: Data) { value = v }
+}

@@ -86,7 +86,9 @@ extension RealmLuaRuntime {
     /// A table as a realm value: a sequence 1...n becomes a list, string keys a dictionary (an
     /// object's values, or a map); anything else is an error. `entries` calls its argument with
     /// every key and value, from a copied table or straight from the Lua stack.
-    private func tableValue(depth: Int, entries: ((LuaValue, LuaValue) throws -> Void) throws -> Void) throws -> RealmValue {
+    private func tableValue(depth: Int, entries: ((LuaValue, LuaValue) throws -> Void) throws -> Void) throws
+        -> RealmValue
+    {
         var fields = [String: RealmValue]()
         var items = [Int64: RealmValue]()
         var otherKey: LuaValue?
@@ -103,7 +105,10 @@ extension RealmLuaRuntime {
         let hasNamedFields = !fields.isEmpty || otherKey != nil || items.count > Int(length)
         if !hasNamedFields { return .list((0..<length).map { items[$0 + 1] ?? .null }) }
         guard length == 0 else {
-            throw LuaError(.runtime, "a table mixing a sequence and named fields cannot be stored: use either a list {a, b} or fields {x = a}")
+            throw LuaError(
+                .runtime,
+                "a table mixing a sequence and named fields cannot be stored: use either a list {a, b} or fields {x = a}"
+            )
         }
         if let key = otherKey ?? items.keys.min().map({ LuaValue.integer($0) }) {
             throw LuaError(.runtime, "table keys must be strings (or a sequence 1..n), got \(key.typeName) key \(key)")

@@ -29,7 +29,9 @@ public final class RealmLuaRuntime {
     struct WeakRealm { weak var realm: Realm? }
 
     /// Creates a runtime for a tenant whose realms live in `folder`.
-    public init(userName: String, folder: URL, defaultConfiguration: Realm.Configuration, limits: LuaLimits = .default) throws {
+    public init(userName: String, folder: URL, defaultConfiguration: Realm.Configuration, limits: LuaLimits = .default)
+        throws
+    {
         self.userName = userName
         self.folder = folder
         self.defaultConfiguration = ConfigurationBox(defaultConfiguration)
@@ -149,7 +151,9 @@ public final class RealmLuaRuntime {
         }
         if let block = box.initialSubscriptions {
             c.initialSubscriptions = { [weak self] subs in
-                guard let self else { throw RealmError(.subscription, "The Lua runtime of these subscriptions is gone.") }
+                guard let self else {
+                    throw RealmError(.subscription, "The Lua runtime of these subscriptions is gone.")
+                }
                 try self.state.call(block, [try self.box(subs)])
             }
         }

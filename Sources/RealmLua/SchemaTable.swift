@@ -30,7 +30,9 @@ extension RealmLuaRuntime {
     }
 
     private func objectSchema(_ t: LuaTable, where place: String) throws -> ObjectSchema {
-        guard case .string(let name) = t["name"] else { throw LuaError(.runtime, "\(place): field 'name' must be a string") }
+        guard case .string(let name) = t["name"] else {
+            throw LuaError(.runtime, "\(place): field 'name' must be a string")
+        }
         let here = "\(place) ('\(name)')"
         var primaryKey: String?
         switch t["primaryKey"] {
@@ -50,7 +52,9 @@ extension RealmLuaRuntime {
             }
         case .plainTable(let props):
             for (k, v) in props.hash {
-                guard case .string(let pname) = k else { throw LuaError(.runtime, "\(here): property names must be strings") }
+                guard case .string(let pname) = k else {
+                    throw LuaError(.runtime, "\(here): property names must be strings")
+                }
                 properties.append(try property(pname, v, where: here))
             }
             properties.sort { a, b in
@@ -74,18 +78,23 @@ extension RealmLuaRuntime {
             case .string(let typeString):
                 return try Property.parse(name: name, typeString: typeString)
             case .plainTable(let t):
-                guard case .string(var type) = t["type"] else { throw LuaError(.runtime, "\(here): field 'type' must be a string") }
+                guard case .string(var type) = t["type"] else {
+                    throw LuaError(.runtime, "\(here): field 'type' must be a string")
+                }
                 let objectType = t["objectType"].stringValue
                 if type == "linkingObjects" {
                     guard let objectType, let origin = t["property"].stringValue else {
                         throw LuaError(.runtime, "\(here): linkingObjects needs 'objectType' and 'property'")
                     }
-                    return Property(name: name, type: .linkingObjects, objectClassName: objectType, linkOriginPropertyName: origin)
+                    return Property(
+                        name: name, type: .linkingObjects, objectClassName: objectType, linkOriginPropertyName: origin)
                 }
                 let suffixes = ["list": "[]", "set": "<>", "dictionary": "{}", "object": ""]
                 if let suffix = suffixes[type] {
                     guard let objectType else { throw LuaError(.runtime, "\(here): type '\(type)' needs 'objectType'") }
-                    type = objectType + ((t["optional"].boolValue ?? false) && !objectType.hasSuffix("?") ? "?" : "") + suffix
+                    type =
+                        objectType + ((t["optional"].boolValue ?? false) && !objectType.hasSuffix("?") ? "?" : "")
+                        + suffix
                 } else if t["optional"].boolValue == true && !type.hasSuffix("?") {
                     type += "?"
                 }
@@ -103,21 +112,25 @@ extension RealmLuaRuntime {
 
     /// A schema as a Lua table in the same notation (sequence form, declared order).
     func schemaTable(_ schema: Schema) -> LuaValue {
-        .plainTable(LuaTable(array: schema.objectSchemas.map { os in
-            var fields: [String: LuaValue] = ["name": .string(os.className)]
-            if let pk = os.primaryKey { fields["primaryKey"] = .string(pk) }
-            if os.isEmbedded { fields["embedded"] = .boolean(true) }
-            fields["properties"] = .plainTable(LuaTable(array: os.properties.map { p in
-                var pf: [String: LuaValue] = ["name": .string(p.name), "type": .string(p.typeString)]
-                if p.type == .linkingObjects {
-                    pf["type"] = "linkingObjects"
-                    pf["objectType"] = .string(p.objectClassName ?? "")
-                    pf["property"] = .string(p.linkOriginPropertyName ?? "")
-                }
-                if p.isIndexed { pf["indexed"] = true }
-                return .plainTable(LuaTable(fields: pf))
-            }))
-            return .plainTable(LuaTable(fields: fields))
-        }))
+        .plainTable(
+            LuaTable(
+                array: schema.objectSchemas.map { os in
+                    var fields: [String: LuaValue] = ["name": .string(os.className)]
+                    if let pk = os.primaryKey { fields["primaryKey"] = .string(pk) }
+                    if os.isEmbedded { fields["embedded"] = .boolean(true) }
+                    fields["properties"] = .plainTable(
+                        LuaTable(
+                            array: os.properties.map { p in
+                                var pf: [String: LuaValue] = ["name": .string(p.name), "type": .string(p.typeString)]
+                                if p.type == .linkingObjects {
+                                    pf["type"] = "linkingObjects"
+                                    pf["objectType"] = .string(p.objectClassName ?? "")
+                                    pf["property"] = .string(p.linkOriginPropertyName ?? "")
+                                }
+                                if p.isIndexed { pf["indexed"] = true }
+                                return .plainTable(LuaTable(fields: pf))
+                            }))
+                    return .plainTable(LuaTable(fields: fields))
+                }))
     }
 }

@@ -27,7 +27,9 @@ final class EnvironmentTests: XCTestCase {
         try state.execute("x = 1", chunkName: "=repl:1", environment: session)
         try state.execute("x = x + 1", chunkName: "=repl:2", environment: session)
         XCTAssertEqual(try state.eval("return x", chunkName: "=repl:3").isNil, true, "base globals untouched")
-        XCTAssertEqual(try state.execute("return x, string.upper('k')", chunkName: "=repl:3", environment: session), [.integer(2), "K"])
+        XCTAssertEqual(
+            try state.execute("return x, string.upper('k')", chunkName: "=repl:3", environment: session),
+            [.integer(2), "K"])
     }
 
     func testEnvironmentsAreSeparate() throws {

@@ -33,7 +33,9 @@ final class ErrorReportingTests: XCTestCase {
         let error = expectLuaError { try state.execute("error({code = 1, message = 'bad'})", chunkName: "=t") }
         XCTAssertEqual(error?.kind, .runtime)
         XCTAssertEqual(error?.message, "(error object is a table value)")
-        guard case .table(let table)? = error?.value else { return XCTFail("expected a table, got \(String(describing: error?.value))") }
+        guard case .table(let table)? = error?.value else {
+            return XCTFail("expected a table, got \(String(describing: error?.value))")
+        }
         let copy = try state.copy(table)
         XCTAssertEqual(copy["code"], .integer(1))
         XCTAssertEqual(copy["message"], "bad")
@@ -42,7 +44,8 @@ final class ErrorReportingTests: XCTestCase {
     func testErrorObjectWithTostring() throws {
         let state = try LuaState()
         let error = expectLuaError {
-            try state.execute("error(setmetatable({}, {__tostring = function() return 'custom message' end}))", chunkName: "=t")
+            try state.execute(
+                "error(setmetatable({}, {__tostring = function() return 'custom message' end}))", chunkName: "=t")
         }
         XCTAssertEqual(error?.message, "custom message")
         XCTAssertEqual(error?.value.type, .table)
@@ -64,7 +67,9 @@ final class ErrorReportingTests: XCTestCase {
     func testSwiftCanRaiseStructuredErrors() throws {
         let state = try LuaState()
         try state.register("fail") { _ in
-            throw LuaError(raising: LuaValue.plainTable(LuaTable(fields: ["code": "Timeout", "message": "too slow"])), message: "too slow")
+            throw LuaError(
+                raising: LuaValue.plainTable(LuaTable(fields: ["code": "Timeout", "message": "too slow"])),
+                message: "too slow")
         }
         XCTAssertEqual(try state.eval("local ok, e = pcall(fail) return e.code"), "Timeout")
     }
@@ -110,7 +115,8 @@ final class ErrorReportingTests: XCTestCase {
 
     func testSandboxViolationKindSurvivesButNotForOtherErrors() throws {
         let state = try LuaState()
-        XCTAssertEqual(expectLuaError { try state.execute("setmetatable({}, {__gc = 1})", chunkName: "=t") }?.kind, .sandbox)
+        XCTAssertEqual(
+            expectLuaError { try state.execute("setmetatable({}, {__gc = 1})", chunkName: "=t") }?.kind, .sandbox)
         // A later, unrelated error is a runtime error again.
         XCTAssertEqual(expectLuaError { try state.execute("error('plain')", chunkName: "=t") }?.kind, .runtime)
         // A Swift callback can raise a sandbox violation.

@@ -18,11 +18,13 @@ private struct Hoot: Error, CustomStringConvertible {
 final class HostTypeTests: XCTestCase {
     func makeState() throws -> LuaState {
         let state = try LuaState()
-        try state.registerType(Owl.self, name: "Owl", metatable: LuaMetatable(
-            methods: ["hoot": { ctx in throw Hoot(code: try ctx.userdata(1, as: Owl.self).name) }],
-            fields: ["name": { ctx in try ctx.returning(.string(try ctx.userdata(1, as: Owl.self).name)) }],
-            index: { ctx in try ctx.returning(ctx.argument(2) == .integer(1) ? "first" : .nil) },
-            indexKeys: ["wise"]))
+        try state.registerType(
+            Owl.self, name: "Owl",
+            metatable: LuaMetatable(
+                methods: ["hoot": { ctx in throw Hoot(code: try ctx.userdata(1, as: Owl.self).name) }],
+                fields: ["name": { ctx in try ctx.returning(.string(try ctx.userdata(1, as: Owl.self).name)) }],
+                index: { ctx in try ctx.returning(ctx.argument(2) == .integer(1) ? "first" : .nil) },
+                indexKeys: ["wise"]))
         try state.registerType(Lamp.self, name: "Lamp", metatable: LuaMetatable())
         return state
     }
@@ -41,13 +43,18 @@ final class HostTypeTests: XCTestCase {
         let owl = Owl(name: "Hedwig")
         let lamp = Lamp()
         guard case .userdata(let owlRef) = LuaValue.userdata(try state.makeUserdata(owl)),
-              case .userdata(let lampRef) = LuaValue.userdata(try state.makeUserdata(lamp)) else { return XCTFail() }
+            case .userdata(let lampRef) = LuaValue.userdata(try state.makeUserdata(lamp))
+        else { return XCTFail() }
         XCTAssertTrue(try state.hostObject(owlRef) === owl)
         XCTAssertTrue(try state.hostObject(lampRef) === lamp)
         XCTAssertEqual(try state.hostTypeName(lampRef), "Lamp")
         // A script's own userdata-like values are not host objects.
-        guard case .table(let table)? = try state.execute("return setmetatable({}, { __name = 'Owl' })",
-                                                          chunkName: "=t").first else { return XCTFail() }
+        guard
+            case .table(let table)? = try state.execute(
+                "return setmetatable({}, { __name = 'Owl' })",
+                chunkName: "=t"
+            ).first
+        else { return XCTFail() }
         XCTAssertNotNil(table)
     }
 
@@ -59,7 +66,8 @@ final class HostTypeTests: XCTestCase {
             return .plainTable(LuaTable(fields: ["code": .string(hoot.code), "where": .string(position)]))
         }
         try state.setGlobal("owl", .userdata(try state.makeUserdata(Owl(name: "Hedwig"))))
-        let r = try state.execute("""
+        let r = try state.execute(
+            """
             local ok, e = pcall(function() owl:hoot() end)
             return ok, e.code, e["where"]
             """, chunkName: "=t")

@@ -6,7 +6,9 @@ import XCTest
 final class LimitsTests: XCTestCase {
     func testHugeStringHitsMemoryCapAndStateStaysUsable() throws {
         let state = try LuaState(limits: shortLimits)
-        let error = expectLuaError { try state.execute("local s = string.rep('x', 100 * 1024 * 1024)", chunkName: "=m") }
+        let error = expectLuaError {
+            try state.execute("local s = string.rep('x', 100 * 1024 * 1024)", chunkName: "=m")
+        }
         XCTAssertEqual(error?.kind, .memory)
         XCTAssertEqual(try state.eval("return 1 + 1"), .integer(2))
     }
@@ -37,7 +39,9 @@ final class LimitsTests: XCTestCase {
 
     func testLimitErrorsSayWhereTheScriptWas() throws {
         let state = try LuaState(limits: shortLimits)
-        let time = expectLuaError { try state.execute("local n = 0\nwhile true do\n  n = n + 1\nend", chunkName: "=loop.lua") }
+        let time = expectLuaError {
+            try state.execute("local n = 0\nwhile true do\n  n = n + 1\nend", chunkName: "=loop.lua")
+        }
         XCTAssertEqual(time?.kind, .timeLimit)
         XCTAssertTrue(time?.message.hasPrefix("loop.lua:") ?? false, time?.message ?? "")
         XCTAssertTrue(time?.message.hasSuffix("script exceeded its time limit") ?? false, time?.message ?? "")
@@ -64,7 +68,8 @@ final class LimitsTests: XCTestCase {
         XCTAssertTrue(error?.message.contains("instruction limit") ?? false)
         // A small loop fits in the budget, and each outermost call gets a fresh budget.
         for _ in 0..<3 {
-            XCTAssertEqual(try state.eval("local n = 0 for i = 1, 10000 do n = n + i end return n"), .integer(50_005_000))
+            XCTAssertEqual(
+                try state.eval("local n = 0 for i = 1, 10000 do n = n + i end return n"), .integer(50_005_000))
         }
     }
 
@@ -82,32 +87,40 @@ final class LimitsTests: XCTestCase {
         // (a frame-per-slot recursion takes seconds on a busy machine). Generous time limit: the
         // point is the error kind, not speed.
         let state = try LuaState(limits: LuaLimits(time: .seconds(120)))
-        let recursion = "local function f() local a, b, c, d, e, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u = 1 return 1 + f() end return f()"
+        let recursion =
+            "local function f() local a, b, c, d, e, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u = 1 return 1 + f() end return f()"
         let error = expectLuaError { try state.execute(recursion, chunkName: "=r") }
         XCTAssertEqual(error?.kind, .runtime)
         XCTAssertTrue(error?.message.contains("stack overflow") ?? false, error?.message ?? "")
         XCTAssertEqual(try state.eval("return 3"), .integer(3))
         // Recursion through metamethods stops at Lua's C-stack limit.
         let cError = expectLuaError {
-            try state.execute("local t = setmetatable({}, {__index = function(t, k) return t[k] end}) return t.x", chunkName: "=r")
+            try state.execute(
+                "local t = setmetatable({}, {__index = function(t, k) return t[k] end}) return t.x", chunkName: "=r")
         }
         XCTAssertTrue(cError?.message.contains("stack overflow") ?? false, cError?.message ?? "")
     }
 
     func testRecursionUnderASmallCapIsAMemoryError() throws {
         let state = try LuaState(limits: LuaLimits(memory: 4 * 1024 * 1024, time: .seconds(60)))
-        let error = expectLuaError { try state.execute("local function f() return 1 + f() end return f()", chunkName: "=r") }
+        let error = expectLuaError {
+            try state.execute("local function f() return 1 + f() end return f()", chunkName: "=r")
+        }
         XCTAssertEqual(error?.kind, .memory)
         XCTAssertEqual(try state.eval("return 3"), .integer(3))
     }
 
     func testCoroutineLoopIsStopped() throws {
         let state = try LuaState(limits: shortLimits)
-        let wrapped = expectLuaError { try state.execute("coroutine.wrap(function() while true do end end)()", chunkName: "=c") }
+        let wrapped = expectLuaError {
+            try state.execute("coroutine.wrap(function() while true do end end)()", chunkName: "=c")
+        }
         XCTAssertEqual(wrapped?.kind, .timeLimit)
         // resume catches the error, but the trip keeps firing in the caller.
         let resumed = expectLuaError {
-            try state.execute("local co = coroutine.create(function() while true do end end) return coroutine.resume(co)", chunkName: "=c")
+            try state.execute(
+                "local co = coroutine.create(function() while true do end end) return coroutine.resume(co)",
+                chunkName: "=c")
         }
         XCTAssertEqual(resumed?.kind, .timeLimit)
         // Coroutines created in an earlier call are still limited.
@@ -123,20 +136,26 @@ final class LimitsTests: XCTestCase {
         }
         XCTAssertEqual(error?.kind, .timeLimit)
         let xpcallError = expectLuaError {
-            try state.execute("while true do xpcall(function() while true do end end, function(e) while true do end end) end", chunkName: "=p")
+            try state.execute(
+                "while true do xpcall(function() while true do end end, function(e) while true do end end) end",
+                chunkName: "=p")
         }
         XCTAssertEqual(xpcallError?.kind, .timeLimit)
         // A handler that loops would run with hooks off if the stop reached it; it must not run.
         let handlerError = expectLuaError {
-            try state.execute("return xpcall(function() error('x') end, function(e) while true do end end)", chunkName: "=p")
+            try state.execute(
+                "return xpcall(function() error('x') end, function(e) while true do end end)", chunkName: "=p")
         }
         XCTAssertEqual(handlerError?.kind, .timeLimit)
         // xpcall still behaves like xpcall.
         XCTAssertEqual(
-            try state.execute("return xpcall(function() error('x', 0) end, function(e) return 'handled ' .. e end)", chunkName: "=p"),
+            try state.execute(
+                "return xpcall(function() error('x', 0) end, function(e) return 'handled ' .. e end)", chunkName: "=p"),
             [.boolean(false), "handled x"])
         XCTAssertEqual(
-            try state.eval("local co = coroutine.wrap(function() return xpcall(coroutine.yield, print, 1) end) co() return select(2, co(9))"),
+            try state.eval(
+                "local co = coroutine.wrap(function() return xpcall(coroutine.yield, print, 1) end) co() return select(2, co(9))"
+            ),
             .integer(9))
     }
 
@@ -179,7 +198,7 @@ final class LimitsTests: XCTestCase {
         done.set()
         XCTAssertEqual(error?.kind, .interrupted)
         XCTAssertTrue(error?.message.contains("interrupted") ?? false)
-        usleep(50_000) // let the canceller thread notice it is done
+        usleep(50_000)  // let the canceller thread notice it is done
         XCTAssertEqual(try state.eval("for i = 1, 100000 do end return 'usable'"), "usable")
     }
 

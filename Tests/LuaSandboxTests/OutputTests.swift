@@ -7,7 +7,9 @@ final class OutputTests: XCTestCase {
         let state = try LuaState()
         var lines: [String] = []
         state.outputHandler = { lines.append($0) }
-        try state.execute("print('a', 1, nil, true, 2.5) print() print(setmetatable({}, {__tostring = function() return 'T' end}))", chunkName: "=t")
+        try state.execute(
+            "print('a', 1, nil, true, 2.5) print() print(setmetatable({}, {__tostring = function() return 'T' end}))",
+            chunkName: "=t")
         XCTAssertEqual(lines, ["a\t1\tnil\ttrue\t2.5", "", "T"])
     }
 
@@ -26,7 +28,7 @@ final class OutputTests: XCTestCase {
         try state.execute("print(string.rep('x', 100000))", chunkName: "=t")
         XCTAssertEqual(lines.first?.utf8.count, 65536 + "…(34464 bytes more)".utf8.count)
         state.limits.output = 4
-        try state.execute("print('aaaé')", chunkName: "=t") // 'é' is 2 bytes: 4 bytes would cut it
+        try state.execute("print('aaaé')", chunkName: "=t")  // 'é' is 2 bytes: 4 bytes would cut it
         XCTAssertEqual(lines.last, "aaa…(2 bytes more)")
     }
 

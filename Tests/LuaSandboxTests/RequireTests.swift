@@ -11,9 +11,12 @@ final class RequireTests: XCTestCase {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("lua-require-\(UUID().uuidString)")
         root = base.appendingPathComponent("plugin")
         outside = base.appendingPathComponent("outside")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("lib/util"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("lib/util"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
-        try write("lib/format.lua", "loads = (loads or 0) + 1\nlocal M = {}\nfunction M.greet(n) return 'hello ' .. n end\nreturn M\n")
+        try write(
+            "lib/format.lua",
+            "loads = (loads or 0) + 1\nlocal M = {}\nfunction M.greet(n) return 'hello ' .. n end\nreturn M\n")
         try write("lib/util/init.lua", "return { name = ... }")
         try write("lib/bad.lua", "#!/usr/bin/env lua\nlocal x = = 1\n")
         try write("lib/fails.lua", "\n\nerror('module failed')\n")
@@ -22,9 +25,11 @@ final class RequireTests: XCTestCase {
         try write("lib/nothing.lua", "x_loaded = true")
         try "return 'secret'".write(to: outside.appendingPathComponent("secret.lua"), atomically: true, encoding: .utf8)
         try FileManager.default.createSymbolicLink(
-            atPath: root.appendingPathComponent("escape.lua").path, withDestinationPath: outside.appendingPathComponent("secret.lua").path)
+            atPath: root.appendingPathComponent("escape.lua").path,
+            withDestinationPath: outside.appendingPathComponent("secret.lua").path)
         try FileManager.default.createSymbolicLink(
-            atPath: root.appendingPathComponent("alias.lua").path, withDestinationPath: root.appendingPathComponent("lib/format.lua").path)
+            atPath: root.appendingPathComponent("alias.lua").path,
+            withDestinationPath: root.appendingPathComponent("lib/format.lua").path)
     }
 
     override func tearDownWithError() throws {
@@ -44,17 +49,22 @@ final class RequireTests: XCTestCase {
     func testLoadsModulesAndCachesThem() throws {
         let state = try makeState()
         XCTAssertEqual(try state.eval("return require('lib.format').greet('you')"), "hello you")
-        XCTAssertEqual(try state.eval("return rawequal(require('lib.format'), require('lib.format')), loads"),
-                       .boolean(true))
+        XCTAssertEqual(
+            try state.eval("return rawequal(require('lib.format'), require('lib.format')), loads"),
+            .boolean(true))
         XCTAssertEqual(state.global("loads"), .integer(1), "a module runs once per state")
         XCTAssertEqual(try state.eval("return require('lib.util').name"), "lib.util", "init.lua, called with its name")
         XCTAssertEqual(try state.eval("return require('lib.nothing')"), .boolean(true))
-        XCTAssertEqual(try state.eval("return require('alias').greet('x')"), "hello x", "symlinks inside the folder are fine")
+        XCTAssertEqual(
+            try state.eval("return require('alias').greet('x')"), "hello x", "symlinks inside the folder are fine")
     }
 
     func testRefusesNamesThatLeaveTheFolder() throws {
         let state = try makeState()
-        for name in ["..", "../outside/secret", "..outside.secret", "/etc/passwd", "lib/format", "lib..format", ".hidden", "lib.", "-x"] {
+        for name in [
+            "..", "../outside/secret", "..outside.secret", "/etc/passwd", "lib/format", "lib..format", ".hidden",
+            "lib.", "-x",
+        ] {
             let error = expectLuaError { try state.execute("return require('\(name)')", chunkName: "=t") }
             XCTAssertEqual(error?.kind, .sandbox, name)
         }
@@ -77,7 +87,9 @@ final class RequireTests: XCTestCase {
     func testErrorsInModulesNameTheFile() throws {
         let state = try makeState()
         let syntax = expectLuaError { try state.execute("return require('lib.bad')", chunkName: "=t") }
-        XCTAssertTrue(syntax?.message.hasPrefix("lib/bad.lua:2:") ?? false, "shebang blanked, line kept: \(syntax?.message ?? "")")
+        XCTAssertTrue(
+            syntax?.message.hasPrefix("lib/bad.lua:2:") ?? false, "shebang blanked, line kept: \(syntax?.message ?? "")"
+        )
         let runtime = expectLuaError { try state.execute("return require('lib.fails')", chunkName: "=t") }
         XCTAssertEqual(runtime?.message, "lib/fails.lua:3: module failed")
         // A failed module is not cached: it fails again instead of returning nothing.

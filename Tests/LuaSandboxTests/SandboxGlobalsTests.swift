@@ -18,8 +18,10 @@ final class SandboxGlobalsTests: XCTestCase {
 
     func testAllowedLibrariesArePresent() throws {
         let state = try LuaState()
-        let names = ["table.concat", "string.format", "math.floor", "utf8.char", "coroutine.wrap",
-                     "os.time", "os.clock", "os.date", "pcall", "load", "setmetatable", "print", "warn"]
+        let names = [
+            "table.concat", "string.format", "math.floor", "utf8.char", "coroutine.wrap",
+            "os.time", "os.clock", "os.date", "pcall", "load", "setmetatable", "print", "warn",
+        ]
         for name in names {
             XCTAssertEqual(try state.eval("return type(\(name))"), "function", name)
         }
@@ -37,7 +39,9 @@ final class SandboxGlobalsTests: XCTestCase {
 
     func testBinaryChunksAreRefused() throws {
         let state = try LuaState()
-        let hostError = expectLuaError { try state.load(bytes: [0x1B, 0x4C, 0x75, 0x61, 0x54, 0x00], chunkName: "=bin") }
+        let hostError = expectLuaError {
+            try state.load(bytes: [0x1B, 0x4C, 0x75, 0x61, 0x54, 0x00], chunkName: "=bin")
+        }
         XCTAssertEqual(hostError?.kind, .sandbox)
         // Through the script's load: mode is forced to text even when "b" is asked for.
         let values = try state.execute(#"return load("\27LuaT\0", "x", "b")"#, chunkName: "=t")
@@ -48,7 +52,8 @@ final class SandboxGlobalsTests: XCTestCase {
     func testLoadDefaultsToTheCallersEnvironment() throws {
         let state = try LuaState()
         let env = try state.makeEnvironment()
-        let result = try state.execute("x = 41; local f = load('x = x + 1; return x'); return f()", chunkName: "=t", environment: env)
+        let result = try state.execute(
+            "x = 41; local f = load('x = x + 1; return x'); return f()", chunkName: "=t", environment: env)
         XCTAssertEqual(result, [.integer(42)])
         XCTAssertEqual(state.global("x"), .nil, "the chunk loaded by load must not write the base globals")
         XCTAssertEqual(try state.get(env, "x"), .integer(42))
@@ -104,8 +109,11 @@ final class SandboxGlobalsTests: XCTestCase {
             let error = expectLuaError { try state.execute(lyingLength + call, chunkName: "=t") }
             XCTAssertEqual(error?.kind, .sandbox, call)
         }
-        XCTAssertEqual(expectLuaError { try state.execute("table.move({}, 1, 2^40, 2)", chunkName: "=t") }?.kind, .sandbox)
-        let product = expectLuaError { try state.execute("return ('a'):rep(2^20):find(('a'):rep(2000), 1, true)", chunkName: "=t") }
+        XCTAssertEqual(
+            expectLuaError { try state.execute("table.move({}, 1, 2^40, 2)", chunkName: "=t") }?.kind, .sandbox)
+        let product = expectLuaError {
+            try state.execute("return ('a'):rep(2^20):find(('a'):rep(2000), 1, true)", chunkName: "=t")
+        }
         XCTAssertEqual(product?.kind, .sandbox)
         // Ordinary uses still work.
         let code = """

@@ -37,7 +37,9 @@ final class UserdataTests: XCTestCase {
             },
             newIndex: { ctx in
                 let dog = try ctx.userdata(1, as: Dog.self)
-                guard try ctx.string(2) == "name" else { throw ctx.error("Dog has no writable property '\(try ctx.string(2))'") }
+                guard try ctx.string(2) == "name" else {
+                    throw ctx.error("Dog has no writable property '\(try ctx.string(2))'")
+                }
                 dog.name = try ctx.string(3)
                 return 0
             },
@@ -78,7 +80,12 @@ final class UserdataTests: XCTestCase {
             return d:bark(), d.age, tostring(d), #d, d == d, d == e, d < e, e <= d, d(1, 2), d.unknown
             """
         let values = try state.execute(code, chunkName: "=t")
-        XCTAssertEqual(values, ["Max says woof", .integer(4), "Dog(Max)", .integer(3), true, false, true, false, "called with 2 arguments", .nil])
+        XCTAssertEqual(
+            values,
+            [
+                "Max says woof", .integer(4), "Dog(Max)", .integer(3), true, false, true, false,
+                "called with 2 arguments", .nil,
+            ])
     }
 
     func testSwiftObjectRoundTrip() throws {
@@ -99,14 +106,18 @@ final class UserdataTests: XCTestCase {
             _ = try ctx.userdata(1, as: Dog.self)
             return 0
         }
-        XCTAssertEqual(expectLuaError { try state.execute("walk('x')", chunkName: "=t") }?.message,
-                       "t:1: bad argument #1 to 'walk' (Dog expected, got string)")
-        XCTAssertEqual(expectLuaError { try state.execute("walk(Cat())", chunkName: "=t") }?.message,
-                       "t:1: bad argument #1 to 'walk' (Dog expected, got Cat)")
-        XCTAssertEqual(expectLuaError { try state.execute("local d = Dog('a') d.bark(42)", chunkName: "=t") }?.message,
-                       "t:1: bad argument #1 to 'bark' (Dog expected, got number)")
-        XCTAssertEqual(expectLuaError { try state.execute("local d = Dog('a') d.age = 3", chunkName: "=t") }?.message,
-                       "t:1: Dog has no writable property 'age'")
+        XCTAssertEqual(
+            expectLuaError { try state.execute("walk('x')", chunkName: "=t") }?.message,
+            "t:1: bad argument #1 to 'walk' (Dog expected, got string)")
+        XCTAssertEqual(
+            expectLuaError { try state.execute("walk(Cat())", chunkName: "=t") }?.message,
+            "t:1: bad argument #1 to 'walk' (Dog expected, got Cat)")
+        XCTAssertEqual(
+            expectLuaError { try state.execute("local d = Dog('a') d.bark(42)", chunkName: "=t") }?.message,
+            "t:1: bad argument #1 to 'bark' (Dog expected, got number)")
+        XCTAssertEqual(
+            expectLuaError { try state.execute("local d = Dog('a') d.age = 3", chunkName: "=t") }?.message,
+            "t:1: Dog has no writable property 'age'")
     }
 
     func testScriptsCannotReachOrChangeHostMetatables() throws {
@@ -142,7 +153,10 @@ final class UserdataTests: XCTestCase {
             try state?.setGlobal("kept", .userdata(state!.makeUserdata(dog)))
             let captured = Cat()
             weakCaptured = captured
-            try state?.register("holder") { _ in _ = captured; return 0 }
+            try state?.register("holder") { _ in
+                _ = captured
+                return 0
+            }
         }
         XCTAssertNotNil(weakDog)
         XCTAssertNotNil(weakCaptured)
@@ -165,9 +179,11 @@ final class UserdataTests: XCTestCase {
         XCTAssertNotNil(expectLuaError { try state.registerType(Dog.self, name: "Dog2", metatable: LuaMetatable()) })
         final class Other {}
         XCTAssertNotNil(expectLuaError { try state.registerType(Other.self, name: "Dog", metatable: LuaMetatable()) })
-        XCTAssertNotNil(expectLuaError {
-            try state.registerType(Other.self, name: "Other", metatable: LuaMetatable(metamethods: ["__gc": { _ in 0 }]))
-        })
+        XCTAssertNotNil(
+            expectLuaError {
+                try state.registerType(
+                    Other.self, name: "Other", metatable: LuaMetatable(metamethods: ["__gc": { _ in 0 }]))
+            })
         final class Unregistered {}
         XCTAssertNotNil(expectLuaError { try state.makeUserdata(Unregistered()) })
     }

@@ -6,7 +6,9 @@ final class ValueTests: XCTestCase {
     func testScalarsRoundTrip() throws {
         let state = try LuaState()
         let f = try state.load("return ...", chunkName: "=echo")
-        let values: [LuaValue] = [.nil, true, false, 0, .integer(Int64.max), .integer(Int64.min), 1.5, .number(-0.25), "", "héllo", "a\u{0}b"]
+        let values: [LuaValue] = [
+            .nil, true, false, 0, .integer(Int64.max), .integer(Int64.min), 1.5, .number(-0.25), "", "héllo", "a\u{0}b",
+        ]
         XCTAssertEqual(try state.call(f, values), values)
         XCTAssertEqual(try state.execute("return math.type(3), math.type(3.0)", chunkName: "=t"), ["integer", "float"])
     }
@@ -25,13 +27,17 @@ final class ValueTests: XCTestCase {
     func testPlainTablesArePushedAsNewTables() throws {
         let state = try LuaState()
         let f = try state.load("local t = ... return #t, t[2], t.name, t.nested.deep", chunkName: "=t")
-        let table: LuaValue = .plainTable(LuaTable(array: [10, 20, 30], hash: ["name": "x", "nested": ["deep": true]]))
+        let table: LuaValue = .plainTable(
+            LuaTable(array: [10, 20, 30], hash: ["name": "x", "nested": ["deep": true]]))
         XCTAssertEqual(try state.call(f, [table]), [.integer(3), .integer(20), "x", .boolean(true)])
     }
 
     func testCopyTable() throws {
         let state = try LuaState()
-        guard case .table(let ref) = try state.eval("return {1, 2, 3, name = 'n', [10] = 'ten', sub = {x = 1}, f = print}") else {
+        guard
+            case .table(let ref) = try state.eval(
+                "return {1, 2, 3, name = 'n', [10] = 'ten', sub = {x = 1}, f = print}")
+        else {
             return XCTFail("expected a table")
         }
         let copy = try state.copy(ref)
@@ -48,7 +54,9 @@ final class ValueTests: XCTestCase {
 
     func testCopyRefusesCycles() throws {
         let state = try LuaState()
-        guard case .table(let ref) = try state.eval("local t = {} t.self = t return t") else { return XCTFail("expected a table") }
+        guard case .table(let ref) = try state.eval("local t = {} t.self = t return t") else {
+            return XCTFail("expected a table")
+        }
         XCTAssertNotNil(expectLuaError { try state.copy(ref) })
         // Shared (non-cyclic) subtables are fine.
         guard case .table(let shared) = try state.eval("local s = {1} return {a = s, b = s}") else { return XCTFail() }

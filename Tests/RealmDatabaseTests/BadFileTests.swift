@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// Bad input: missing folders, unwritable paths, files that are not realms, truncated and
@@ -18,7 +19,8 @@ final class BadFileTests: RealmTestCase {
         let realm = try Realm(configuration: config(url))
         try realm.write {
             for i in 0..<rows {
-                try realm.create("Item", value: ["id": .int(Int64(i)), "name": .string(String(repeating: "x", count: 100) + "\(i)")])
+                try realm.create(
+                    "Item", value: ["id": .int(Int64(i)), "name": .string(String(repeating: "x", count: 100) + "\(i)")])
             }
         }
         return url
@@ -26,16 +28,21 @@ final class BadFileTests: RealmTestCase {
 
     /// Asserts that opening `url` fails with `code` and a message naming the path, and that the
     /// file and the folder are exactly as before.
-    private func assertOpenFails(_ url: URL, code: RealmError.Code, containing fragments: [String] = [],
-                                 readOnly: Bool = false, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertOpenFails(
+        _ url: URL, code: RealmError.Code, containing fragments: [String] = [],
+        readOnly: Bool = false, file: StaticString = #filePath, line: UInt = #line
+    ) {
         let before = fileState(url)
         let contents = folderContents()
         var configuration = config(url)
         configuration.readOnly = readOnly
-        assertRealmError(try Realm(configuration: configuration), code: code, containing: [url.path] + fragments, file: file, line: line)
+        assertRealmError(
+            try Realm(configuration: configuration), code: code, containing: [url.path] + fragments, file: file,
+            line: line)
         let after = fileState(url)
         XCTAssertEqual(after.bytes, before.bytes, "the file's bytes are unchanged", file: file, line: line)
-        XCTAssertEqual(after.modified, before.modified, "the file's modification date is unchanged", file: file, line: line)
+        XCTAssertEqual(
+            after.modified, before.modified, "the file's modification date is unchanged", file: file, line: line)
         XCTAssertEqual(folderContents(), contents, "no file is left behind", file: file, line: line)
     }
 
@@ -44,15 +51,18 @@ final class BadFileTests: RealmTestCase {
     func testMissingFolder() {
         let missing = folder.appendingPathComponent("nope", isDirectory: true)
         let url = missing.appendingPathComponent("x.realm")
-        assertRealmError(try Realm(configuration: config(url)), code: .fileAccess,
-                         containing: ["Unable to open a realm at path '\(url.path)'", "the folder '\(missing.path)' does not exist"])
+        assertRealmError(
+            try Realm(configuration: config(url)), code: .fileAccess,
+            containing: ["Unable to open a realm at path '\(url.path)'", "the folder '\(missing.path)' does not exist"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: missing.path), "the folder is not created")
     }
 
     func testUnwritablePath() {
         // /proc refuses new files even to root.
         let url = URL(fileURLWithPath: "/proc/realmhost-\(UUID().uuidString).realm")
-        assertRealmError(try Realm(configuration: config(url)), code: .fileAccess, containing: ["Unable to open a realm at path '\(url.path)'"])
+        assertRealmError(
+            try Realm(configuration: config(url)), code: .fileAccess,
+            containing: ["Unable to open a realm at path '\(url.path)'"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: url.path))
     }
 
@@ -71,7 +81,8 @@ final class BadFileTests: RealmTestCase {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         assertRealmError(try Realm(configuration: config(url)), code: .fileAccess, containing: [url.path])
         var isDirectory: ObjCBool = false
-        XCTAssertTrue(FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue)
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue)
     }
 
     // MARK: Files that are not realms
@@ -93,7 +104,9 @@ final class BadFileTests: RealmTestCase {
         let url = fileURL("other")
         var db: OpaquePointer?
         XCTAssertEqual(sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil), SQLITE_OK)
-        XCTAssertEqual(sqlite3_exec(db, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('hello')", nil, nil, nil), SQLITE_OK)
+        XCTAssertEqual(
+            sqlite3_exec(db, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('hello')", nil, nil, nil),
+            SQLITE_OK)
         sqlite3_close_v2(db)
         assertOpenFails(url, code: .notARealm, containing: ["not a realm file"])
         // Not even without a configured schema (the dynamic open).
@@ -149,7 +162,9 @@ final class BadFileTests: RealmTestCase {
         let url = try makeRealm()
         var db: OpaquePointer?
         XCTAssertEqual(sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE, nil), SQLITE_OK)
-        XCTAssertEqual(sqlite3_exec(db, "UPDATE _realm_meta SET value = '{not json' WHERE key = 'schema'", nil, nil, nil), SQLITE_OK)
+        XCTAssertEqual(
+            sqlite3_exec(db, "UPDATE _realm_meta SET value = '{not json' WHERE key = 'schema'", nil, nil, nil),
+            SQLITE_OK)
         sqlite3_close_v2(db)
         assertOpenFails(url, code: .corruptFile, containing: ["schema"])
     }

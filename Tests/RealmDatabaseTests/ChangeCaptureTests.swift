@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// Every public write verb is observed exactly once at the capture point (`ChangeTracker`), with
@@ -8,22 +9,28 @@ final class ChangeCaptureTests: RealmTestCase {
     private var realm: Realm!
     private var captured: [CapturedChange] = []
 
-    static var schema: Schema { Schema([
-        ObjectSchema(className: "Owner", properties: [
-            Property(name: "id", type: .int, isPrimaryKey: true),
-            Property(name: "name", type: .string),
-            Property(name: "tags", type: .string, collection: .list),
-            Property(name: "items", type: .object, objectClassName: "Item", collection: .list),
-            Property(name: "numbers", type: .int, collection: .set),
-            Property(name: "attributes", type: .string, collection: .map),
-            Property(name: "pet", type: .object, objectClassName: "Pet", isOptional: true),
-        ]),
-        ObjectSchema(className: "Item", properties: [
-            Property(name: "id", type: .int, isPrimaryKey: true),
-            Property(name: "name", type: .string),
-        ]),
-        ObjectSchema(className: "Pet", properties: [Property(name: "name", type: .string)], isEmbedded: true),
-    ]) }
+    static var schema: Schema {
+        Schema([
+            ObjectSchema(
+                className: "Owner",
+                properties: [
+                    Property(name: "id", type: .int, isPrimaryKey: true),
+                    Property(name: "name", type: .string),
+                    Property(name: "tags", type: .string, collection: .list),
+                    Property(name: "items", type: .object, objectClassName: "Item", collection: .list),
+                    Property(name: "numbers", type: .int, collection: .set),
+                    Property(name: "attributes", type: .string, collection: .map),
+                    Property(name: "pet", type: .object, objectClassName: "Pet", isOptional: true),
+                ]),
+            ObjectSchema(
+                className: "Item",
+                properties: [
+                    Property(name: "id", type: .int, isPrimaryKey: true),
+                    Property(name: "name", type: .string),
+                ]),
+            ObjectSchema(className: "Pet", properties: [Property(name: "name", type: .string)], isEmbedded: true),
+        ])
+    }
 
     override func setUpWithError() throws {
         try super.setUpWithError()
@@ -52,8 +59,10 @@ final class ChangeCaptureTests: RealmTestCase {
     }
 
     /// Runs `verb` and asserts it was captured as exactly `expected`.
-    private func assertCaptured(_ expected: [CapturedChange], _ verb: () throws -> Void,
-                                file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertCaptured(
+        _ expected: [CapturedChange], _ verb: () throws -> Void,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         captured = []
         try verb()
         XCTAssertEqual(captured, expected, file: file, line: line)
@@ -73,8 +82,11 @@ final class ChangeCaptureTests: RealmTestCase {
             try realm.write { try realm.add(DynamicObject(className: "Owner", value: ["id": 3])) }
         }
         try assertCaptured([modified("Owner", ownerKey, "name")]) {
-            try realm.write { try realm.add(DynamicObject(className: "Owner", value: ["id": 1, "name": "c"]),
-                                            update: .modified) }
+            try realm.write {
+                try realm.add(
+                    DynamicObject(className: "Owner", value: ["id": 1, "name": "c"]),
+                    update: .modified)
+            }
         }
         try assertCaptured([]) {  // `.modified` with an equal value writes nothing
             try realm.write { _ = try realm.create("Owner", value: ["id": 1, "name": "c"], update: .modified) }
@@ -99,8 +111,12 @@ final class ChangeCaptureTests: RealmTestCase {
             try items.append(try XCTUnwrap(try realm.object(ofType: "Item", forPrimaryKey: 10)))
         }
         // Deleting an object held by a list: the deletion, and the owner's list modified once.
-        try assertCaptured([modified("Owner", ownerKey, "items"), CapturedChange(className: "Item", key: item10,
-                                                                                kind: .deletion)]) {
+        try assertCaptured([
+            modified("Owner", ownerKey, "items"),
+            CapturedChange(
+                className: "Item", key: item10,
+                kind: .deletion),
+        ]) {
             try realm.write { try realm.delete(try XCTUnwrap(try realm.object(ofType: "Item", forPrimaryKey: 10))) }
         }
         try assertCaptured([CapturedChange(className: "Item", key: item11, kind: .deletion)]) {
@@ -110,8 +126,12 @@ final class ChangeCaptureTests: RealmTestCase {
         let item12 = try key("Item", 12)
         let item = try XCTUnwrap(try realm.object(ofType: "Item", forPrimaryKey: 12))
         try realm.write { try owner().dynamicList("items").append(item) }
-        try assertCaptured([modified("Owner", ownerKey, "items"), CapturedChange(className: "Item", key: item12,
-                                                                                kind: .deletion)]) {
+        try assertCaptured([
+            modified("Owner", ownerKey, "items"),
+            CapturedChange(
+                className: "Item", key: item12,
+                kind: .deletion),
+        ]) {
             try realm.write { try realm.delete(try owner().dynamicList("items")) }
         }
         try assertCaptured([CapturedChange(className: "Owner", key: ownerKey, kind: .deletion)]) {
@@ -156,14 +176,18 @@ final class ChangeCaptureTests: RealmTestCase {
         let ownerKey = try key("Owner", 1)
         let petKey: Int64 = 1  // the first Pet
         let nextItemKey = try key("Item", 11) + 1
-        try assertCaptured([CapturedChange(className: "Pet", key: petKey, kind: .insertion),
-                            modified("Owner", ownerKey, "pet")]) {
+        try assertCaptured([
+            CapturedChange(className: "Pet", key: petKey, kind: .insertion),
+            modified("Owner", ownerKey, "pet"),
+        ]) {
             try realm.write { try owner().setValue(["name": "Rex"], forKey: "pet") }
         }
         // Replacing an embedded object deletes the one it replaces.
-        try assertCaptured([CapturedChange(className: "Pet", key: petKey + 1, kind: .insertion),
-                            modified("Owner", ownerKey, "pet"),
-                            CapturedChange(className: "Pet", key: petKey, kind: .deletion)]) {
+        try assertCaptured([
+            CapturedChange(className: "Pet", key: petKey + 1, kind: .insertion),
+            modified("Owner", ownerKey, "pet"),
+            CapturedChange(className: "Pet", key: petKey, kind: .deletion),
+        ]) {
             try realm.write { try owner().setValue(["name": "Max"], forKey: "pet") }
         }
         let items = try realm.objects("Item")
@@ -230,25 +254,32 @@ final class StorageSeamTests: RealmTestCase {
         try realm.connection.execute("CREATE UNIQUE INDEX extra_unique ON class_Item(name)")
         try realm.write { try realm.create("Item", value: ["id": 1, "name": "a"]) }
         try realm.beginWrite()
-        assertRealmError(try realm.create("Item", value: ["id": 1, "name": "b"]), code: .primaryKeyExists,
-                         containing: ["'Item'", "'1'"])
-        assertRealmError(try realm.create("Item", value: ["id": 2, "name": "a"]), code: .uniqueConstraint,
-                         containing: ["'Item.name'"])
+        assertRealmError(
+            try realm.create("Item", value: ["id": 1, "name": "b"]), code: .primaryKeyExists,
+            containing: ["'Item'", "'1'"])
+        assertRealmError(
+            try realm.create("Item", value: ["id": 2, "name": "a"]), code: .uniqueConstraint,
+            containing: ["'Item.name'"])
         realm.cancelWrite()
         try realm.connection.execute("DROP INDEX extra_unique")
         // NOT NULL and CHECK: a table rebuilt with those constraints.
-        try realm.connection.execute("""
+        try realm.connection.execute(
+            """
             CREATE TABLE checked (_key INTEGER PRIMARY KEY, name TEXT NOT NULL CHECK (length(name) < 3))
             """)
         let info = try realm.classInfo("Item")
-        let notNull = SQLiteError(code: SQLiteResultCode.constraintNotNull.rawValue,
-                                  message: "NOT NULL constraint failed: class_Item.name", sql: nil)
-        XCTAssertEqual(ConstraintErrors.realmError(for: notNull, info: info, primaryKeyValue: 1)?.code,
-                       .notNullConstraint)
-        let check = SQLiteError(code: SQLiteResultCode.constraintCheck.rawValue,
-                                message: "CHECK constraint failed: length(name) < 3", sql: nil)
-        XCTAssertEqual(ConstraintErrors.realmError(for: check, info: info, primaryKeyValue: 1)?.code,
-                       .checkConstraint)
+        let notNull = SQLiteError(
+            code: SQLiteResultCode.constraintNotNull.rawValue,
+            message: "NOT NULL constraint failed: class_Item.name", sql: nil)
+        XCTAssertEqual(
+            ConstraintErrors.realmError(for: notNull, info: info, primaryKeyValue: 1)?.code,
+            .notNullConstraint)
+        let check = SQLiteError(
+            code: SQLiteResultCode.constraintCheck.rawValue,
+            message: "CHECK constraint failed: length(name) < 3", sql: nil)
+        XCTAssertEqual(
+            ConstraintErrors.realmError(for: check, info: info, primaryKeyValue: 1)?.code,
+            .checkConstraint)
         // And SQLite reports those codes as named.
         XCTAssertThrowsError(try realm.connection.execute("INSERT INTO checked (name) VALUES (NULL)")) {
             XCTAssertEqual(($0 as? SQLiteError)?.resultCode, .constraintNotNull)
@@ -280,17 +311,21 @@ final class StorageSeamTests: RealmTestCase {
         let realm = try Realm(configuration: itemConfig(0))
         let connection = realm.connection
         struct BodyError: Error {}
-        XCTAssertThrowsError(try connection.inTransaction(.immediate) {
-            try connection.execute("CREATE TABLE scratch (x)")
-            throw BodyError()
-        }) { XCTAssertTrue($0 is BodyError) }
+        XCTAssertThrowsError(
+            try connection.inTransaction(.immediate) {
+                try connection.execute("CREATE TABLE scratch (x)")
+                throw BodyError()
+            }
+        ) { XCTAssertTrue($0 is BodyError) }
         XCTAssertFalse(connection.isInTransaction)
         XCTAssertEqual(try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'scratch'"), 0)
         try realm.write {
-            XCTAssertThrowsError(try connection.inSavepoint {
-                try connection.execute("CREATE TABLE scratch (x)")
-                throw BodyError()
-            }) { XCTAssertTrue($0 is BodyError) }
+            XCTAssertThrowsError(
+                try connection.inSavepoint {
+                    try connection.execute("CREATE TABLE scratch (x)")
+                    throw BodyError()
+                }
+            ) { XCTAssertTrue($0 is BodyError) }
             XCTAssertTrue(connection.isInTransaction, "a savepoint leaves the enclosing transaction open")
         }
         XCTAssertEqual(try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'scratch'"), 0)

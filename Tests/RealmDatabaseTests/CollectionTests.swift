@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// Lists, sets and maps of primitives and of links, and their mutations.
@@ -97,7 +98,10 @@ final class CollectionTests: RealmTestCase {
     }
 
     func testListOfLinks() throws {
-        let (a, b) = try { let t = try targets("a", "b"); return (t[0], t[1]) }()
+        let (a, b) = try {
+            let t = try targets("a", "b")
+            return (t[0], t[1])
+        }()
         let links = try object.dynamicList("links")
         try realm.write {
             try links.append(.object(a))
@@ -106,7 +110,9 @@ final class CollectionTests: RealmTestCase {
             try links.append(["id": "c", "value": 3])  // a value creates the object
             try links.append(.object(DynamicObject(className: "Target", value: ["id": "d"])))  // unmanaged: added
             assertRealmError(try links.append(nil), code: .invalidValue)
-            assertRealmError(try links.append(.object(DynamicObject(className: "AllTypes", value: ["pk": 9]))), code: .invalidValue, containing: ["Target"])
+            assertRealmError(
+                try links.append(.object(DynamicObject(className: "AllTypes", value: ["pk": 9]))), code: .invalidValue,
+                containing: ["Target"])
         }
         XCTAssertEqual(try links.values().map { try $0.objectValue?["id"] }, ["a", "b", "a", "c", "d"])
         XCTAssertEqual(try realm.objects("Target").countObjects(), 4)
@@ -260,7 +266,9 @@ final class CollectionTests: RealmTestCase {
         XCTAssertEqual(list.count, 0)
         assertRealmError(try list.values(), "Object has been deleted or invalidated.")
         assertRealmError(try list.append(2), "Object has been deleted or invalidated.")
-        XCTAssertEqual(try realm.connection.scalarInt("SELECT count(*) FROM list_AllTypes_list_int"), 0, "the rows went with the owner")
+        XCTAssertEqual(
+            try realm.connection.scalarInt("SELECT count(*) FROM list_AllTypes_list_int"), 0,
+            "the rows went with the owner")
     }
 
     func testCollectionsAreLiveAcrossInstances() throws {

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// Several instances on one file: on two threads, against another SQLite connection, and in two
@@ -10,7 +11,9 @@ final class ConcurrencyTests: RealmTestCase {
 
     /// Runs `body` on a thread of its own; returns a semaphore signalled when it is done, and the
     /// error it threw, if any, is recorded in `errors`.
-    private func spawn(_ errors: UncheckedSendable<Box<[String]>>, _ body: @escaping @Sendable () throws -> Void) -> DispatchSemaphore {
+    private func spawn(_ errors: UncheckedSendable<Box<[String]>>, _ body: @escaping @Sendable () throws -> Void)
+        -> DispatchSemaphore
+    {
         let done = DispatchSemaphore(value: 0)
         let lock = NSLock()
         let thread = Thread {
@@ -86,13 +89,19 @@ final class ConcurrencyTests: RealmTestCase {
         let done = spawn(errors) {
             // Another connection, as another process would hold it: a write transaction left open a while.
             var db: OpaquePointer?
-            guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { throw RealmError(.sqlite, "open") }
+            guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
+                throw RealmError(.sqlite, "open")
+            }
             defer { sqlite3_close_v2(db) }
-            guard sqlite3_exec(db, """
-                BEGIN IMMEDIATE;
-                INSERT INTO class_Item (id, name, score, weight) VALUES (1, 'other connection', 0, 0);
-                UPDATE _realm_meta SET value = value + 1 WHERE key = 'version';
-                """, nil, nil, nil) == SQLITE_OK else { throw RealmError(.sqlite, "begin") }
+            guard
+                sqlite3_exec(
+                    db,
+                    """
+                    BEGIN IMMEDIATE;
+                    INSERT INTO class_Item (id, name, score, weight) VALUES (1, 'other connection', 0, 0);
+                    UPDATE _realm_meta SET value = value + 1 WHERE key = 'version';
+                    """, nil, nil, nil) == SQLITE_OK
+            else { throw RealmError(.sqlite, "begin") }
             locked.signal()
             Thread.sleep(forTimeInterval: 0.5)
             guard sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK else { throw RealmError(.sqlite, "commit") }
@@ -125,7 +134,9 @@ final class ConcurrencyTests: RealmTestCase {
         var db: OpaquePointer?
         XCTAssertEqual(sqlite3_open_v2(fileURL("items").path, &db, SQLITE_OPEN_READWRITE, nil), SQLITE_OK)
         defer { sqlite3_close_v2(db) }
-        XCTAssertEqual(sqlite3_exec(db, "INSERT INTO class_Item (id, name, score, weight) VALUES (1, 'raw', 0, 0)", nil, nil, nil), SQLITE_OK)
+        XCTAssertEqual(
+            sqlite3_exec(db, "INSERT INTO class_Item (id, name, score, weight) VALUES (1, 'raw', 0, 0)", nil, nil, nil),
+            SQLITE_OK)
         // The live results read the new row at once.
         XCTAssertEqual(results.count, 1)
         // Reading first must not hide the commit from refresh: its observers still hear of it.

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// Realm.Configuration: its fields, the default configuration and where it points, and how each
@@ -74,12 +75,14 @@ final class ConfigurationTests: RealmTestCase {
     func testDefaultConfigurationIsDefaultRealmInTheDataFolder() {
         let url = Realm.Configuration.defaultConfiguration.fileURL
         XCTAssertEqual(url?.lastPathComponent, "default.realm")
-        XCTAssertEqual(Realm.Configuration.defaultDataFolder.standardizedFileURL.path,
-                       url?.deletingLastPathComponent().standardizedFileURL.path)
+        XCTAssertEqual(
+            Realm.Configuration.defaultDataFolder.standardizedFileURL.path,
+            url?.deletingLastPathComponent().standardizedFileURL.path)
         if ProcessInfo.processInfo.environment["REALM_HOST_DATA"] == nil {
             XCTAssertEqual(url?.deletingLastPathComponent().lastPathComponent, "data")
-            XCTAssertEqual(url?.deletingLastPathComponent().deletingLastPathComponent().standardizedFileURL.path,
-                           URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path)
+            XCTAssertEqual(
+                url?.deletingLastPathComponent().deletingLastPathComponent().standardizedFileURL.path,
+                URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path)
         }
     }
 
@@ -87,8 +90,9 @@ final class ConfigurationTests: RealmTestCase {
         let data = folder.appendingPathComponent("somewhere", isDirectory: true)
         setenv("REALM_HOST_DATA", data.path, 1)
         XCTAssertEqual(Realm.Configuration.defaultDataFolder.standardizedFileURL.path, data.standardizedFileURL.path)
-        XCTAssertEqual(Realm.Configuration().fileURL?.standardizedFileURL.path,
-                       data.appendingPathComponent("default.realm").standardizedFileURL.path)
+        XCTAssertEqual(
+            Realm.Configuration().fileURL?.standardizedFileURL.path,
+            data.appendingPathComponent("default.realm").standardizedFileURL.path)
     }
 
     func testSettingTheDefaultConfigurationChangesLaterOpensOnly() throws {
@@ -252,13 +256,15 @@ final class ConfigurationTests: RealmTestCase {
         config.readOnly = true
         var ran = false
         config.migrationBlock = { _, _ in ran = true }
-        assertRealmError(try Realm(configuration: config), "Provided schema version 2 does not equal last set version 1.")
+        assertRealmError(
+            try Realm(configuration: config), "Provided schema version 2 does not equal last set version 1.")
         XCTAssertFalse(ran)
         var sameVersion = doggoConfig(version: 1)
         sameVersion.schema = Self.doggoSchema(version: 2)
         sameVersion.readOnly = true
-        assertRealmError(try Realm(configuration: sameVersion),
-                         "Migration is required due to the following errors:\n- Property 'Dog.favoriteTreat' has been added.")
+        assertRealmError(
+            try Realm(configuration: sameVersion),
+            "Migration is required due to the following errors:\n- Property 'Dog.favoriteTreat' has been added.")
         XCTAssertEqual(fileState(fileURL("doggo")).bytes, before.bytes)
     }
 
@@ -269,10 +275,12 @@ final class ConfigurationTests: RealmTestCase {
         }
         var config = doggoConfig()
         config.readOnly = true
-        config.schema!.objectSchemas.append(ObjectSchema(className: "Cat", properties: [Property(name: "name", type: .string)]))
+        config.schema!.objectSchemas.append(
+            ObjectSchema(className: "Cat", properties: [Property(name: "name", type: .string)]))
         let realm = try Realm(configuration: config)
         XCTAssertEqual(try realm.objects("Dog").countObjects(), 1)
-        XCTAssertEqual(try realm.objects("Cat").countObjects(), 0, "a class missing from a read-only file reads as empty")
+        XCTAssertEqual(
+            try realm.objects("Cat").countObjects(), 0, "a class missing from a read-only file reads as empty")
     }
 
     // MARK: deleteRealmIfMigrationNeeded
@@ -324,7 +332,8 @@ final class ConfigurationTests: RealmTestCase {
         var config = doggoConfig(version: 1)
         config.deleteRealmIfMigrationNeeded = true
         // A new class needs no migration either.
-        config.schema!.objectSchemas.append(ObjectSchema(className: "Cat", properties: [Property(name: "name", type: .string)]))
+        config.schema!.objectSchemas.append(
+            ObjectSchema(className: "Cat", properties: [Property(name: "name", type: .string)]))
         let realm = try Realm(configuration: config)
         XCTAssertEqual(try realm.objects("Dog").countObjects(), 1)
         XCTAssertEqual(try realm.objects("Cat").countObjects(), 0)

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// The fast paths of the hot loops: streaming reads straight from the statement (`RowCursor`,
@@ -9,15 +10,17 @@ import XCTest
 final class FastPathTests: RealmTestCase {
     private func schema() -> Schema {
         Schema([
-            ObjectSchema(className: "Item", properties: [
-                Property(name: "name", type: .string),
-                Property(name: "count", type: .int, defaultValue: 7),
-                Property(name: "note", type: .string, isOptional: true),
-                Property(name: "any", type: .mixed),
-                Property(name: "next", type: .object, objectClassName: "Item"),
-                Property(name: "tags", type: .string, collection: .list),
-                Property(name: "a_property_with_a_name_longer_than_fifteen_bytes", type: .int, defaultValue: 1),
-            ]),
+            ObjectSchema(
+                className: "Item",
+                properties: [
+                    Property(name: "name", type: .string),
+                    Property(name: "count", type: .int, defaultValue: 7),
+                    Property(name: "note", type: .string, isOptional: true),
+                    Property(name: "any", type: .mixed),
+                    Property(name: "next", type: .object, objectClassName: "Item"),
+                    Property(name: "tags", type: .string, collection: .list),
+                    Property(name: "a_property_with_a_name_longer_than_fifteen_bytes", type: .int, defaultValue: 1),
+                ])
         ])
     }
 
@@ -47,7 +50,8 @@ final class FastPathTests: RealmTestCase {
         XCTAssertEqual(seen, (0..<50).map { "item \($0)" })
         // Read after the loop moved on (and ended): each is still its own object.
         XCTAssertEqual(try kept.map { try $0["count"].intValue! }, [0, 10, 20, 30, 40])
-        XCTAssertEqual(try kept.map { try $0["name"].stringValue! }, ["item 0", "item 10", "item 20", "item 30", "item 40"])
+        XCTAssertEqual(
+            try kept.map { try $0["name"].stringValue! }, ["item 0", "item 10", "item 20", "item 30", "item 40"])
         XCTAssertEqual(Set(kept.compactMap(\.objectKey)).count, 5)
     }
 
@@ -86,11 +90,14 @@ final class FastPathTests: RealmTestCase {
     func testEveryKindOfPropertyReadsTheSameInsideAndOutsideTheLoop() throws {
         let realm = try openRealm()
         try realm.write {
-            let first = try realm.create("Item", value: ["name": "first", "note": "n", "any": .double(2.5), "tags": .list(["a", "b"])])
+            let first = try realm.create(
+                "Item", value: ["name": "first", "note": "n", "any": .double(2.5), "tags": .list(["a", "b"])])
             try realm.create("Item", value: ["name": "second", "any": .object(first), "next": .object(first)])
             try realm.create("Item", value: ["name": "third", "any": .string("text")])
         }
-        let names = ["name", "count", "note", "any", "next", "tags", "a_property_with_a_name_longer_than_fifteen_bytes"]
+        let names = [
+            "name", "count", "note", "any", "next", "tags", "a_property_with_a_name_longer_than_fifteen_bytes",
+        ]
         var inLoop = [[String]]()
         var handles = [DynamicObject]()
         try realm.objects("Item").forEach { item in
@@ -112,10 +119,11 @@ final class FastPathTests: RealmTestCase {
         try fill(realm, 10)
         struct Stop: Error {}
         var kept: DynamicObject?
-        XCTAssertThrowsError(try realm.objects("Item").forEach { item in
-            kept = item
-            throw Stop()
-        })
+        XCTAssertThrowsError(
+            try realm.objects("Item").forEach { item in
+                kept = item
+                throw Stop()
+            })
         // Another instance commits; the first must see it although an object of the stopped
         // loop is still alive.
         let other = try Realm(configuration: realm.configuration)
@@ -153,8 +161,9 @@ final class FastPathTests: RealmTestCase {
             XCTAssertTrue(try item["note"].isNull)
             XCTAssertTrue(try item["any"].isNull)
             // An unknown name fails even when a nested value would create an object first.
-            assertRealmError(try realm.create("Item", value: ["next": ["name": "nested"], "bogus": 1]),
-                             "Property 'bogus' does not exist on object type 'Item'.")
+            assertRealmError(
+                try realm.create("Item", value: ["next": ["name": "nested"], "bogus": 1]),
+                "Property 'bogus' does not exist on object type 'Item'.")
             // So does a bad plain value.
             XCTAssertThrowsError(try realm.create("Item", value: ["next": ["name": "nested"], "count": "many"]))
         }
@@ -166,11 +175,13 @@ final class FastPathTests: RealmTestCase {
         try realm.write {
             // `next` and `any` both create an Item while the outer Item is being inserted: the
             // prepared INSERT is reused by the nested inserts, so the outer one binds after them.
-            let outer = try realm.create("Item", value: [
-                "name": "outer", "count": 1,
-                "any": .object(DynamicObject(className: "Item", value: ["name": "in any"])),
-                "next": .dictionary(["name": "in next", "next": .dictionary(["name": "deepest"])]),
-            ])
+            let outer = try realm.create(
+                "Item",
+                value: [
+                    "name": "outer", "count": 1,
+                    "any": .object(DynamicObject(className: "Item", value: ["name": "in any"])),
+                    "next": .dictionary(["name": "in next", "next": .dictionary(["name": "deepest"])]),
+                ])
             XCTAssertEqual(try outer["name"].stringValue, "outer")
             XCTAssertEqual(try outer["count"].intValue, 1)
             XCTAssertEqual(try outer["next"].objectValue?["name"].stringValue, "in next")
@@ -186,7 +197,8 @@ final class FastPathTests: RealmTestCase {
         let realm = try openRealm()
         try realm.write {
             try realm.create("Item", value: ["name": "a", "note": "kept?", "count": 3])
-            XCTAssertThrowsError(try realm.create("Item", value: ["name": "b", "note": "bad", "count": "not a number"]))
+            XCTAssertThrowsError(
+                try realm.create("Item", value: ["name": "b", "note": "bad", "count": "not a number"]))
             let c = try realm.create("Item", value: ["name": "c"])
             XCTAssertTrue(try c["note"].isNull, "note must be the default, not a value bound for an earlier insert")
             XCTAssertEqual(try c["count"].intValue, 7)
@@ -259,9 +271,9 @@ final class KeySetTests: XCTestCase {
         XCTAssertEqual(keys.count, 199_999)
         // A scattered key past the last run after removals is still found, not added twice.
         var small: KeySet = [1, 2, 3, 10]
-        small.insert(5)          // out of order
+        small.insert(5)  // out of order
         small.remove(10)
-        small.remove(3)          // the last run now ends at 2, below 5
+        small.remove(3)  // the last run now ends at 2, below 5
         XCTAssertFalse(small.insert(5))
         XCTAssertEqual(Array(small), [1, 2, 5])
         XCTAssertEqual(small, [1, 2, 5])

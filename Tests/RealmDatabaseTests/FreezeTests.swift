@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// Frozen realms, results, lists and objects: pinned at their version, read-only, thawable; and
@@ -58,7 +59,9 @@ final class FreezeTests: RealmTestCase {
 
     func testFrozenListStaysAtItsVersion() throws {
         let realm = try Realm(configuration: doggoConfig())
-        let person = try realm.write { try realm.create("Person", value: ["firstName": "Dale", "dogs": [["name": "A"]]]) }
+        let person = try realm.write {
+            try realm.create("Person", value: ["firstName": "Dale", "dogs": [["name": "A"]]])
+        }
         let frozenList = try person.dynamicList("dogs").freeze()
         try person.dynamicList("dogs").append(["name": "B"])
         XCTAssertEqual(frozenList.count, 1)
@@ -81,20 +84,34 @@ final class FreezeTests: RealmTestCase {
         let frozenPerson = try person.freeze()
         assertRealmError(try frozen.write {}, "Can't perform transactions on a frozen Realm")
         assertRealmError(try frozen.beginWrite(), "Can't perform transactions on a frozen Realm")
-        assertRealmError(try frozenDog.setValue("Max", forKey: "name"), "Attempting to modify a frozen object - call thaw on the Object instance first.")
-        assertRealmError(try frozenDog.setValue("Max", forKey: "name", mode: .implicit), "Attempting to modify a frozen object - call thaw on the Object instance first.")
-        assertRealmError(try frozenPerson.dynamicList("dogs").append(.object(frozenDog)), "Attempting to modify a frozen collection - call thaw on the collection first.")
-        assertRealmError(try frozen.objects("Dog").append(["name": "X"]), "Attempting to modify a frozen collection - call thaw on the collection first.")
+        assertRealmError(
+            try frozenDog.setValue("Max", forKey: "name"),
+            "Attempting to modify a frozen object - call thaw on the Object instance first.")
+        assertRealmError(
+            try frozenDog.setValue("Max", forKey: "name", mode: .implicit),
+            "Attempting to modify a frozen object - call thaw on the Object instance first.")
+        assertRealmError(
+            try frozenPerson.dynamicList("dogs").append(.object(frozenDog)),
+            "Attempting to modify a frozen collection - call thaw on the collection first.")
+        assertRealmError(
+            try frozen.objects("Dog").append(["name": "X"]),
+            "Attempting to modify a frozen collection - call thaw on the collection first.")
         // Even inside a write on the live realm, frozen objects stay read-only.
         try realm.write {
-            assertRealmError(try frozenDog.setValue("Max", forKey: "name"), "Attempting to modify a frozen object - call thaw on the Object instance first.")
+            assertRealmError(
+                try frozenDog.setValue("Max", forKey: "name"),
+                "Attempting to modify a frozen object - call thaw on the Object instance first.")
             assertRealmError(try frozen.delete(frozenDog), code: .frozen)
         }
         XCTAssertEqual(try dog["name"], "Rex")
         // Frozen data sends no notifications.
-        assertRealmError(try frozen.observe { _, _ in }, "Frozen Realms do not change and do not have change notifications.")
-        assertRealmError(try frozenDog.observe { _ in }, "Frozen Realms do not change and do not have change notifications.")
-        assertRealmError(try frozen.objects("Dog").observe { _ in }, "Notifications are not available on frozen collections since they do not change.")
+        assertRealmError(
+            try frozen.observe { _, _ in }, "Frozen Realms do not change and do not have change notifications.")
+        assertRealmError(
+            try frozenDog.observe { _ in }, "Frozen Realms do not change and do not have change notifications.")
+        assertRealmError(
+            try frozen.objects("Dog").observe { _ in },
+            "Notifications are not available on frozen collections since they do not change.")
         XCTAssertFalse(frozen.refresh())
     }
 
@@ -136,7 +153,9 @@ final class FreezeTests: RealmTestCase {
 
     func testFrozenDataIsReadableFromAnotherThread() throws {
         let realm = try Realm(configuration: doggoConfig())
-        try realm.write { for i in 0..<5 { try realm.create("Dog", value: ["name": .string("dog\(i)"), "weight": .int(Int64(i))]) } }
+        try realm.write {
+            for i in 0..<5 { try realm.create("Dog", value: ["name": .string("dog\(i)"), "weight": .int(Int64(i))]) }
+        }
         let frozen = UncheckedSendable(try realm.objects("Dog").freeze())
         try realm.write { try realm.deleteAll() }
         let result = UncheckedSendable(Box<Int64>())

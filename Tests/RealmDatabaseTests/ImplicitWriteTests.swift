@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// The implicit-write verbs (SwiftUI's `$results.append`, `$list.append`, `$object.prop = v`):
@@ -136,7 +137,8 @@ final class ImplicitWriteTests: RealmTestCase {
         XCTAssertEqual(realm.version, version + 1)
         XCTAssertFalse(realm.isInWriteTransaction)
         // Without `.implicit` the setter needs a write.
-        assertRealmError(try dog.setValue("Fido", forKey: "name"), "Cannot modify managed objects outside of a write transaction.")
+        assertRealmError(
+            try dog.setValue("Fido", forKey: "name"), "Cannot modify managed objects outside of a write transaction.")
     }
 
     // MARK: Inside a write they join it
@@ -173,14 +175,23 @@ final class ImplicitWriteTests: RealmTestCase {
 
     func testImplicitVerbsOnFrozenDataFail() throws {
         let dog = try realm.objects("Dog").append(["name": "Rex"])
-        let person = try realm.write { try realm.create("Person", value: ["firstName": "Dale", "dogs": [.object(dog)]]) }
+        let person = try realm.write {
+            try realm.create("Person", value: ["firstName": "Dale", "dogs": [.object(dog)]])
+        }
         let frozenDogs = try realm.objects("Dog").freeze()
         let frozenDog = try dog.freeze()
         let frozenList = try person.dynamicList("dogs").freeze()
-        assertRealmError(try frozenDogs.append(["name": "X"]), "Attempting to modify a frozen collection - call thaw on the collection first.")
-        assertRealmError(try frozenDogs.remove(dog), "Attempting to modify a frozen collection - call thaw on the collection first.")
-        assertRealmError(try frozenDog.setValue("X", forKey: "name", mode: .implicit), "Attempting to modify a frozen object - call thaw on the Object instance first.")
-        assertRealmError(try frozenList.append(["name": "X"]), "Attempting to modify a frozen collection - call thaw on the collection first.")
+        assertRealmError(
+            try frozenDogs.append(["name": "X"]),
+            "Attempting to modify a frozen collection - call thaw on the collection first.")
+        assertRealmError(
+            try frozenDogs.remove(dog), "Attempting to modify a frozen collection - call thaw on the collection first.")
+        assertRealmError(
+            try frozenDog.setValue("X", forKey: "name", mode: .implicit),
+            "Attempting to modify a frozen object - call thaw on the Object instance first.")
+        assertRealmError(
+            try frozenList.append(["name": "X"]),
+            "Attempting to modify a frozen collection - call thaw on the collection first.")
         XCTAssertEqual(try committedDogs(), 1)
         XCTAssertEqual(try dog["name"], "Rex")
     }

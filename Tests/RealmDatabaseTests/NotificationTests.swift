@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// Notifications on a realm, on results (and lists) and on an object: the initial callback, the
@@ -34,18 +35,25 @@ final class NotificationTests: RealmTestCase {
         recorder.token = try results.observe(keyPaths: keyPaths) { [unowned recorder] change in
             switch change {
             case .initial(let r): recorder.initial.append(r.count)
-            case let .update(_, deletions, insertions, modifications):
-                recorder.updates.append(Update(deletions: deletions, insertions: insertions, modifications: modifications))
+            case .update(_, let deletions, let insertions, let modifications):
+                recorder.updates.append(
+                    Update(deletions: deletions, insertions: insertions, modifications: modifications))
             case .error(let e): XCTFail("\(e)")
             }
         }
         return recorder
     }
 
-    private func item(_ id: Int64) throws -> DynamicObject { try XCTUnwrap(try realm.object(ofType: "Item", forPrimaryKey: .int(id))) }
+    private func item(_ id: Int64) throws -> DynamicObject {
+        try XCTUnwrap(try realm.object(ofType: "Item", forPrimaryKey: .int(id)))
+    }
 
     private func seed(_ ids: [Int64]) throws {
-        try realm.write { for id in ids { try realm.create("Item", value: ["id": .int(id), "name": .string("n\(id)"), "score": .int(id)]) } }
+        try realm.write {
+            for id in ids {
+                try realm.create("Item", value: ["id": .int(id), "name": .string("n\(id)"), "score": .int(id)])
+            }
+        }
     }
 
     // MARK: Realm
@@ -92,7 +100,10 @@ final class NotificationTests: RealmTestCase {
         }
         // Old [1, 2, 3, 4] → new [1, 3, 4, 5].
         XCTAssertEqual(recorder.updates, [Update(deletions: [1], insertions: [3], modifications: [0, 1])])
-        try realm.write { try realm.delete(try item(1)); try realm.delete(try item(5)) }
+        try realm.write {
+            try realm.delete(try item(1))
+            try realm.delete(try item(5))
+        }
         // Old [1, 3, 4, 5] → new [3, 4].
         XCTAssertEqual(recorder.updates.last, Update(deletions: [0, 3], insertions: [], modifications: []))
     }
@@ -109,7 +120,12 @@ final class NotificationTests: RealmTestCase {
         XCTAssertEqual(filtered.updates, [Update(deletions: [], insertions: [0], modifications: [])])
         try realm.write { try item(1).setValue("y", forKey: "name") }
         XCTAssertEqual(filtered.updates.last, Update(deletions: [0], insertions: [], modifications: []))
-        XCTAssertEqual(recorder.updates, [Update(deletions: [], insertions: [], modifications: [0]), Update(deletions: [], insertions: [], modifications: [0])])
+        XCTAssertEqual(
+            recorder.updates,
+            [
+                Update(deletions: [], insertions: [], modifications: [0]),
+                Update(deletions: [], insertions: [], modifications: [0]),
+            ])
     }
 
     func testAMoveIsADeletionAndAnInsertionOfTheMovedObject() throws {
@@ -145,7 +161,9 @@ final class NotificationTests: RealmTestCase {
         try list.append(.object(try item(1)))
         let recorder = Recorder()
         recorder.token = try list.observe { [unowned recorder] change in
-            if case let .update(_, d, i, m) = change { recorder.updates.append(Update(deletions: d, insertions: i, modifications: m)) }
+            if case .update(_, let d, let i, let m) = change {
+                recorder.updates.append(Update(deletions: d, insertions: i, modifications: m))
+            }
         }
         // [1, 2, 1] → [2, 1, 1]
         try realm.write { try list.move(from: 0, to: 2) }
@@ -181,15 +199,20 @@ final class NotificationTests: RealmTestCase {
         recorder.token = try list.observe { [unowned recorder] change in
             switch change {
             case .initial(let r): recorder.initial.append(r.count)
-            case let .update(_, d, i, m): recorder.updates.append(Update(deletions: d, insertions: i, modifications: m))
+            case .update(_, let d, let i, let m):
+                recorder.updates.append(Update(deletions: d, insertions: i, modifications: m))
             case .error(let e): XCTFail("\(e)")
             }
         }
         XCTAssertEqual(recorder.initial, [0])
         try list.append(.object(try item(3)))
         try list.append(.object(try item(1)))
-        XCTAssertEqual(recorder.updates, [Update(deletions: [], insertions: [0], modifications: []),
-                                          Update(deletions: [], insertions: [1], modifications: [])])
+        XCTAssertEqual(
+            recorder.updates,
+            [
+                Update(deletions: [], insertions: [0], modifications: []),
+                Update(deletions: [], insertions: [1], modifications: []),
+            ])
         try list.remove(at: 0)
         XCTAssertEqual(recorder.updates.last, Update(deletions: [0], insertions: [], modifications: []))
         try realm.write { try item(1).setValue("changed", forKey: "name") }
@@ -198,11 +221,14 @@ final class NotificationTests: RealmTestCase {
 
     func testObservingInsideAWriteFails() throws {
         try realm.write {
-            assertRealmError(try realm.objects("Item").observe { _ in }, "Cannot register notification blocks from within write transactions.")
+            assertRealmError(
+                try realm.objects("Item").observe { _ in },
+                "Cannot register notification blocks from within write transactions.")
         }
         let item = try realm.write { try realm.create("Item", value: ["id": 1]) }
         try realm.write {
-            assertRealmError(try item.observe { _ in }, "Cannot register notification blocks from within write transactions.")
+            assertRealmError(
+                try item.observe { _ in }, "Cannot register notification blocks from within write transactions.")
         }
         assertRealmError(try DynamicObject(className: "Item").observe { _ in }, code: .notifications)
     }
@@ -277,7 +303,10 @@ final class NotificationTests: RealmTestCase {
         defer { token.invalidate() }
         try realm.write { try object.setValue("x", forKey: "name") }
         XCTAssertEqual(names, [])
-        try realm.write { try object.setValue("y", forKey: "name"); try object.setValue(9, forKey: "score") }
+        try realm.write {
+            try object.setValue("y", forKey: "name")
+            try object.setValue(9, forKey: "score")
+        }
         XCTAssertEqual(names, [["score"]])
         try realm.write { try realm.delete(object) }
         XCTAssertEqual(deleted, 1)

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// The dynamic object API: subscripts, unmanaged objects, add and its update policies, create,
@@ -57,8 +58,11 @@ final class ObjectTests: RealmTestCase {
         let dog = try realm.write { try realm.create("Dog", value: ["name": "Rex"]) }
         assertRealmError(try dog["color"], "Property 'color' does not exist on object type 'Dog'.")
         try realm.write {
-            assertRealmError(try dog.setValue("red", forKey: "color"), "Property 'color' does not exist on object type 'Dog'.")
-            assertRealmError(try realm.create("Dog", value: ["color": "red"]), "Property 'color' does not exist on object type 'Dog'.")
+            assertRealmError(
+                try dog.setValue("red", forKey: "color"), "Property 'color' does not exist on object type 'Dog'.")
+            assertRealmError(
+                try realm.create("Dog", value: ["color": "red"]),
+                "Property 'color' does not exist on object type 'Dog'.")
         }
     }
 
@@ -81,15 +85,18 @@ final class ObjectTests: RealmTestCase {
         let realm = try Realm(configuration: itemConfig())
         try realm.write { try realm.create("Item", value: ["id": 1, "name": "a"]) }
         try realm.write {
-            assertRealmError(try realm.add(DynamicObject(className: "Item", value: ["id": 1, "name": "b"])),
-                             "Attempting to create an object of type 'Item' with an existing primary key value '1'.")
+            assertRealmError(
+                try realm.add(DynamicObject(className: "Item", value: ["id": 1, "name": "b"])),
+                "Attempting to create an object of type 'Item' with an existing primary key value '1'.")
         }
         XCTAssertEqual(try realm.object(ofType: "Item", forPrimaryKey: 1)?["name"], "a")
     }
 
     func testModifiedWritesOnlyChangedValues() throws {
         let realm = try Realm(configuration: itemConfig())
-        let item = try realm.write { try realm.create("Item", value: ["id": 1, "name": "a", "score": 5, "weight": 1.5]) }
+        let item = try realm.write {
+            try realm.create("Item", value: ["id": 1, "name": "a", "score": 5, "weight": 1.5])
+        }
         var changes = [[String]]()
         let token = try item.observe { change in
             if case .change(_, let properties) = change { changes.append(properties.map(\.name)) }
@@ -103,11 +110,18 @@ final class ObjectTests: RealmTestCase {
         XCTAssertEqual(try item["name"], "b")
 
         // Nothing differs: nothing is reported.
-        try realm.write { try realm.add(DynamicObject(className: "Item", value: ["id": 1, "name": "b", "score": 5]), update: .modified) }
+        try realm.write {
+            try realm.add(
+                DynamicObject(className: "Item", value: ["id": 1, "name": "b", "score": 5]), update: .modified)
+        }
         XCTAssertEqual(changes.count, 1)
 
         // .all writes (and reports) every value given, equal or not.
-        try realm.write { try realm.add(DynamicObject(className: "Item", value: ["id": 1, "name": "b", "score": 5, "weight": 1.5]), update: .all) }
+        try realm.write {
+            try realm.add(
+                DynamicObject(className: "Item", value: ["id": 1, "name": "b", "score": 5, "weight": 1.5]), update: .all
+            )
+        }
         XCTAssertEqual(changes.last.map(Set.init), ["name", "score", "weight"])
         XCTAssertEqual(try realm.objects("Item").countObjects(), 1)
     }
@@ -115,10 +129,12 @@ final class ObjectTests: RealmTestCase {
     func testUpdatePolicyNeedsAPrimaryKey() throws {
         let realm = try Realm(configuration: doggoConfig())
         try realm.write {
-            assertRealmError(try realm.add(DynamicObject(className: "Employee", value: ["name": "x"]), update: .modified),
-                             "'Employee' does not have a primary key and can not be updated")
-            assertRealmError(try realm.create("Employee", value: ["name": "x"], update: .all),
-                             "'Employee' does not have a primary key and can not be updated")
+            assertRealmError(
+                try realm.add(DynamicObject(className: "Employee", value: ["name": "x"]), update: .modified),
+                "'Employee' does not have a primary key and can not be updated")
+            assertRealmError(
+                try realm.create("Employee", value: ["name": "x"], update: .all),
+                "'Employee' does not have a primary key and can not be updated")
         }
     }
 
@@ -127,12 +143,14 @@ final class ObjectTests: RealmTestCase {
         let toyId = RealmValue.objectId(.generate())
         try realm.write { try realm.create("DogToy", value: ["_id": toyId, "name": "Ball"]) }
         try realm.write {
-            try realm.create("Dog", value: ["name": "Rex", "favoriteToy": ["_id": toyId, "name": "Bone"]], update: .modified)
+            try realm.create(
+                "Dog", value: ["name": "Rex", "favoriteToy": ["_id": toyId, "name": "Bone"]], update: .modified)
         }
         XCTAssertEqual(try realm.objects("DogToy").countObjects(), 1)
         XCTAssertEqual(try realm.object(ofType: "DogToy", forPrimaryKey: toyId)?["name"], "Bone")
         try realm.write {
-            assertRealmError(try realm.create("Dog", value: ["name": "Max", "favoriteToy": ["_id": toyId]]), code: .primaryKeyExists)
+            assertRealmError(
+                try realm.create("Dog", value: ["name": "Max", "favoriteToy": ["_id": toyId]]), code: .primaryKeyExists)
         }
     }
 
@@ -149,13 +167,16 @@ final class ObjectTests: RealmTestCase {
             XCTAssertEqual(try b["name"], "array")
             XCTAssertEqual(try b["weight"], 2.5)
             XCTAssertEqual(try b["rating"], .null)
-            let c = try realm.create("Item", value: .object(DynamicObject(className: "Item", value: ["id": 3, "name": "object"])))
+            let c = try realm.create(
+                "Item", value: .object(DynamicObject(className: "Item", value: ["id": 3, "name": "object"])))
             XCTAssertEqual(try c["name"], "object")
             // From a managed object: a copy (a new primary key is needed, so copy via update on another key).
             var copied = try a.dictionaryValue()
             copied["id"] = 4
             XCTAssertEqual(try realm.create("Item", value: .dictionary(copied))["score"], 3)
-            assertRealmError(try realm.create("Item", value: [5, "x", 1, 1.0, nil, nil, "extra"]), code: .invalidValue, containing: ["Item"])
+            assertRealmError(
+                try realm.create("Item", value: [5, "x", 1, 1.0, nil, nil, "extra"]), code: .invalidValue,
+                containing: ["Item"])
             assertRealmError(try realm.create("Item", value: 5), code: .invalidValue, containing: ["Item"])
         }
         XCTAssertEqual(try realm.objects("Item").countObjects(), 4)
@@ -176,11 +197,16 @@ final class ObjectTests: RealmTestCase {
     func testCreateCopiesNestedValuesIn() throws {
         let realm = try Realm(configuration: doggoConfig())
         let company = try realm.write {
-            try realm.create("Company", value: [
-                "companyName": "MongoDB",
-                "employees": [["name": "Dachary", "dogs": [["name": "Maui", "favoriteToy": ["name": "Wubba"]]]], ["name": "Chris"]],
-                "dogs": [["name": "Ben"]],
-            ])
+            try realm.create(
+                "Company",
+                value: [
+                    "companyName": "MongoDB",
+                    "employees": [
+                        ["name": "Dachary", "dogs": [["name": "Maui", "favoriteToy": ["name": "Wubba"]]]],
+                        ["name": "Chris"],
+                    ],
+                    "dogs": [["name": "Ben"]],
+                ])
         }
         XCTAssertEqual(try realm.objects("Employee").countObjects(), 2)
         XCTAssertEqual(try realm.objects("Dog").countObjects(), 2)
@@ -223,7 +249,7 @@ final class ObjectTests: RealmTestCase {
         XCTAssertFalse(toy.isManaged)
         XCTAssertTrue(created.isManaged)
         XCTAssertEqual(try created["favoriteToy"].objectValue?["name"], "Wubba")
-        try toy.setValue("changed", forKey: "name") // still a plain unmanaged object: no write needed
+        try toy.setValue("changed", forKey: "name")  // still a plain unmanaged object: no write needed
         XCTAssertEqual(try created["favoriteToy"].objectValue?["name"], "Wubba")
         // A nested unmanaged object in a dictionary value is copied too.
         let ball = DynamicObject(className: "DogToy", value: ["name": "Ball"])
@@ -245,7 +271,8 @@ final class ObjectTests: RealmTestCase {
         try realm.write {
             assertRealmError(try realm.add(toy), message)
             // Also when it comes in through a link of an added object, or a list.
-            assertRealmError(try realm.add(DynamicObject(className: "Dog", value: ["favoriteToy": .object(toy)])), message)
+            assertRealmError(
+                try realm.add(DynamicObject(className: "Dog", value: ["favoriteToy": .object(toy)])), message)
             let person = try realm.create("Person", value: ["firstName": "Dale"])
             let dog = try other.write { try other.create("Dog", value: ["name": "Rex"]) }
             assertRealmError(try person.dynamicList("dogs").append(.object(dog)), message)
@@ -260,7 +287,9 @@ final class ObjectTests: RealmTestCase {
         let toy = try realm.write { try realm.create("DogToy", value: ["name": "Wubba"]) }
         let frozen = try toy.freeze()
         try realm.write {
-            assertRealmError(try realm.add(frozen), "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+            assertRealmError(
+                try realm.add(frozen),
+                "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
         }
     }
 
@@ -271,7 +300,8 @@ final class ObjectTests: RealmTestCase {
         let (dog, toy, person) = try realm.write { () -> (DynamicObject, DynamicObject, DynamicObject) in
             let toy = try realm.create("DogToy", value: ["name": "Ball"])
             let dog = try realm.create("Dog", value: ["name": "Rex", "favoriteToy": .object(toy)])
-            let person = try realm.create("Person", value: ["firstName": "Dale", "dogs": [.object(dog), ["name": "Fido"], .object(dog)]])
+            let person = try realm.create(
+                "Person", value: ["firstName": "Dale", "dogs": [.object(dog), ["name": "Fido"], .object(dog)]])
             return (dog, toy, person)
         }
         try realm.write { try realm.delete(toy) }
@@ -293,7 +323,9 @@ final class ObjectTests: RealmTestCase {
     func testDeleteResultsListsAndSequences() throws {
         let realm = try Realm(configuration: itemConfig())
         let person = try realm.write { () -> DynamicObject in
-            for i in 0..<10 { try realm.create("Item", value: ["id": .int(Int64(i)), "name": i % 2 == 0 ? "even" : "odd"]) }
+            for i in 0..<10 {
+                try realm.create("Item", value: ["id": .int(Int64(i)), "name": i % 2 == 0 ? "even" : "odd"])
+            }
             let person = try realm.create("Person", value: ["name": "p"])
             try person.dynamicList("items").append(.object(try realm.object(ofType: "Item", forPrimaryKey: 1)!))
             try person.dynamicList("items").append(.object(try realm.object(ofType: "Item", forPrimaryKey: 3)!))
@@ -315,7 +347,8 @@ final class ObjectTests: RealmTestCase {
     func testDeleteAll() throws {
         let realm = try Realm(configuration: doggoConfig())
         let company = try realm.write {
-            try realm.create("Company", value: ["companyName": "A", "employees": [["name": "E", "dogs": [["name": "D"]]]]])
+            try realm.create(
+                "Company", value: ["companyName": "A", "employees": [["name": "E", "dogs": [["name": "D"]]]]])
         }
         try realm.write { try realm.deleteAll() }
         for className in realm.schema.classNames {
@@ -358,13 +391,15 @@ final class ObjectTests: RealmTestCase {
         XCTAssertEqual(try realm.object(ofType: "Dog", forPrimaryKey: .uuid(id))?["name"], "Rex")
         XCTAssertNil(try realm.object(ofType: "Dog", forPrimaryKey: .uuid(UUID())))
         assertRealmError(try realm.object(ofType: "Dog", forPrimaryKey: "not a uuid"), code: .invalidValue)
-        assertRealmError(try realm.object(ofType: "Cat", forPrimaryKey: 1), "Object type 'Cat' is not managed by the Realm.")
+        assertRealmError(
+            try realm.object(ofType: "Cat", forPrimaryKey: 1), "Object type 'Cat' is not managed by the Realm.")
     }
 
     func testDescription() throws {
         let realm = try Realm(configuration: itemConfig())
         let item = try realm.write { try realm.create("Item", value: ["id": 7]) }
         XCTAssertEqual(item.description, "Item(id = 7)")
-        XCTAssertEqual(DynamicObject(className: "Item", value: ["name": "x"]).description, "Item (unmanaged) {name = x}")
+        XCTAssertEqual(
+            DynamicObject(className: "Item", value: ["name": "x"]).description, "Item (unmanaged) {name = x}")
     }
 }

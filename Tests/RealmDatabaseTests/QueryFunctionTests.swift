@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// The SQL functions registered for queries, called directly.
@@ -24,7 +25,11 @@ final class QueryFunctionTests: XCTestCase {
 
     func testStringOperatorsAndNulls() throws {
         func op(_ code: Int, _ flags: Int, _ h: SQLiteValue, _ n: SQLiteValue) throws -> Int64? {
-            if case .integer(let v)? = try value("SELECT realm_strop(?, ?, ?, ?)", [.integer(Int64(code)), .integer(Int64(flags)), h, n]) { return v }
+            if case .integer(let v)? = try value(
+                "SELECT realm_strop(?, ?, ?, ?)", [.integer(Int64(code)), .integer(Int64(flags)), h, n])
+            {
+                return v
+            }
             return nil
         }
         XCTAssertEqual(try op(1, 0, .text("Hello"), .text("He")), 1)
@@ -44,7 +49,11 @@ final class QueryFunctionTests: XCTestCase {
 
     func testRealmOrdering() throws {
         func cmp(_ a: SQLiteValue, _ ta: Int, _ b: SQLiteValue, _ tb: Int) throws -> Int64? {
-            if case .integer(let v)? = try value("SELECT realm_cmp(?, ?, ?, ?)", [a, .integer(Int64(ta)), b, .integer(Int64(tb))]) { return v }
+            if case .integer(let v)? = try value(
+                "SELECT realm_cmp(?, ?, ?, ?)", [a, .integer(Int64(ta)), b, .integer(Int64(tb))])
+            {
+                return v
+            }
             return nil
         }
         XCTAssertEqual(try cmp(.integer(5), 1, .real(5.0), 7), 0)
@@ -57,7 +66,9 @@ final class QueryFunctionTests: XCTestCase {
         XCTAssertEqual(try cmp(.null, 0, .null, 0), 0)
         XCTAssertEqual(try cmp(.null, 0, .integer(1), 1), 2)
         XCTAssertEqual(try cmp(.integer(Int64.max), 1, .real(9.3e18), 7), -1)
-        XCTAssertEqual(try cmp(.integer(9_007_199_254_740_993), 1, .real(9_007_199_254_740_992), 7), 1, "exact int/double comparison")
+        XCTAssertEqual(
+            try cmp(.integer(9_007_199_254_740_993), 1, .real(9_007_199_254_740_992), 7), 1,
+            "exact int/double comparison")
     }
 
     func testArithmeticAndAggregates() throws {
@@ -66,7 +77,8 @@ final class QueryFunctionTests: XCTestCase {
         XCTAssertEqual(try value("SELECT realm_div(1.0, 0)"), .real(.infinity))
         XCTAssertEqual(try value("SELECT realm_dec(1, '1.1', '2.2')"), .text("3.3"))
         XCTAssertEqual(try value("SELECT realm_dec(4, '1', '4')"), .text("0.25"))
-        try db.execute("CREATE TABLE d(v, t); INSERT INTO d VALUES ('1.10', 8), ('2.2', 8), (NULL, 8), (3, 1), ('x', 3), (1, 2)")
+        try db.execute(
+            "CREATE TABLE d(v, t); INSERT INTO d VALUES ('1.10', 8), ('2.2', 8), (NULL, 8), (3, 1), ('x', 3), (1, 2)")
         XCTAssertEqual(try value("SELECT realm_dec_sum(v) FROM d WHERE t = 8"), .text("3.3"))
         XCTAssertEqual(try value("SELECT realm_dec_avg(v) FROM d WHERE t = 8"), .text("1.65"))
         XCTAssertEqual(try value("SELECT realm_dec_max(v) FROM d WHERE t = 8"), .text("2.2"))

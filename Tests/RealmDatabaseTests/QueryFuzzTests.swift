@@ -1,7 +1,8 @@
 import Foundation
-import XCTest
-@testable import RealmDatabase
 import RealmTestSupport
+import XCTest
+
+@testable import RealmDatabase
 
 /// Fuzzing the query language: random and mutated inputs must compile or fail with a query error,
 /// never crash, and the SQL of every compiled query must be accepted by SQLite.

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// Deeply nested queries either run or fail with a clear query error; none crashes, including on
@@ -34,7 +35,10 @@ final class QueryLimitsTests: XCTestCase {
             for _ in 0..<depth { q = "NOT (\(q) OR ANY dogs.age > 1)" }
             _ = outcome(realm, q)
             var s = "$v0.age > 1"
-            for i in 1...depth { s = "SUBQUERY($v\(i).friend.dogs, $v0, \(s)).@count > 0".replacingOccurrences(of: "$v\(i).friend.dogs", with: i == depth ? "dogs" : "$v\(i + 1).walkers") }
+            for i in 1...depth {
+                s = "SUBQUERY($v\(i).friend.dogs, $v0, \(s)).@count > 0".replacingOccurrences(
+                    of: "$v\(i).friend.dogs", with: i == depth ? "dogs" : "$v\(i + 1).walkers")
+            }
             _ = outcome(realm, s)
         }
         // 99 levels of parentheses around one comparison run (they add no SQL nesting).
@@ -62,7 +66,9 @@ final class QueryLimitsTests: XCTestCase {
             let schema = QueryFixture.schema
             for q in queries {
                 do {
-                    _ = try QueryLanguage.compile(q, arguments: [], objectSchema: schema["Person"]!, schema: schema) { _ in 1 }
+                    _ = try QueryLanguage.compile(q, arguments: [], objectSchema: schema["Person"]!, schema: schema) {
+                        _ in 1
+                    }
                 } catch let e as RealmError where e.code == .query {
                 } catch {
                     box.errors.append("\(error)")
@@ -88,6 +94,8 @@ final class QueryLimitsTests: XCTestCase {
         // `-inf` and friends still lex as numbers, and only as whole words.
         XCTAssertNil(outcome(realm, "height > -inf"))
         XCTAssertNil(outcome(realm, "height > -Infinity AND height < +INF"))
-        XCTAssertEqual(outcome(realm, "height > -infinityx"), "Invalid query 'height > -infinityx' at column 10: expected a value or predicate, found '-'")
+        XCTAssertEqual(
+            outcome(realm, "height > -infinityx"),
+            "Invalid query 'height > -infinityx' at column 10: expected a value or predicate, found '-'")
     }
 }

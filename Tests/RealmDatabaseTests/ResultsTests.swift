@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// Results: live, lazily evaluated; count, index, first/last, sorting on several keys, distinct,
@@ -21,11 +22,17 @@ final class ResultsTests: RealmTestCase {
     /// Items (id, name, score, weight, rating): 1 b 3 1.5 nil · 2 a 1 2.5 4 · 3 c 3 0.5 2 · 4 a 2 4.0 nil · 5 b 1 1.5 5
     private func seed() throws {
         let rows: [(Int64, String, Int64, Double, RealmValue)] = [
-            (1, "b", 3, 1.5, nil), (2, "a", 1, 2.5, 4.0), (3, "c", 3, 0.5, 2.0), (4, "a", 2, 4.0, nil), (5, "b", 1, 1.5, 5.0),
+            (1, "b", 3, 1.5, nil), (2, "a", 1, 2.5, 4.0), (3, "c", 3, 0.5, 2.0), (4, "a", 2, 4.0, nil),
+            (5, "b", 1, 1.5, 5.0),
         ]
         try realm.write {
             for (id, name, score, weight, rating) in rows {
-                try realm.create("Item", value: ["id": .int(id), "name": .string(name), "score": .int(score), "weight": .double(weight), "rating": rating])
+                try realm.create(
+                    "Item",
+                    value: [
+                        "id": .int(id), "name": .string(name), "score": .int(score), "weight": .double(weight),
+                        "rating": rating,
+                    ])
             }
         }
     }
@@ -116,7 +123,9 @@ final class ResultsTests: RealmTestCase {
     func testSortedOnSeveralKeys() throws {
         try seed()
         let all = try realm.objects("Item")
-        let sorted = try all.sorted(by: [SortDescriptor(keyPath: "score", ascending: false), SortDescriptor(keyPath: "name")])
+        let sorted = try all.sorted(by: [
+            SortDescriptor(keyPath: "score", ascending: false), SortDescriptor(keyPath: "name"),
+        ])
         XCTAssertEqual(try ids(sorted), [1, 3, 4, 2, 5])
         // A later sort is a stable re-sort: its keys come first, the earlier ones break ties.
         let resorted = try all.sorted(byKeyPath: "weight").sorted(byKeyPath: "name")
@@ -134,7 +143,9 @@ final class ResultsTests: RealmTestCase {
             try realm.object(ofType: "Item", forPrimaryKey: 2)!.setValue(.object(amy), forKey: "owner")
             try realm.object(ofType: "Item", forPrimaryKey: 3)!.setValue(.object(zed), forKey: "owner")
         }
-        let sorted = try realm.objects("Item").sorted(by: [SortDescriptor(keyPath: "owner.name"), SortDescriptor(keyPath: "id", ascending: false)])
+        let sorted = try realm.objects("Item").sorted(by: [
+            SortDescriptor(keyPath: "owner.name"), SortDescriptor(keyPath: "id", ascending: false),
+        ])
         XCTAssertEqual(try ids(sorted), [5, 4, 2, 3, 1])
     }
 
@@ -144,11 +155,13 @@ final class ResultsTests: RealmTestCase {
     func testSortedThroughTwoLinks() throws {
         var config = Realm.Configuration(fileURL: fileURL("chain"))
         config.schema = Schema([
-            ObjectSchema(className: "Node", properties: [
-                Property(name: "id", type: .int, isPrimaryKey: true),
-                Property(name: "name", type: .string),
-                Property(name: "next", type: .object, objectClassName: "Node"),
-            ]),
+            ObjectSchema(
+                className: "Node",
+                properties: [
+                    Property(name: "id", type: .int, isPrimaryKey: true),
+                    Property(name: "name", type: .string),
+                    Property(name: "next", type: .object, objectClassName: "Node"),
+                ])
         ])
         let chain = try Realm(configuration: config)
         try chain.write {
@@ -168,10 +181,17 @@ final class ResultsTests: RealmTestCase {
 
     func testSortAndDistinctNameTheUnknownProperty() throws {
         let all = try realm.objects("Item")
-        assertRealmError(try all.sorted(byKeyPath: "nope"), "No property 'nope' found on object type 'Item' specified in 'sort' clause")
-        assertRealmError(try all.distinct(by: ["nope"]), "No property 'nope' found on object type 'Item' specified in 'distinct' clause")
-        assertRealmError(try all.sorted(byKeyPath: "owner.nope"), "No property 'nope' found on object type 'Person' specified in 'sort' clause")
-        assertRealmError(try realm.objects("Person").sorted(byKeyPath: "items"), code: .invalidProperty, containing: ["items"])
+        assertRealmError(
+            try all.sorted(byKeyPath: "nope"),
+            "No property 'nope' found on object type 'Item' specified in 'sort' clause")
+        assertRealmError(
+            try all.distinct(by: ["nope"]),
+            "No property 'nope' found on object type 'Item' specified in 'distinct' clause")
+        assertRealmError(
+            try all.sorted(byKeyPath: "owner.nope"),
+            "No property 'nope' found on object type 'Person' specified in 'sort' clause")
+        assertRealmError(
+            try realm.objects("Person").sorted(byKeyPath: "items"), code: .invalidProperty, containing: ["items"])
     }
 
     func testDistinct() throws {
@@ -194,7 +214,9 @@ final class ResultsTests: RealmTestCase {
         let person = try realm.write { try realm.create("Person", value: ["name": "p"]) }
         let items = try person.dynamicList("items")
         try realm.write {
-            for id in [4, 1, 5] as [Int64] { try items.append(.object(try realm.object(ofType: "Item", forPrimaryKey: .int(id))!)) }
+            for id in [4, 1, 5] as [Int64] {
+                try items.append(.object(try realm.object(ofType: "Item", forPrimaryKey: .int(id))!))
+            }
         }
         let results = try items.asResults()
         XCTAssertEqual(try ids(results), [4, 1, 5])
@@ -243,13 +265,20 @@ final class ResultsTests: RealmTestCase {
 
     func testAggregatesOfOtherTypes() throws {
         let typed = try Realm(configuration: allTypesConfig())
-        let dates = [Timestamp(seconds: 100, nanoseconds: 5)!, Timestamp(seconds: -50, nanoseconds: 0)!, Timestamp(seconds: 100, nanoseconds: 7)!]
+        let dates = [
+            Timestamp(seconds: 100, nanoseconds: 5)!, Timestamp(seconds: -50, nanoseconds: 0)!,
+            Timestamp(seconds: 100, nanoseconds: 7)!,
+        ]
         let decimals = ["1.25", "10.5", "-3.125"].map { Decimal128(string: $0)! }
         let floats: [Float] = [1.5, -2.25, 8]
         try typed.write {
             for i in 0..<3 {
-                try typed.create("AllTypes", value: ["pk": .int(Int64(i)), "date": .date(dates[i]), "decimal128": .decimal128(decimals[i]),
-                                                     "float": .float(floats[i])])
+                try typed.create(
+                    "AllTypes",
+                    value: [
+                        "pk": .int(Int64(i)), "date": .date(dates[i]), "decimal128": .decimal128(decimals[i]),
+                        "float": .float(floats[i]),
+                    ])
             }
         }
         let all = try typed.objects("AllTypes")
@@ -269,13 +298,17 @@ final class ResultsTests: RealmTestCase {
         let typed = try Realm(configuration: allTypesConfig())
         let values = ["12345678901234567890.12345", "0.1", "0.2"].map { Decimal128(string: $0)! }
         try typed.write {
-            for (i, d) in values.enumerated() { try typed.create("AllTypes", value: ["pk": .int(Int64(i)), "decimal128": .decimal128(d)]) }
+            for (i, d) in values.enumerated() {
+                try typed.create("AllTypes", value: ["pk": .int(Int64(i)), "decimal128": .decimal128(d)])
+            }
         }
         let all = try typed.objects("AllTypes")
         XCTAssertEqual(try all.max(ofProperty: "decimal128"), .decimal128(values[0]))
         XCTAssertEqual(try all.min(ofProperty: "decimal128"), .decimal128(values[1]))
-        XCTAssertEqual(try all.sum(ofProperty: "decimal128"), .decimal128(Decimal128(string: "12345678901234567890.42345")!))
-        XCTAssertEqual(try all.average(ofProperty: "decimal128"), .decimal128(Decimal128(string: "4115226300411522630.14115")!))
+        XCTAssertEqual(
+            try all.sum(ofProperty: "decimal128"), .decimal128(Decimal128(string: "12345678901234567890.42345")!))
+        XCTAssertEqual(
+            try all.average(ofProperty: "decimal128"), .decimal128(Decimal128(string: "4115226300411522630.14115")!))
         XCTAssertNil(try all.filter("pk == $0", 99).average(ofProperty: "decimal128"))
         XCTAssertNil(try all.filter("pk == $0", 99).max(ofProperty: "decimal128"))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// Schemas: validation, primary keys, indexes, defaults, embedded objects and backlinks, the schema
@@ -58,27 +59,31 @@ final class SchemaTests: RealmTestCase {
 
     func testEveryDifferenceIsNamed() throws {
         let old = Schema([
-            ObjectSchema(className: "Dog", properties: [
-                Property(name: "id", type: .int, isPrimaryKey: true),
-                Property(name: "name", type: .string),
-                Property(name: "age", type: .int),
-                Property(name: "breed", type: .string),
-                Property(name: "nickname", type: .string, isOptional: true),
-            ]),
+            ObjectSchema(
+                className: "Dog",
+                properties: [
+                    Property(name: "id", type: .int, isPrimaryKey: true),
+                    Property(name: "name", type: .string),
+                    Property(name: "age", type: .int),
+                    Property(name: "breed", type: .string),
+                    Property(name: "nickname", type: .string, isOptional: true),
+                ]),
             ObjectSchema(className: "Cat", properties: [Property(name: "name", type: .string)]),
             ObjectSchema(className: "Bird", properties: [Property(name: "tag", type: .string, isPrimaryKey: true)]),
         ])
         _ = try Realm(configuration: config(old, version: 1))
         let before = fileState(fileURL("schema"))
         let new = Schema([
-            ObjectSchema(className: "Dog", properties: [
-                Property(name: "id", type: .int, isPrimaryKey: true),
-                Property(name: "name", type: .string),
-                Property(name: "age", type: .string),
-                Property(name: "breed", type: .string, isOptional: true),
-                Property(name: "nickname", type: .string),
-                Property(name: "favoriteTreat", type: .string),
-            ]),
+            ObjectSchema(
+                className: "Dog",
+                properties: [
+                    Property(name: "id", type: .int, isPrimaryKey: true),
+                    Property(name: "name", type: .string),
+                    Property(name: "age", type: .string),
+                    Property(name: "breed", type: .string, isOptional: true),
+                    Property(name: "nickname", type: .string),
+                    Property(name: "favoriteTreat", type: .string),
+                ]),
             ObjectSchema(className: "Cat", properties: [Property(name: "name", type: .string, isPrimaryKey: true)]),
             ObjectSchema(className: "Bird", properties: [Property(name: "tag", type: .string)]),
         ])
@@ -87,25 +92,34 @@ final class SchemaTests: RealmTestCase {
             XCTAssertEqual(error.code, .schemaMismatch)
             var lines = error.message.components(separatedBy: "\n")
             XCTAssertEqual(lines.removeFirst(), "Migration is required due to the following errors:")
-            XCTAssertEqual(Set(lines), [
-                "- Property 'Dog.age' has been changed from 'int' to 'string'.",
-                "- Property 'Dog.breed' has been made optional.",
-                "- Property 'Dog.nickname' has been made required.",
-                "- Property 'Dog.favoriteTreat' has been added.",
-                "- Primary Key for class 'Cat' has been added.",
-                "- Primary Key for class 'Bird' has been removed.",
-            ])
+            XCTAssertEqual(
+                Set(lines),
+                [
+                    "- Property 'Dog.age' has been changed from 'int' to 'string'.",
+                    "- Property 'Dog.breed' has been made optional.",
+                    "- Property 'Dog.nickname' has been made required.",
+                    "- Property 'Dog.favoriteTreat' has been added.",
+                    "- Primary Key for class 'Cat' has been added.",
+                    "- Primary Key for class 'Bird' has been removed.",
+                ])
             XCTAssertEqual(lines.count, 6)
         }
         XCTAssertEqual(fileState(fileURL("schema")).bytes, before.bytes, "a refused open does not touch the file")
     }
 
     func testRemovedPropertyAndChangedPrimaryKeyAreNamed() throws {
-        let old = dogSchema([Property(name: "id", type: .int), Property(name: "name", type: .string), Property(name: "age", type: .int)], primaryKey: "id")
+        let old = dogSchema(
+            [
+                Property(name: "id", type: .int), Property(name: "name", type: .string),
+                Property(name: "age", type: .int),
+            ], primaryKey: "id")
         _ = try Realm(configuration: config(old))
-        let new = dogSchema([Property(name: "id", type: .int), Property(name: "name", type: .string)], primaryKey: "name")
-        assertRealmError(try Realm(configuration: config(new)),
-                         "Migration is required due to the following errors:\n- Property 'Dog.age' has been removed.\n- Primary Key for class 'Dog' has changed from 'id' to 'name'.")
+        let new = dogSchema(
+            [Property(name: "id", type: .int), Property(name: "name", type: .string)], primaryKey: "name")
+        assertRealmError(
+            try Realm(configuration: config(new)),
+            "Migration is required due to the following errors:\n- Property 'Dog.age' has been removed.\n- Primary Key for class 'Dog' has changed from 'id' to 'name'."
+        )
     }
 
     func testAddedClassAndIndexChangesNeedNoVersionBump() throws {
@@ -149,7 +163,9 @@ final class SchemaTests: RealmTestCase {
     func testALowerVersionFails() throws {
         _ = try Realm(configuration: doggoConfig(version: 2))
         let before = fileState(fileURL("doggo"))
-        assertRealmError(try Realm(configuration: doggoConfig(version: 1)), "Provided schema version 1 is less than last set version 2.")
+        assertRealmError(
+            try Realm(configuration: doggoConfig(version: 1)),
+            "Provided schema version 1 is less than last set version 2.")
         XCTAssertEqual(fileState(fileURL("doggo")).bytes, before.bytes)
         // Even with deleteRealmIfMigrationNeeded, a lower version is refused, not deleted.
         var config = doggoConfig(version: 1)
@@ -159,7 +175,9 @@ final class SchemaTests: RealmTestCase {
 
     func testAddedAndRemovedClassesAndPropertiesMigrateByThemselves() throws {
         let old = Schema([
-            ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string), Property(name: "age", type: .int)]),
+            ObjectSchema(
+                className: "Dog",
+                properties: [Property(name: "name", type: .string), Property(name: "age", type: .int)]),
             ObjectSchema(className: "Cat", properties: [Property(name: "name", type: .string)]),
         ])
         do {
@@ -170,12 +188,14 @@ final class SchemaTests: RealmTestCase {
             }
         }
         let new = Schema([
-            ObjectSchema(className: "Dog", properties: [
-                Property(name: "name", type: .string),
-                Property(name: "treat", type: .string, defaultValue: "bone"),
-                Property(name: "tags", type: .string, collection: .list),
-                Property(name: "born", type: .date, isOptional: true),
-            ]),
+            ObjectSchema(
+                className: "Dog",
+                properties: [
+                    Property(name: "name", type: .string),
+                    Property(name: "treat", type: .string, defaultValue: "bone"),
+                    Property(name: "tags", type: .string, collection: .list),
+                    Property(name: "born", type: .date, isOptional: true),
+                ]),
             ObjectSchema(className: "Bird", properties: [Property(name: "tag", type: .string)]),
         ])
         let realm = try Realm(configuration: config(new, version: 2))
@@ -201,7 +221,10 @@ final class SchemaTests: RealmTestCase {
                 try realm.create("Dog", value: ["name": "b"])
             }
         }
-        let new = dogSchema([Property(name: "name", type: .string), Property(name: "uid", type: .uuid), Property(name: "oid", type: .objectId)])
+        let new = dogSchema([
+            Property(name: "name", type: .string), Property(name: "uid", type: .uuid),
+            Property(name: "oid", type: .objectId),
+        ])
         let realm = try Realm(configuration: config(new, version: 2))
         let dogs = Array(try realm.objects("Dog"))
         XCTAssertEqual(dogs.count, 2)
@@ -218,15 +241,35 @@ final class SchemaTests: RealmTestCase {
     func testInvalidSchemasAreRefusedBeforeAnyFileIsCreated() {
         let cases: [(Schema, [String])] = [
             (dogSchema([Property(name: "weight", type: .double, isPrimaryKey: true)]), ["Dog.weight", "primary key"]),
-            (dogSchema([Property(name: "a", type: .int, isPrimaryKey: true), Property(name: "b", type: .string, isPrimaryKey: true)]), ["Dog", "more than one primary key"]),
+            (
+                dogSchema([
+                    Property(name: "a", type: .int, isPrimaryKey: true),
+                    Property(name: "b", type: .string, isPrimaryKey: true),
+                ]), ["Dog", "more than one primary key"]
+            ),
             (dogSchema([Property(name: "toy", type: .object, objectClassName: "Toy")]), ["Dog.toy", "Toy"]),
             (dogSchema([Property(name: "name", type: .string), Property(name: "name", type: .int)]), ["Dog.name"]),
             (dogSchema([Property(name: "data", type: .data, isIndexed: true)]), ["Dog.data", "indexed"]),
-            (dogSchema([Property(name: "owners", type: .linkingObjects, objectClassName: "Dog", linkOriginPropertyName: "nope")]), ["Dog.owners"]),
+            (
+                dogSchema([
+                    Property(
+                        name: "owners", type: .linkingObjects, objectClassName: "Dog", linkOriginPropertyName: "nope")
+                ]), ["Dog.owners"]
+            ),
             (dogSchema([Property(name: "1abc", type: .int)]), ["1abc"]),
-            (Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string)]),
-                     ObjectSchema(className: "Dog", properties: [Property(name: "age", type: .int)])]), ["Dog"]),
-            (Schema([ObjectSchema(className: "Addr", properties: [Property(name: "id", type: .int, isPrimaryKey: true)], isEmbedded: true)]), ["Addr"]),
+            (
+                Schema([
+                    ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string)]),
+                    ObjectSchema(className: "Dog", properties: [Property(name: "age", type: .int)]),
+                ]), ["Dog"]
+            ),
+            (
+                Schema([
+                    ObjectSchema(
+                        className: "Addr", properties: [Property(name: "id", type: .int, isPrimaryKey: true)],
+                        isEmbedded: true)
+                ]), ["Addr"]
+            ),
         ]
         for (schema, fragments) in cases {
             assertRealmError(try Realm(configuration: config(schema)), code: .schemaValidation, containing: fragments)
@@ -240,11 +283,19 @@ final class SchemaTests: RealmTestCase {
         let keys: [(PropertyType, RealmValue, RealmValue)] = [
             (.int, 1, 2),
             (.string, "a", "b"),
-            (.objectId, .objectId(ObjectId(string: "000000000000000000000001")!), .objectId(ObjectId(string: "000000000000000000000002")!)),
-            (.uuid, .uuid(UUID(uuidString: "00000000-0000-0000-0000-000000000001")!), .uuid(UUID(uuidString: "00000000-0000-0000-0000-000000000002")!)),
+            (
+                .objectId, .objectId(ObjectId(string: "000000000000000000000001")!),
+                .objectId(ObjectId(string: "000000000000000000000002")!)
+            ),
+            (
+                .uuid, .uuid(UUID(uuidString: "00000000-0000-0000-0000-000000000001")!),
+                .uuid(UUID(uuidString: "00000000-0000-0000-0000-000000000002")!)
+            ),
         ]
         for (i, (type, a, b)) in keys.enumerated() {
-            let schema = dogSchema([Property(name: "key", type: type, isPrimaryKey: true), Property(name: "name", type: .string)])
+            let schema = dogSchema([
+                Property(name: "key", type: type, isPrimaryKey: true), Property(name: "name", type: .string),
+            ])
             let realm = try Realm(configuration: config(schema, name: "pk\(i)"))
             try realm.write {
                 try realm.create("Dog", value: ["key": a, "name": "A"])
@@ -253,15 +304,21 @@ final class SchemaTests: RealmTestCase {
             XCTAssertEqual(try realm.object(ofType: "Dog", forPrimaryKey: a)?["name"], "A", "\(type)")
             XCTAssertEqual(try realm.object(ofType: "Dog", forPrimaryKey: b)?["name"], "B", "\(type)")
             try realm.write {
-                assertRealmError(try realm.create("Dog", value: ["key": a, "name": "C"]), code: .primaryKeyExists,
-                                 containing: ["Attempting to create an object of type 'Dog' with an existing primary key value '\(a)'"])
+                assertRealmError(
+                    try realm.create("Dog", value: ["key": a, "name": "C"]), code: .primaryKeyExists,
+                    containing: [
+                        "Attempting to create an object of type 'Dog' with an existing primary key value '\(a)'"
+                    ])
             }
             XCTAssertEqual(try realm.objects("Dog").countObjects(), 2)
         }
     }
 
     func testOptionalPrimaryKeyAllowsOneNil() throws {
-        let schema = dogSchema([Property(name: "key", type: .string, isOptional: true, isPrimaryKey: true), Property(name: "name", type: .string)])
+        let schema = dogSchema([
+            Property(name: "key", type: .string, isOptional: true, isPrimaryKey: true),
+            Property(name: "name", type: .string),
+        ])
         let realm = try Realm(configuration: config(schema))
         try realm.write { try realm.create("Dog", value: ["key": nil, "name": "nil"]) }
         XCTAssertEqual(try realm.object(ofType: "Dog", forPrimaryKey: nil)?["name"], "nil")
@@ -275,7 +332,9 @@ final class SchemaTests: RealmTestCase {
         let toy = try realm.write { try realm.create("DogToy", value: ["name": "Ball"]) }
         let id = try toy["_id"]
         try realm.write {
-            assertRealmError(try toy.setValue(.objectId(.generate()), forKey: "_id"), "Primary key can't be changed after an object is inserted.")
+            assertRealmError(
+                try toy.setValue(.objectId(.generate()), forKey: "_id"),
+                "Primary key can't be changed after an object is inserted.")
             // Setting the same value is not a change.
             try toy.setValue(id, forKey: "_id")
         }
@@ -294,7 +353,8 @@ final class SchemaTests: RealmTestCase {
 
     func testObjectForPrimaryKeyOnAClassWithoutOne() throws {
         let realm = try Realm(configuration: doggoConfig())
-        assertRealmError(try realm.object(ofType: "Employee", forPrimaryKey: "x"), "'Employee' does not have a primary key")
+        assertRealmError(
+            try realm.object(ofType: "Employee", forPrimaryKey: "x"), "'Employee' does not have a primary key")
     }
 
     // MARK: Indexes
@@ -311,7 +371,10 @@ final class SchemaTests: RealmTestCase {
         XCTAssertTrue(indexes.contains("idx_Dog_id"), "\(indexes)")
         XCTAssertFalse(indexes.contains("idx_Dog_plain"), "\(indexes)")
         try realm.write {
-            for i in 0..<10 { try realm.create("Dog", value: ["id": .int(Int64(i)), "name": .string("n\(i % 3)"), "plain": .string("n\(i % 3)")]) }
+            for i in 0..<10 {
+                try realm.create(
+                    "Dog", value: ["id": .int(Int64(i)), "name": .string("n\(i % 3)"), "plain": .string("n\(i % 3)")])
+            }
         }
         XCTAssertEqual(try realm.objects("Dog").filter("name == $0", "n1").countObjects(), 3)
         XCTAssertEqual(try realm.objects("Dog").filter("plain == $0", "n1").countObjects(), 3)
@@ -336,7 +399,10 @@ final class SchemaTests: RealmTestCase {
         ])
         let realm = try Realm(configuration: config(schema))
         let (a, b) = try realm.write {
-            (try realm.create("Dog", value: [:]), try realm.create("Dog", value: ["name": "Rex", "age": 5, "nickname": nil]))
+            (
+                try realm.create("Dog", value: [:]),
+                try realm.create("Dog", value: ["name": "Rex", "age": 5, "nickname": nil])
+            )
         }
         XCTAssertEqual(try a["name"], "unnamed")
         XCTAssertEqual(try a["age"], 1)
@@ -365,12 +431,14 @@ final class SchemaTests: RealmTestCase {
     func testEmbeddedObjectsBelongToTheirParent() throws {
         let realm = try Realm(configuration: allTypesConfig())
         let parent = try realm.write {
-            try realm.create("AllTypes", value: [
-                "pk": 1,
-                "address": ["street": "Main", "geo": ["lat": 1.5, "lon": 2.5]],
-                "addresses": [["street": "A"], ["street": "B"]],
-                "addressMap": ["home": ["street": "H"]],
-            ])
+            try realm.create(
+                "AllTypes",
+                value: [
+                    "pk": 1,
+                    "address": ["street": "Main", "geo": ["lat": 1.5, "lon": 2.5]],
+                    "addresses": [["street": "A"], ["street": "B"]],
+                    "addressMap": ["home": ["street": "H"]],
+                ])
         }
         let address = try XCTUnwrap(try parent["address"].objectValue)
         XCTAssertEqual(try address["street"], "Main")
@@ -378,7 +446,8 @@ final class SchemaTests: RealmTestCase {
         XCTAssertEqual(try realm.objects("AllTypes").countObjects(), 1)
         assertRealmError(try realm.objects("Address"), code: .invalidClass, containing: ["Address"])
         try realm.write {
-            assertRealmError(try realm.create("Address", value: ["street": "x"]), code: .invalidClass, containing: ["Address"])
+            assertRealmError(
+                try realm.create("Address", value: ["street": "x"]), code: .invalidClass, containing: ["Address"])
         }
         XCTAssertEqual(try storedCount(realm, "class_Address"), 4)
         XCTAssertEqual(try storedCount(realm, "class_Geo"), 1)
@@ -403,7 +472,10 @@ final class SchemaTests: RealmTestCase {
     func testAssigningAManagedEmbeddedObjectCopiesIt() throws {
         let realm = try Realm(configuration: allTypesConfig())
         let (a, b) = try realm.write {
-            (try realm.create("AllTypes", value: ["pk": 1, "address": ["street": "Main"]]), try realm.create("AllTypes", value: ["pk": 2]))
+            (
+                try realm.create("AllTypes", value: ["pk": 1, "address": ["street": "Main"]]),
+                try realm.create("AllTypes", value: ["pk": 2])
+            )
         }
         try realm.write { try b.setValue(try a["address"], forKey: "address") }
         let aAddress = try XCTUnwrap(try a["address"].objectValue)
@@ -417,7 +489,8 @@ final class SchemaTests: RealmTestCase {
         let realm = try Realm(configuration: allTypesConfig())
         let (target, a, b) = try realm.write {
             let target = try realm.create("Target", value: ["id": "t"])
-            let a = try realm.create("AllTypes", value: ["pk": 1, "link": .object(target), "links": [.object(target), .object(target)]])
+            let a = try realm.create(
+                "AllTypes", value: ["pk": 1, "link": .object(target), "links": [.object(target), .object(target)]])
             let b = try realm.create("AllTypes", value: ["pk": 2, "link": .object(target)])
             return (target, a, b)
         }
@@ -433,7 +506,8 @@ final class SchemaTests: RealmTestCase {
         try realm.write { try realm.delete(b) }
         XCTAssertEqual(parents.count, 0)
         try realm.write {
-            assertRealmError(try target.setValue([], forKey: "parents"), code: .invalidProperty, containing: ["parents"])
+            assertRealmError(
+                try target.setValue([], forKey: "parents"), code: .invalidProperty, containing: ["parents"])
         }
     }
 
@@ -452,7 +526,9 @@ final class SchemaTests: RealmTestCase {
 
     private func indexNames(_ realm: Realm, table: String) throws -> [String] {
         var names = [String]()
-        try realm.connection.forEachRow("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?", [.text(table)], cache: false) {
+        try realm.connection.forEachRow(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?", [.text(table)], cache: false
+        ) {
             names.append($0.string(at: 0))
         }
         return names
@@ -460,7 +536,9 @@ final class SchemaTests: RealmTestCase {
 
     private func columnNames(_ realm: Realm, table: String) throws -> [String] {
         var names = [String]()
-        try realm.connection.forEachRow("SELECT name FROM pragma_table_info(?)", [.text(table)], cache: false) { names.append($0.string(at: 0)) }
+        try realm.connection.forEachRow("SELECT name FROM pragma_table_info(?)", [.text(table)], cache: false) {
+            names.append($0.string(at: 0))
+        }
         return names
     }
 

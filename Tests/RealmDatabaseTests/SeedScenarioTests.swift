@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// The seed scenarios (shared/seed-scenarios.md), through the Swift API.
@@ -30,7 +31,9 @@ final class SeedScenarioTests: RealmTestCase {
         var sameVersion = doggoConfig(version: 1)
         sameVersion.schema = Self.doggoSchema(version: 2)
         XCTAssertThrowsError(try Realm(configuration: sameVersion)) { error in
-            XCTAssertEqual((error as? RealmError)?.message, "Migration is required due to the following errors:\n- Property 'Dog.favoriteTreat' has been added.")
+            XCTAssertEqual(
+                (error as? RealmError)?.message,
+                "Migration is required due to the following errors:\n- Property 'Dog.favoriteTreat' has been added.")
         }
         var config = doggoConfig(version: 2)
         var calls = 0
@@ -69,10 +72,14 @@ final class SeedScenarioTests: RealmTestCase {
         let realm = try Realm(configuration: doggoConfig())
         let dogs = try realm.objects("Dog")
         XCTAssertThrowsError(try dogs.append(.object(wubba.freeze()))) { error in
-            XCTAssertEqual((error as? RealmError)?.message, "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+            XCTAssertEqual(
+                (error as? RealmError)?.message,
+                "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
         }
         XCTAssertThrowsError(try realm.write { try realm.add(wubba) }) { error in
-            XCTAssertEqual((error as? RealmError)?.message, "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+            XCTAssertEqual(
+                (error as? RealmError)?.message,
+                "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
         }
         let dog = try realm.write {
             try realm.create("Dog", value: ["name": "Maui", "favoriteToy": .object(wubba)], update: .modified)
@@ -85,11 +92,13 @@ final class SeedScenarioTests: RealmTestCase {
     func testFrozenCompanyThawedAndWritten() throws {
         let realm = try Realm(configuration: doggoConfig())
         try realm.write {
-            try realm.create("Company", value: [
-                "companyName": "MongoDB",
-                "employees": [["name": "Dachary"], ["name": "Chris"]],
-                "dogs": [["name": "Maui"], ["name": "Ben"]],
-            ])
+            try realm.create(
+                "Company",
+                value: [
+                    "companyName": "MongoDB",
+                    "employees": [["name": "Dachary"], ["name": "Chris"]],
+                    "dogs": [["name": "Maui"], ["name": "Ben"]],
+                ])
         }
         let frozenCompany = try realm.objects("Company").freeze()[0]
         XCTAssertTrue(frozenCompany.isFrozen)

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// The storage under a realm: one SQLite file per realm, in WAL mode, with durable commits.
@@ -10,7 +11,8 @@ final class StorageTests: RealmTestCase {
             let realm = try Realm(configuration: itemConfig())
             try realm.write { try realm.create("Item", value: ["id": 1]) }
             XCTAssertEqual(try realm.connection.scalar("PRAGMA journal_mode"), .text("wal"))
-            XCTAssertEqual(try realm.connection.scalarInt("PRAGMA synchronous"), 2, "FULL: a commit is durable when it returns")
+            XCTAssertEqual(
+                try realm.connection.scalarInt("PRAGMA synchronous"), 2, "FULL: a commit is durable when it returns")
         }
         let header = try XCTUnwrap(FileManager.default.contents(atPath: fileURL("items").path)).prefix(20)
         XCTAssertEqual(header.prefix(16), Data("SQLite format 3\0".utf8))
@@ -40,7 +42,9 @@ final class StorageTests: RealmTestCase {
         let copy = folder.appendingPathComponent("copy", isDirectory: true)
         try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: fileURL("items").path + suffix) {
-            try FileManager.default.copyItem(atPath: fileURL("items").path + suffix, toPath: copy.appendingPathComponent("items.realm").path + suffix)
+            try FileManager.default.copyItem(
+                atPath: fileURL("items").path + suffix, toPath: copy.appendingPathComponent("items.realm").path + suffix
+            )
         }
         var config = itemConfig()
         config.fileURL = copy.appendingPathComponent("items.realm")
@@ -54,7 +58,8 @@ final class StorageTests: RealmTestCase {
         XCTAssertEqual(sqlite3_open_v2(fileURL("items").path, &db, SQLITE_OPEN_READONLY, nil), SQLITE_OK)
         defer { sqlite3_close_v2(db) }
         var statement: OpaquePointer?
-        XCTAssertEqual(sqlite3_prepare_v2(db, "SELECT key FROM _realm_meta ORDER BY key", -1, &statement, nil), SQLITE_OK)
+        XCTAssertEqual(
+            sqlite3_prepare_v2(db, "SELECT key FROM _realm_meta ORDER BY key", -1, &statement, nil), SQLITE_OK)
         defer { sqlite3_finalize(statement) }
         var keys = [String]()
         while sqlite3_step(statement) == SQLITE_ROW { keys.append(String(cString: sqlite3_column_text(statement, 0))) }

@@ -1,17 +1,23 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 final class SubscriptionTests: RealmTestCase {
     private func seedsInitialSubscriptions(_ subs: MutableSubscriptionSet) throws {
-        if subs.first(named: "people") == nil { try subs.append(QuerySubscription(className: "Person", name: "people")) }
+        if subs.first(named: "people") == nil {
+            try subs.append(QuerySubscription(className: "Person", name: "people"))
+        }
         if subs.first(named: "dogs") == nil { try subs.append(QuerySubscription(className: "Dog", name: "dogs")) }
     }
 
     func testInitialSubscriptionsRunWhenTheFileIsCreated() throws {
         var config = doggoConfig()
         var runs = 0
-        config.initialSubscriptions = { subs in runs += 1; try self.seedsInitialSubscriptions(subs) }
+        config.initialSubscriptions = { subs in
+            runs += 1
+            try self.seedsInitialSubscriptions(subs)
+        }
         do {
             let realm = try Realm(configuration: config)
             let subs = try realm.subscriptions
@@ -30,13 +36,20 @@ final class SubscriptionTests: RealmTestCase {
 
     func testDuplicateNameIsAnErrorAndUpdateIsAtomic() throws {
         let realm = try Realm(configuration: doggoConfig())
-        try realm.subscriptions.update { try $0.append(QuerySubscription(className: "Dog", name: "dogs", query: "name == 'Rex'")) }
+        try realm.subscriptions.update {
+            try $0.append(QuerySubscription(className: "Dog", name: "dogs", query: "name == 'Rex'"))
+        }
         let before = try realm.subscriptions
-        XCTAssertThrowsError(try realm.subscriptions.update { subs in
-            try subs.append(QuerySubscription(className: "Person", name: "people"))
-            try subs.append(QuerySubscription(className: "Dog", name: "dogs"))
-        }) { error in
-            XCTAssertEqual((error as? RealmError)?.message, "A subscription named 'dogs' already exists. If you meant to update the existing subscription please use the `update` method.")
+        XCTAssertThrowsError(
+            try realm.subscriptions.update { subs in
+                try subs.append(QuerySubscription(className: "Person", name: "people"))
+                try subs.append(QuerySubscription(className: "Dog", name: "dogs"))
+            }
+        ) { error in
+            XCTAssertEqual(
+                (error as? RealmError)?.message,
+                "A subscription named 'dogs' already exists. If you meant to update the existing subscription please use the `update` method."
+            )
         }
         let after = try realm.subscriptions
         XCTAssertEqual(after.count, 1, "a failed update leaves the set as it was")
@@ -65,7 +78,8 @@ final class SubscriptionTests: RealmTestCase {
     func testQueriesAreValidatedAgainstTheSchema() throws {
         let realm = try Realm(configuration: doggoConfig())
         XCTAssertThrowsError(try realm.subscriptions.update { try $0.append(QuerySubscription(className: "Cat")) })
-        XCTAssertThrowsError(try realm.subscriptions.update { try $0.append(QuerySubscription(className: "Dog", query: "nope == 1")) })
+        XCTAssertThrowsError(
+            try realm.subscriptions.update { try $0.append(QuerySubscription(className: "Dog", query: "nope == 1")) })
         XCTAssertEqual(try realm.subscriptions.count, 0)
     }
 
@@ -74,7 +88,9 @@ final class SubscriptionTests: RealmTestCase {
         var escaped: MutableSubscriptionSet?
         try realm.subscriptions.update { escaped = $0 }
         XCTAssertThrowsError(try escaped?.append(QuerySubscription(className: "Dog"))) { error in
-            XCTAssertEqual((error as? RealmError)?.message, "Can only add, remove, or update subscriptions within a write subscription block.")
+            XCTAssertEqual(
+                (error as? RealmError)?.message,
+                "Can only add, remove, or update subscriptions within a write subscription block.")
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// A fresh temporary folder per test, removed afterwards.
@@ -7,7 +8,8 @@ class RealmTestCase: XCTestCase {
     var folder: URL!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("realmhost-tests-\(UUID().uuidString)", isDirectory: true)
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "realmhost-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
@@ -31,23 +33,33 @@ class RealmTestCase: XCTestCase {
         if version >= 2 { dogProperties.append(Property(name: "favoriteTreat", type: .string, defaultValue: "")) }
         return Schema([
             ObjectSchema(className: "Dog", properties: dogProperties),
-            ObjectSchema(className: "DogToy", properties: [Property(name: "_id", type: .objectId, isPrimaryKey: true), Property(name: "name", type: .string)]),
-            ObjectSchema(className: "Person", properties: [
-                Property(name: "_id", type: .objectId, isPrimaryKey: true),
-                Property(name: "firstName", type: .string),
-                Property(name: "lastName", type: .string),
-                Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
-            ]),
-            ObjectSchema(className: "Company", properties: [
-                Property(name: "_id", type: .objectId, isPrimaryKey: true),
-                Property(name: "companyName", type: .string),
-                Property(name: "employees", type: .object, objectClassName: "Employee", collection: .list),
-                Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
-            ]),
-            ObjectSchema(className: "Employee", properties: [
-                Property(name: "name", type: .string),
-                Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
-            ]),
+            ObjectSchema(
+                className: "DogToy",
+                properties: [
+                    Property(name: "_id", type: .objectId, isPrimaryKey: true), Property(name: "name", type: .string),
+                ]),
+            ObjectSchema(
+                className: "Person",
+                properties: [
+                    Property(name: "_id", type: .objectId, isPrimaryKey: true),
+                    Property(name: "firstName", type: .string),
+                    Property(name: "lastName", type: .string),
+                    Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
+                ]),
+            ObjectSchema(
+                className: "Company",
+                properties: [
+                    Property(name: "_id", type: .objectId, isPrimaryKey: true),
+                    Property(name: "companyName", type: .string),
+                    Property(name: "employees", type: .object, objectClassName: "Employee", collection: .list),
+                    Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
+                ]),
+            ObjectSchema(
+                className: "Employee",
+                properties: [
+                    Property(name: "name", type: .string),
+                    Property(name: "dogs", type: .object, objectClassName: "Dog", collection: .list),
+                ]),
         ])
     }
 
@@ -74,8 +86,10 @@ final class Box<T> {
 }
 
 /// Asserts that `expression` throws a `RealmError` with exactly `message`.
-func assertRealmError<T>(_ expression: @autoclosure () throws -> T, _ message: String,
-                         file: StaticString = #filePath, line: UInt = #line) {
+func assertRealmError<T>(
+    _ expression: @autoclosure () throws -> T, _ message: String,
+    file: StaticString = #filePath, line: UInt = #line
+) {
     XCTAssertThrowsError(try expression(), file: file, line: line) { error in
         guard let error = error as? RealmError else {
             return XCTFail("expected a RealmError, got \(error)", file: file, line: line)
@@ -85,22 +99,28 @@ func assertRealmError<T>(_ expression: @autoclosure () throws -> T, _ message: S
 }
 
 /// Asserts that `expression` throws a `RealmError` of `code` whose message contains every fragment.
-func assertRealmError<T>(_ expression: @autoclosure () throws -> T, code: RealmError.Code, containing fragments: [String] = [],
-                         file: StaticString = #filePath, line: UInt = #line) {
+func assertRealmError<T>(
+    _ expression: @autoclosure () throws -> T, code: RealmError.Code, containing fragments: [String] = [],
+    file: StaticString = #filePath, line: UInt = #line
+) {
     XCTAssertThrowsError(try expression(), file: file, line: line) { error in
         guard let error = error as? RealmError else {
             return XCTFail("expected a RealmError, got \(error)", file: file, line: line)
         }
         XCTAssertEqual(error.code, code, "message: \(error.message)", file: file, line: line)
         for fragment in fragments {
-            XCTAssertTrue(error.message.contains(fragment), "'\(error.message)' does not contain '\(fragment)'", file: file, line: line)
+            XCTAssertTrue(
+                error.message.contains(fragment), "'\(error.message)' does not contain '\(fragment)'", file: file,
+                line: line)
         }
     }
 }
 
 extension RealmTestCase {
     /// The element types of scalar properties and collections (everything but links and mixed).
-    static let scalarTypes: [PropertyType] = [.bool, .int, .float, .double, .string, .data, .date, .decimal128, .objectId, .uuid]
+    static let scalarTypes: [PropertyType] = [
+        .bool, .int, .float, .double, .string, .data, .date, .decimal128, .objectId, .uuid,
+    ]
 
     /// `AllTypes` (int primary key `pk`) with, per scalar type T: `T` (required), `opt_T`
     /// (optional), `list_T`, `optList_T` (optional elements), `set_T`, `map_T`, `optMap_T`; and
@@ -138,20 +158,30 @@ extension RealmTestCase {
         ]
         return Schema([
             ObjectSchema(className: "AllTypes", properties: properties),
-            ObjectSchema(className: "Target", properties: [
-                Property(name: "id", type: .string, isPrimaryKey: true),
-                Property(name: "value", type: .int, isIndexed: true),
-                Property(name: "parents", type: .linkingObjects, objectClassName: "AllTypes", linkOriginPropertyName: "link"),
-                Property(name: "listParents", type: .linkingObjects, objectClassName: "AllTypes", linkOriginPropertyName: "links"),
-            ]),
-            ObjectSchema(className: "Address", properties: [
-                Property(name: "street", type: .string),
-                Property(name: "geo", type: .object, objectClassName: "Geo"),
-            ], isEmbedded: true),
-            ObjectSchema(className: "Geo", properties: [
-                Property(name: "lat", type: .double),
-                Property(name: "lon", type: .double),
-            ], isEmbedded: true),
+            ObjectSchema(
+                className: "Target",
+                properties: [
+                    Property(name: "id", type: .string, isPrimaryKey: true),
+                    Property(name: "value", type: .int, isIndexed: true),
+                    Property(
+                        name: "parents", type: .linkingObjects, objectClassName: "AllTypes",
+                        linkOriginPropertyName: "link"),
+                    Property(
+                        name: "listParents", type: .linkingObjects, objectClassName: "AllTypes",
+                        linkOriginPropertyName: "links"),
+                ]),
+            ObjectSchema(
+                className: "Address",
+                properties: [
+                    Property(name: "street", type: .string),
+                    Property(name: "geo", type: .object, objectClassName: "Geo"),
+                ], isEmbedded: true),
+            ObjectSchema(
+                className: "Geo",
+                properties: [
+                    Property(name: "lat", type: .double),
+                    Property(name: "lon", type: .double),
+                ], isEmbedded: true),
         ])
     }
 
@@ -167,18 +197,22 @@ extension RealmTestCase {
     /// `Person`) and `Person` (`name`, `items` list of Item).
     static func itemSchema() -> Schema {
         Schema([
-            ObjectSchema(className: "Item", properties: [
-                Property(name: "id", type: .int, isPrimaryKey: true),
-                Property(name: "name", type: .string),
-                Property(name: "score", type: .int),
-                Property(name: "weight", type: .double),
-                Property(name: "rating", type: .double, isOptional: true),
-                Property(name: "owner", type: .object, objectClassName: "Person"),
-            ]),
-            ObjectSchema(className: "Person", properties: [
-                Property(name: "name", type: .string),
-                Property(name: "items", type: .object, objectClassName: "Item", collection: .list),
-            ]),
+            ObjectSchema(
+                className: "Item",
+                properties: [
+                    Property(name: "id", type: .int, isPrimaryKey: true),
+                    Property(name: "name", type: .string),
+                    Property(name: "score", type: .int),
+                    Property(name: "weight", type: .double),
+                    Property(name: "rating", type: .double, isOptional: true),
+                    Property(name: "owner", type: .object, objectClassName: "Person"),
+                ]),
+            ObjectSchema(
+                className: "Person",
+                properties: [
+                    Property(name: "name", type: .string),
+                    Property(name: "items", type: .object, objectClassName: "Item", collection: .list),
+                ]),
         ])
     }
 

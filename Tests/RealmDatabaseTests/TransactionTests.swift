@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// Write transactions: write {}, beginWrite / commitWrite / cancelWrite, nesting, writes outside a
@@ -32,14 +33,16 @@ final class TransactionTests: RealmTestCase {
             return (item, person)
         }
         let versionBefore = realm.version
-        XCTAssertThrowsError(try realm.write {
-            try item.setValue("changed", forKey: "name")
-            try item.setValue(nil, forKey: "owner")
-            try realm.create("Item", value: ["id": 2])
-            try person.dynamicList("items").removeAll()
-            try realm.delete(person)
-            throw Oops()
-        }) { error in
+        XCTAssertThrowsError(
+            try realm.write {
+                try item.setValue("changed", forKey: "name")
+                try item.setValue(nil, forKey: "owner")
+                try realm.create("Item", value: ["id": 2])
+                try person.dynamicList("items").removeAll()
+                try realm.delete(person)
+                throw Oops()
+            }
+        ) { error in
             XCTAssertTrue(error is Oops, "the block's own error is rethrown")
         }
         XCTAssertFalse(realm.isInWriteTransaction)
@@ -86,10 +89,11 @@ final class TransactionTests: RealmTestCase {
         }
         XCTAssertEqual(try realm.objects("Item").countObjects(), 1, "the outer write still commits")
         // A nested write whose error escapes cancels the outer write too.
-        XCTAssertThrowsError(try realm.write {
-            try realm.create("Item", value: ["id": 2])
-            try realm.write { try realm.create("Item", value: ["id": 3]) }
-        })
+        XCTAssertThrowsError(
+            try realm.write {
+                try realm.create("Item", value: ["id": 2])
+                try realm.write { try realm.create("Item", value: ["id": 3]) }
+            })
         XCTAssertFalse(realm.isInWriteTransaction)
         XCTAssertEqual(try realm.objects("Item").countObjects(), 1)
     }
@@ -124,7 +128,8 @@ final class TransactionTests: RealmTestCase {
         XCTAssertEqual(sqlite3_open_v2(fileURL("items").path, &db, SQLITE_OPEN_READONLY, nil), SQLITE_OK)
         defer { sqlite3_close_v2(db) }
         var statement: OpaquePointer?
-        XCTAssertEqual(sqlite3_prepare_v2(db, "SELECT name FROM class_Item WHERE id = 1", -1, &statement, nil), SQLITE_OK)
+        XCTAssertEqual(
+            sqlite3_prepare_v2(db, "SELECT name FROM class_Item WHERE id = 1", -1, &statement, nil), SQLITE_OK)
         defer { sqlite3_finalize(statement) }
         XCTAssertEqual(sqlite3_step(statement), SQLITE_ROW)
         XCTAssertEqual(String(cString: sqlite3_column_text(statement, 0)), "durable")

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RealmDatabase
 
 /// Every property type, optional and required, alone and in lists, sets and maps: what is written
@@ -13,12 +14,22 @@ final class TypeRoundTripTests: RealmTestCase {
         .double: [.double(.pi), .double(-1e-300), .double(1e300), .double(-.infinity)],
         .string: ["", "héllo wörld", "🐶 dog", "quote ' and \" and \\", "line\nbreak", "nul\u{0}byte"],
         .data: [.data(Data()), .data(Data([0, 1, 2, 255])), .data(Data(repeating: 7, count: 4096))],
-        .date: [.date(.epoch), .date(Timestamp(seconds: 1_700_000_000, nanoseconds: 123_456_789)!),
-                .date(Timestamp(seconds: -1, nanoseconds: -5)!), .date(Timestamp(seconds: -2_000_000_000, nanoseconds: 0)!)],
-        .decimal128: [.decimal128(Decimal128(string: "123456789.123456789")!), .decimal128(Decimal128(string: "-0.000001")!),
-                      .decimal128(Decimal128(string: "99999999999999999999999999999999")!)],
-        .objectId: [.objectId(ObjectId(string: "0123456789abcdef01234567")!), .objectId(ObjectId(string: "ffffffffffffffffffffffff")!)],
-        .uuid: [.uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!), .uuid(UUID(uuidString: "00000000-0000-0000-0000-000000000000")!)],
+        .date: [
+            .date(.epoch), .date(Timestamp(seconds: 1_700_000_000, nanoseconds: 123_456_789)!),
+            .date(Timestamp(seconds: -1, nanoseconds: -5)!), .date(Timestamp(seconds: -2_000_000_000, nanoseconds: 0)!),
+        ],
+        .decimal128: [
+            .decimal128(Decimal128(string: "123456789.123456789")!), .decimal128(Decimal128(string: "-0.000001")!),
+            .decimal128(Decimal128(string: "99999999999999999999999999999999")!),
+        ],
+        .objectId: [
+            .objectId(ObjectId(string: "0123456789abcdef01234567")!),
+            .objectId(ObjectId(string: "ffffffffffffffffffffffff")!),
+        ],
+        .uuid: [
+            .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!),
+            .uuid(UUID(uuidString: "00000000-0000-0000-0000-000000000000")!),
+        ],
     ]
 
     /// A value of another kind that no property of `type` accepts.
@@ -56,10 +67,13 @@ final class TypeRoundTripTests: RealmTestCase {
         try check(try reopened(), expected)
     }
 
-    private func check(_ realm: Realm, _ expected: [Int64: [String: RealmValue]], file: StaticString = #filePath, line: UInt = #line) throws {
+    private func check(
+        _ realm: Realm, _ expected: [Int64: [String: RealmValue]], file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         XCTAssertEqual(try realm.objects("AllTypes").countObjects(), expected.count, file: file, line: line)
         for (pk, values) in expected {
-            let object = try XCTUnwrap(try realm.object(ofType: "AllTypes", forPrimaryKey: .int(pk)), file: file, line: line)
+            let object = try XCTUnwrap(
+                try realm.object(ofType: "AllTypes", forPrimaryKey: .int(pk)), file: file, line: line)
             for (name, value) in values {
                 XCTAssertEqual(try object[name], value, "\(name) of \(pk)", file: file, line: line)
             }
@@ -80,11 +94,15 @@ final class TypeRoundTripTests: RealmTestCase {
                 XCTAssertEqual(try object["opt_" + t.rawValue], value)
                 try object.setValue(nil, forKey: "opt_" + t.rawValue)
                 XCTAssertEqual(try object["opt_" + t.rawValue], .null)
-                assertRealmError(try object.setValue(nil, forKey: t.rawValue), code: .invalidValue, containing: ["AllTypes.\(t.rawValue)"])
+                assertRealmError(
+                    try object.setValue(nil, forKey: t.rawValue), code: .invalidValue,
+                    containing: ["AllTypes.\(t.rawValue)"])
             }
         }
         try realm.write {
-            assertRealmError(try realm.create("AllTypes", value: ["pk": 2, "string": nil]), code: .invalidValue, containing: ["AllTypes.string"])
+            assertRealmError(
+                try realm.create("AllTypes", value: ["pk": 2, "string": nil]), code: .invalidValue,
+                containing: ["AllTypes.string"])
         }
     }
 
@@ -95,7 +113,9 @@ final class TypeRoundTripTests: RealmTestCase {
         try realm.write {
             for t in Self.scalarTypes {
                 let wrong = Self.wrongValue(for: t)
-                assertRealmError(try object.setValue(wrong, forKey: t.rawValue), code: .invalidValue, containing: ["AllTypes.\(t.rawValue)"])
+                assertRealmError(
+                    try object.setValue(wrong, forKey: t.rawValue), code: .invalidValue,
+                    containing: ["AllTypes.\(t.rawValue)"])
                 assertRealmError(try object.dynamicList("list_" + t.rawValue).append(wrong), code: .invalidValue)
             }
             assertRealmError(try object.setValue(.int(5), forKey: "link"), code: .invalidValue, containing: ["Target"])
@@ -126,7 +146,8 @@ final class TypeRoundTripTests: RealmTestCase {
             let n = t.rawValue
             expected["list_" + n] = .list(samples + [samples[0]])  // duplicates kept, order kept
             expected["optList_" + n] = .list([.null, samples[1], .null])
-            expected["map_" + n] = .dictionary(Dictionary(uniqueKeysWithValues: samples.enumerated().map { ("k\($0.offset)", $0.element) }))
+            expected["map_" + n] = .dictionary(
+                Dictionary(uniqueKeysWithValues: samples.enumerated().map { ("k\($0.offset)", $0.element) }))
             expected["optMap_" + n] = .dictionary(["some": samples[0], "none": .null])
         }
         do {
@@ -150,9 +171,12 @@ final class TypeRoundTripTests: RealmTestCase {
     }
 
     func testMixedHoldsEveryKindOfValueAndKeepsItsType() throws {
-        var values: [RealmValue] = [.null, true, 1, .float(1.5), .double(1.5), .double(1), "one", .data(Data([1])),
-                                    .date(Timestamp(seconds: 5, nanoseconds: 6)!), .decimal128(Decimal128(string: "1.25")!),
-                                    .objectId(ObjectId(string: "0123456789abcdef01234567")!), .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)]
+        var values: [RealmValue] = [
+            .null, true, 1, .float(1.5), .double(1.5), .double(1), "one", .data(Data([1])),
+            .date(Timestamp(seconds: 5, nanoseconds: 6)!), .decimal128(Decimal128(string: "1.25")!),
+            .objectId(ObjectId(string: "0123456789abcdef01234567")!),
+            .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!),
+        ]
         do {
             let realm = try Realm(configuration: allTypesConfig())
             try realm.write {
@@ -161,8 +185,13 @@ final class TypeRoundTripTests: RealmTestCase {
                 for (i, v) in values.enumerated() {
                     try realm.create("AllTypes", value: ["pk": .int(Int64(i)), "mixed": v])
                 }
-                try realm.create("AllTypes", value: ["pk": 100, "mixedList": .list(values),
-                                                     "mixedMap": .dictionary(Dictionary(uniqueKeysWithValues: values.enumerated().map { ("k\($0.offset)", $0.element) }))])
+                try realm.create(
+                    "AllTypes",
+                    value: [
+                        "pk": 100, "mixedList": .list(values),
+                        "mixedMap": .dictionary(
+                            Dictionary(uniqueKeysWithValues: values.enumerated().map { ("k\($0.offset)", $0.element) })),
+                    ])
             }
         }
         let realm = try reopened()
@@ -191,7 +220,11 @@ final class TypeRoundTripTests: RealmTestCase {
         let realm = try Realm(configuration: allTypesConfig())
         let (target, holder) = try realm.write { () -> (DynamicObject, DynamicObject) in
             let target = try realm.create("Target", value: ["id": "t"])
-            return (target, try realm.create("AllTypes", value: ["pk": 1, "mixed": .object(target), "mixedList": [.object(target), 5]]))
+            return (
+                target,
+                try realm.create(
+                    "AllTypes", value: ["pk": 1, "mixed": .object(target), "mixedList": [.object(target), 5]])
+            )
         }
         XCTAssertEqual(try holder["mixed"], .object(target))
         try realm.write { try realm.delete(target) }
@@ -205,17 +238,20 @@ final class TypeRoundTripTests: RealmTestCase {
             try realm.write {
                 let a = try realm.create("Target", value: ["id": "a", "value": 1])
                 let b = try realm.create("Target", value: ["id": "b", "value": 2])
-                try realm.create("AllTypes", value: [
-                    "pk": 1, "link": .object(a), "links": [.object(b), .object(a), .object(b)],
-                    "linkSet": [.object(a), .object(b), .object(a)], "linkMap": ["x": .object(a), "none": nil],
-                ])
+                try realm.create(
+                    "AllTypes",
+                    value: [
+                        "pk": 1, "link": .object(a), "links": [.object(b), .object(a), .object(b)],
+                        "linkSet": [.object(a), .object(b), .object(a)], "linkMap": ["x": .object(a), "none": nil],
+                    ])
             }
         }
         let realm = try reopened()
         let object = try XCTUnwrap(try realm.object(ofType: "AllTypes", forPrimaryKey: 1))
         XCTAssertEqual(try object["link"].objectValue?["id"], "a")
         XCTAssertEqual(try object["links"].listValue?.map { try $0.objectValue?["id"] }, ["b", "a", "b"])
-        XCTAssertEqual(Set(try object["linkSet"].listValue!.map { try $0.objectValue!["id"].stringValue! }), ["a", "b"])
+        XCTAssertEqual(
+            Set(try object["linkSet"].listValue!.map { try $0.objectValue!["id"].stringValue! }), ["a", "b"])
         XCTAssertEqual(try object.dynamicMutableSet("linkSet").count, 2)
         let map = try XCTUnwrap(try object["linkMap"].dictionaryValue)
         XCTAssertEqual(map.keys.sorted(), ["none", "x"])

@@ -10,7 +10,8 @@ final class BenchmarkSmokeTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             return XCTFail("realm-bench is not built next to realm-host (\(binary.path))")
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("realm-bench-smoke-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "realm-bench-smoke-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let process = Process()
@@ -27,8 +28,12 @@ final class BenchmarkSmokeTests: XCTestCase {
             try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
         }
         let names = rows.compactMap { $0["workload"] as? String }
-        XCTAssertEqual(names, ["insert_bulk", "append_implicit", "open", "read_all", "query_count/plain", "query_count/indexed",
-                               "query_list", "lua_insert_bulk", "lua_migration", "migrate_tenants"])
+        XCTAssertEqual(
+            names,
+            [
+                "insert_bulk", "append_implicit", "open", "read_all", "query_count/plain", "query_count/indexed",
+                "query_list", "lua_insert_bulk", "lua_migration", "migrate_tenants",
+            ])
         for row in rows {
             let name = row["workload"] as? String ?? "?"
             XCTAssertNil(row["mismatch"], "\(name): both sides must read and write the same data")

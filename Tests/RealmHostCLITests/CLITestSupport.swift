@@ -1,13 +1,15 @@
 import Foundation
 import XCTest
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs the built `realm-host` binary: as a plain process with pipes, or on a pseudo-terminal.
 enum CLI {
     /// The repository (for plugins/ and examples/).
-    static let repository: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// `realm-host` in the build products folder: the folder of the test bundle on Linux
     /// (`.build/debug/RealmHostPackageTests.xctest`), its parent on macOS.
@@ -17,7 +19,8 @@ enum CLI {
             let url = bundle.bundleURL
             candidates.append(url.appendingPathComponent("realm-host"))
             candidates.append(url.deletingLastPathComponent().appendingPathComponent("realm-host"))
-            candidates.append(url.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("realm-host"))
+            candidates.append(
+                url.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("realm-host"))
         }
         candidates.append(repository.appendingPathComponent(".build/debug/realm-host"))
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates.last!
@@ -31,8 +34,10 @@ enum CLI {
 
     /// Runs `realm-host arguments…` in `directory`, with `input` on standard input.
     @discardableResult
-    static func run(_ arguments: [String], in directory: URL, input: String? = nil, environment: [String: String] = [:],
-                    timeout: TimeInterval = 60) throws -> Result {
+    static func run(
+        _ arguments: [String], in directory: URL, input: String? = nil, environment: [String: String] = [:],
+        timeout: TimeInterval = 60
+    ) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -42,13 +47,16 @@ enum CLI {
         env["NO_COLOR"] = "1"
         for (k, v) in environment { env[k] = v }
         process.environment = env
-        let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
+        let outPipe = Pipe()
+        let errPipe = Pipe()
+        let inPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
         process.standardInput = inPipe
         try process.run()
         let group = DispatchGroup()
-        let out = Collected(), err = Collected()
+        let out = Collected()
+        let err = Collected()
         for (pipe, sink) in [(outPipe, out), (errPipe, err)] {
             group.enter()
             DispatchQueue.global().async {
@@ -72,8 +80,16 @@ enum CLI {
     final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var data = Data()
-        func set(_ d: Data) { lock.lock(); data = d; lock.unlock() }
-        var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
+        func set(_ d: Data) {
+            lock.lock()
+            data = d
+            lock.unlock()
+        }
+        var text: String {
+            lock.lock()
+            defer { lock.unlock() }
+            return String(decoding: data, as: UTF8.self)
+        }
     }
 }
 
@@ -85,8 +101,12 @@ final class Workspace {
     init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("realm-host-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("plugins"), withDestinationURL: CLI.repository.appendingPathComponent("plugins"))
-        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("examples"), withDestinationURL: CLI.repository.appendingPathComponent("examples"))
+        try FileManager.default.createSymbolicLink(
+            at: root.appendingPathComponent("plugins"),
+            withDestinationURL: CLI.repository.appendingPathComponent("plugins"))
+        try FileManager.default.createSymbolicLink(
+            at: root.appendingPathComponent("examples"),
+            withDestinationURL: CLI.repository.appendingPathComponent("examples"))
     }
 
     deinit { try? FileManager.default.removeItem(at: root) }
@@ -122,7 +142,8 @@ final class PseudoTerminal {
     let started = Date()
 
     init(arguments: [String], directory: URL, columns: UInt16 = 120) throws {
-        var master: Int32 = -1, slave: Int32 = -1
+        var master: Int32 = -1
+        var slave: Int32 = -1
         var size = winsize(ws_row: 40, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
         var name = [CChar](repeating: 0, count: 128)
         guard openpty(&master, &slave, &name, nil, &size) == 0 else { throw POSIXError(.EIO) }
@@ -151,10 +172,12 @@ final class PseudoTerminal {
         sigemptyset(&noSignals)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         let POSIX_SPAWN_SETSID: Int16 = 0x80
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK) | POSIX_SPAWN_SETSID)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK) | POSIX_SPAWN_SETSID)
 
         // The working directory: the child is started through /bin/sh -c 'cd DIR && exec …'.
-        let command = "cd '\(directory.path)' && exec '\(CLI.binary.path)' " + arguments.map { "'\($0)'" }.joined(separator: " ")
+        let command =
+            "cd '\(directory.path)' && exec '\(CLI.binary.path)' " + arguments.map { "'\($0)'" }.joined(separator: " ")
         let argv = ["/bin/sh", "-c", command]
         var env = ProcessInfo.processInfo.environment
         env["REALM_HOST_DATA"] = nil
@@ -170,7 +193,10 @@ final class PseudoTerminal {
         }
         var child: pid_t = 0
         let rc = posix_spawn(&child, "/bin/sh", &actions, &attributes, &cArgv, &cEnvp)
-        guard rc == 0 else { close(master); throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+        guard rc == 0 else {
+            close(master)
+            throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO)
+        }
         pid = child
         consumed = transcript.startIndex
     }
@@ -225,7 +251,9 @@ final class PseudoTerminal {
     /// Waits until `text` appears after what earlier expectations consumed; returns the output
     /// up to and including it.
     @discardableResult
-    func expect(_ text: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line) -> String {
+    func expect(_ text: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line)
+        -> String
+    {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let range = transcript[consumed...].range(of: text) {
@@ -242,7 +270,9 @@ final class PseudoTerminal {
                     consumed = range.upperBound
                     return out
                 }
-                XCTFail("expected \(String(reflecting: text)) in the output; got after the last match:\n\(transcript[consumed...])\n--- whole transcript:\n\(transcript.suffix(3000))", file: file, line: line)
+                XCTFail(
+                    "expected \(String(reflecting: text)) in the output; got after the last match:\n\(transcript[consumed...])\n--- whole transcript:\n\(transcript.suffix(3000))",
+                    file: file, line: line)
                 return ""
             }
         }
@@ -252,7 +282,9 @@ final class PseudoTerminal {
     /// A line with Tab or escape keys is typed first and its redrawing (which repeats the
     /// prompt) skipped before Enter is pressed.
     @discardableResult
-    func enter(_ line: String, prompt: String = "default> ", file: StaticString = #filePath, lineNumber: UInt = #line) -> String {
+    func enter(_ line: String, prompt: String = "default> ", file: StaticString = #filePath, lineNumber: UInt = #line)
+        -> String
+    {
         if line.contains("\t") || line.contains("\u{1B}") {
             type(line)
             settle()

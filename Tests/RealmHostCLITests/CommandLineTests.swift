@@ -17,7 +17,10 @@ final class CommandLineTests: XCTestCase {
         let version = try workspace.run(["--version"])
         XCTAssertEqual(version.status, 0)
         XCTAssertTrue(version.stdout.hasPrefix("realm-host "), version.stdout)
-        for command in [[], ["repl"], ["run"], ["migrate"], ["users"], ["schema"], ["export"], ["import"], ["plugin"], ["plugin", "test"]] {
+        for command in [
+            [], ["repl"], ["run"], ["migrate"], ["users"], ["schema"], ["export"], ["import"], ["plugin"],
+            ["plugin", "test"],
+        ] {
             let help = try workspace.run(command + ["--help"])
             XCTAssertEqual(help.status, 0, "\(command) --help: \(help.stderr)")
             XCTAssertTrue(help.stdout.contains("USAGE: realm-host"), "\(command) --help:\n\(help.stdout)")
@@ -29,7 +32,9 @@ final class CommandLineTests: XCTestCase {
     // MARK: run
 
     func testRunPrintsToStandardOutputWithArguments() throws {
-        try workspace.write("hello.lua", """
+        try workspace.write(
+            "hello.lua",
+            """
             print("hello", arg[1], arg[2], #arg, user.name)
             realm:objects("Dog"):append{ name = arg[1] }
             print(#realm:objects("Dog"))
@@ -42,7 +47,9 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testRunErrorIsFileLineMessageStatusOneAndRollsBack() throws {
-        try workspace.write("fail.lua", """
+        try workspace.write(
+            "fail.lua",
+            """
             local dogs = realm:objects("Dog")
             realm:beginWrite()
             dogs:append{ name = "Ghost" }
@@ -89,11 +96,14 @@ final class CommandLineTests: XCTestCase {
             XCTAssertEqual(r.status, 1, bad)
             XCTAssertTrue(r.stderr.contains("Invalid user name"), r.stderr)
         }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.root.appendingPathComponent("escape.realm").path))
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: workspace.root.appendingPathComponent("escape.realm").path))
     }
 
     func testScriptsCannotOpenOtherUsersFiles() throws {
-        try workspace.write("peek.lua", """
+        try workspace.write(
+            "peek.lua",
+            """
             local c = Realm.Configuration.defaultConfiguration
             c.fileURL = "bob.realm"
             Realm(c)
@@ -107,9 +117,12 @@ final class CommandLineTests: XCTestCase {
     func testDataFolderFromOptionAndEnvironment() throws {
         try workspace.write("count.lua", "realm:objects('Dog'):append{ name = 'x' } print(#realm:objects('Dog'))")
         XCTAssertEqual(try workspace.run(["run", "--data", "elsewhere", "count.lua"]).stdout, "1\n")
-        XCTAssertEqual(try workspace.run(["run", "count.lua"], environment: ["REALM_HOST_DATA": "elsewhere"]).stdout, "2\n")
+        XCTAssertEqual(
+            try workspace.run(["run", "count.lua"], environment: ["REALM_HOST_DATA": "elsewhere"]).stdout, "2\n")
         XCTAssertEqual(try workspace.run(["run", "count.lua"]).stdout, "1\n")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: workspace.root.appendingPathComponent("elsewhere/default.realm").path))
+        XCTAssertTrue(
+            FileManager.default.fileExists(
+                atPath: workspace.root.appendingPathComponent("elsewhere/default.realm").path))
         // Without plugins there is no schema: the script's Dog is unknown.
         let bare = try workspace.run(["run", "--plugins", "none", "--data", "bare", "count.lua"])
         XCTAssertEqual(bare.status, 1)
@@ -151,7 +164,9 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testPipedREPLPrintsSetsAndMapsAsTables() throws {
-        try workspace.write("bagplugins/bag/plugin.lua", """
+        try workspace.write(
+            "bagplugins/bag/plugin.lua",
+            """
             return { name = "bag", version = "1.0.0", schemaVersion = 1, schema = {
               { name = "Bag", properties = { name = "string", tags = "string<>", sizes = "int{}" } } } }
             """)
@@ -208,7 +223,8 @@ final class CommandLineTests: XCTestCase {
         let empty = try workspace.run(["users"])
         XCTAssertEqual(empty.status, 0)
         XCTAssertTrue(empty.stdout.contains("No users"), empty.stdout)
-        try workspace.write("add.lua", "for i = 1, tonumber(arg[1]) do realm:objects('Dog'):append{ name = 'd' .. i } end")
+        try workspace.write(
+            "add.lua", "for i = 1, tonumber(arg[1]) do realm:objects('Dog'):append{ name = 'd' .. i } end")
         try workspace.run(["run", "--user", "alice", "add.lua", "3"])
         try workspace.run(["run", "--user", "bob", "add.lua", "1"])
         let r = try workspace.run(["users"])
@@ -216,7 +232,8 @@ final class CommandLineTests: XCTestCase {
         let lines = r.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 4, r.stdout)
         XCTAssertTrue(lines[0].hasPrefix("user"), r.stdout)
-        XCTAssertTrue(lines[2].range(of: #"^alice\s+2\s+3\s+[0-9.]+ KiB\s+Dog 3$"#, options: .regularExpression) != nil, lines[2])
+        XCTAssertTrue(
+            lines[2].range(of: #"^alice\s+2\s+3\s+[0-9.]+ KiB\s+Dog 3$"#, options: .regularExpression) != nil, lines[2])
         XCTAssertTrue(lines[3].range(of: #"^bob\s+2\s+1\s+"#, options: .regularExpression) != nil, lines[3])
     }
 
@@ -227,7 +244,8 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(table.status, 0, table.stderr)
         XCTAssertTrue(table.stdout.contains("schema version 2"), table.stdout)
         XCTAssertTrue(table.stdout.contains("Dog (primary key _id)"), table.stdout)
-        XCTAssertTrue(table.stdout.range(of: #"favoriteTreat\s+string\n"#, options: .regularExpression) != nil, table.stdout)
+        XCTAssertTrue(
+            table.stdout.range(of: #"favoriteTreat\s+string\n"#, options: .regularExpression) != nil, table.stdout)
         XCTAssertTrue(table.stdout.contains("linkingObjects<Person.dogs>"), table.stdout)
         let lua = try workspace.run(["schema", "--user", "alice", "--format", "lua", "Dog"])
         XCTAssertEqual(lua.status, 0)
@@ -247,7 +265,9 @@ final class CommandLineTests: XCTestCase {
     /// Realms made by doggo 1.0 (examples/doggo-v1), then migrated by the current plugin.
     func testMigrateAllUsersWithDryRunAndAFailingTenant() throws {
         for user in ["alice", "bob"] {
-            let r = try workspace.run(["run", "--plugins", "examples/doggo-v1", "--user", user, "examples/v1_add_dogs.lua"])
+            let r = try workspace.run([
+                "run", "--plugins", "examples/doggo-v1", "--user", user, "examples/v1_add_dogs.lua",
+            ])
             XCTAssertEqual(r.stdout, "\(user): 3 dogs at schema version 1\n", r.stderr)
         }
         let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
@@ -261,20 +281,30 @@ final class CommandLineTests: XCTestCase {
 
         let dry = try workspace.run(["migrate", "--all-users", "--dry-run"])
         XCTAssertEqual(dry.status, 1, "a tenant failed")
-        XCTAssertTrue(dry.stdout.range(of: #"alice\s+1\s+2\s+would migrate\s+Dog: 3 enumerated"#, options: .regularExpression) != nil, dry.stdout)
+        XCTAssertTrue(
+            dry.stdout.range(of: #"alice\s+1\s+2\s+would migrate\s+Dog: 3 enumerated"#, options: .regularExpression)
+                != nil, dry.stdout)
         XCTAssertTrue(dry.stdout.range(of: #"broken\s+FAILED"#, options: .regularExpression) != nil, dry.stdout)
         XCTAssertTrue(dry.stdout.contains("dry run"), dry.stdout)
-        XCTAssertTrue(try workspace.run(["users"]).stdout.range(of: #"alice\s+1\s+3"#, options: .regularExpression) != nil, "a dry run changes nothing")
+        XCTAssertTrue(
+            try workspace.run(["users"]).stdout.range(of: #"alice\s+1\s+3"#, options: .regularExpression) != nil,
+            "a dry run changes nothing")
 
         let real = try workspace.run(["migrate", "--all-users"])
         XCTAssertEqual(real.status, 1)
-        XCTAssertTrue(real.stdout.range(of: #"alice\s+1\s+2\s+migrated"#, options: .regularExpression) != nil, real.stdout)
-        XCTAssertTrue(real.stdout.range(of: #"bob\s+1\s+2\s+migrated"#, options: .regularExpression) != nil, real.stdout)
+        XCTAssertTrue(
+            real.stdout.range(of: #"alice\s+1\s+2\s+migrated"#, options: .regularExpression) != nil, real.stdout)
+        XCTAssertTrue(
+            real.stdout.range(of: #"bob\s+1\s+2\s+migrated"#, options: .regularExpression) != nil, real.stdout)
         XCTAssertTrue(real.stdout.contains("2 migrated"), real.stdout)
         XCTAssertTrue(real.stdout.contains("1 failed"), real.stdout)
-        XCTAssertEqual(try Data(contentsOf: workspace.data.appendingPathComponent("broken.realm")), garbage, "the failed tenant is untouched")
+        XCTAssertEqual(
+            try Data(contentsOf: workspace.data.appendingPathComponent("broken.realm")), garbage,
+            "the failed tenant is untouched")
 
-        try workspace.write("check.lua", """
+        try workspace.write(
+            "check.lua",
+            """
             local maui = realm:objects("Dog"):where("name == $0", "Maui")[1]
             print(realm.schemaVersion, maui.favoriteTreat, maui.favoriteToy.name, #realm:objects("DogToy"))
             """)
@@ -297,7 +327,9 @@ final class CommandLineTests: XCTestCase {
     // MARK: export / import, plugin test (the lead's RealmJSON and PluginTestRunner)
 
     func testExportImportRoundTrip() throws {
-        try workspace.write("fill.lua", """
+        try workspace.write(
+            "fill.lua",
+            """
             local p = realm:create("Person", { firstName = "Dale", lastName = "Cooper" })
             p.dogs:append{ name = "Diane", weight = 12, profileImageUrl = "https://example.com/\\u{e9}.png", favoriteToy = { name = "Wubba" } }
             """)
@@ -313,7 +345,8 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(again.stdout, export.stdout, "the dump round-trips")
         let toFile = try workspace.run(["export", "--user", "copy", "--output", "copy.json"])
         XCTAssertEqual(toFile.status, 0)
-        XCTAssertEqual(try String(contentsOf: workspace.root.appendingPathComponent("copy.json"), encoding: .utf8), export.stdout)
+        XCTAssertEqual(
+            try String(contentsOf: workspace.root.appendingPathComponent("copy.json"), encoding: .utf8), export.stdout)
         let bad = try workspace.run(["import", "--user", "x", "missing.json"])
         XCTAssertEqual(bad.status, 1)
         let noUser = try workspace.run(["export", "--user", "nobody"])

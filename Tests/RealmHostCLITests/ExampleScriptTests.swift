@@ -25,10 +25,16 @@ final class ExampleScriptTests: XCTestCase {
     }
 
     func testEveryExampleIsCovered() throws {
-        let scripts = try FileManager.default.contentsOfDirectory(atPath: CLI.repository.appendingPathComponent("examples").path)
-            .filter { $0.hasSuffix(".lua") && $0.first?.isNumber == true }.sorted()
-        XCTAssertEqual(scripts, ["01_open_per_user_realm.lua", "02_migration_v1_to_v2.lua", "03_initial_subscriptions.lua",
-                                 "04_implicit_writes.lua", "05_frozen_thaw_write.lua"])
+        let scripts = try FileManager.default.contentsOfDirectory(
+            atPath: CLI.repository.appendingPathComponent("examples").path
+        )
+        .filter { $0.hasSuffix(".lua") && $0.first?.isNumber == true }.sorted()
+        XCTAssertEqual(
+            scripts,
+            [
+                "01_open_per_user_realm.lua", "02_migration_v1_to_v2.lua", "03_initial_subscriptions.lua",
+                "04_implicit_writes.lua", "05_frozen_thaw_write.lua",
+            ])
     }
 
     func testOpenAPerUserRealmFromAConfiguration() throws {
@@ -37,12 +43,16 @@ final class ExampleScriptTests: XCTestCase {
         XCTAssertTrue(out.contains("same as realm:\ttrue\n"), out)
         XCTAssertTrue(out.contains("Realm() now opens:\tGordonCole.Diane.realm\n"), out)
         XCTAssertTrue(out.contains("explicit open sees the same data:\ttrue"), out)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: workspace.data.appendingPathComponent("GordonCole.Diane.realm").path))
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: workspace.data.appendingPathComponent("GordonCole.Diane.realm").path)
+        )
     }
 
     func testMigrationFromVersionOneToTwo() throws {
         let out = try run("02_migration_v1_to_v2.lua")
-        XCTAssertEqual(out, """
+        XCTAssertEqual(
+            out,
+            """
             version 1: 3 dogs, 1 cat
             deleted the cats' data:\ttrue
             version 2:
@@ -56,7 +66,8 @@ final class ExampleScriptTests: XCTestCase {
 
     func testInitialSubscriptions() throws {
         let out = try run("03_initial_subscriptions.lua")
-        XCTAssertTrue(out.hasPrefix("1\tpeople\tPerson\tTRUEPREDICATE\n2\tdogs\tDog\tTRUEPREDICATE\nstate:\tcomplete\n"), out)
+        XCTAssertTrue(
+            out.hasPrefix("1\tpeople\tPerson\tTRUEPREDICATE\n2\tdogs\tDog\tTRUEPREDICATE\nstate:\tcomplete\n"), out)
         XCTAssertTrue(out.contains("append 'dogs' again:\tfalse\t"), out)
         XCTAssertTrue(out.contains("after reopening:\t2 subscriptions"), out)
         XCTAssertTrue(out.contains("this user's realm:\t2 subscriptions"), out)
@@ -67,13 +78,17 @@ final class ExampleScriptTests: XCTestCase {
         XCTAssertTrue(out.contains("appended:\tBandido\tcount +1\n"), out)
         XCTAssertTrue(out.contains("treat:\tbacon\n"), out)
         XCTAssertTrue(out.contains("rolled back:\ttrue\ttrue\n"), out)
-        XCTAssertTrue(out.contains("Object is already managed by another Realm. Use create instead to copy it into this Realm."), out)
+        XCTAssertTrue(
+            out.contains("Object is already managed by another Realm. Use create instead to copy it into this Realm."),
+            out)
         XCTAssertTrue(out.contains("Gordon's dogs:\tDiane\tMaui (toy Wubba)"), out)
     }
 
     func testFrozenObjectThawedForAnExplicitWrite() throws {
         let out = try run("05_frozen_thaw_write.lua")
-        XCTAssertEqual(out, """
+        XCTAssertEqual(
+            out,
+            """
             frozen:\ttrue
             write through the frozen object fails:\ttrue
             Dachary now has 1 dog(s), the first: Maui
@@ -84,7 +99,8 @@ final class ExampleScriptTests: XCTestCase {
 
     /// An example read into the REPL with .read (one chunk, so its locals work).
     func testAnExampleReadInTheREPL() throws {
-        let r = try workspace.run(["repl"], input: ".read examples/05_frozen_thaw_write.lua\n#realm:objects('Company')\n")
+        let r = try workspace.run(
+            ["repl"], input: ".read examples/05_frozen_thaw_write.lua\n#realm:objects('Company')\n")
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.hasSuffix("\n1\n"), r.stdout)
     }

@@ -28,7 +28,8 @@ final class REPLTerminalTests: XCTestCase {
         let table = repl.enter("dogs")
         XCTAssertTrue(table.contains("#  _id"), table)
         XCTAssertTrue(table.contains("─"), table)
-        XCTAssertTrue(table.range(of: #"1  [0-9A-F-]{36}  Bandido  Mutt\s+23"#, options: .regularExpression) != nil, table)
+        XCTAssertTrue(
+            table.range(of: #"1  [0-9A-F-]{36}  Bandido  Mutt\s+23"#, options: .regularExpression) != nil, table)
         XCTAssertTrue(repl.enter("#dogs").contains("\n1\n"))
         XCTAssertTrue(repl.enter("print('hello', 42)").contains("hello\t42"))
         repl.type(".quit\r")
@@ -47,7 +48,7 @@ final class REPLTerminalTests: XCTestCase {
         repl.type("realm:ob\t\t")
         let listed = repl.expect("observe")
         XCTAssertTrue(listed.contains("object") && listed.contains("objects"), listed)
-        repl.type("\u{15}")   // Ctrl-U: clear the line
+        repl.type("\u{15}")  // Ctrl-U: clear the line
         repl.settle()
         repl.enter("dogs = realm:objects(\"Dog\")")
         repl.enter("dogs:append{ name = \"Maui\" }")
@@ -175,7 +176,9 @@ final class REPLTerminalTests: XCTestCase {
         let repl = try workspace.terminal()
         repl.expect("default> ")
         let help = repl.enter(".help")
-        for word in [".user", ".users", ".schema", ".subs", ".mode", ".timer", ".read", ".quit", ".adopt", ".dogs", ".stats"] {
+        for word in [
+            ".user", ".users", ".schema", ".subs", ".mode", ".timer", ".read", ".quit", ".adopt", ".dogs", ".stats",
+        ] {
             XCTAssertTrue(help.contains(word), "\(word) in .help:\n\(help)")
         }
         let adopt = repl.enter(".adopt Dale Maui")
@@ -185,7 +188,8 @@ final class REPLTerminalTests: XCTestCase {
         XCTAssertTrue(dogs.contains("Bandido") && dogs.contains("Maui"), dogs)
         XCTAssertTrue(repl.enter(".stats").contains("2 dogs"))
         let schema = repl.enter(".schema Dog")
-        XCTAssertTrue(schema.contains("favoriteToy") && schema.contains("DogToy?") && schema.contains("primary key"), schema)
+        XCTAssertTrue(
+            schema.contains("favoriteToy") && schema.contains("DogToy?") && schema.contains("primary key"), schema)
         XCTAssertTrue(repl.enter(".schema Cat").contains("No class 'Cat'"))
         let subs = repl.enter(".subs")
         XCTAssertTrue(subs.contains("people") && subs.contains("Person") && subs.contains("complete"), subs)
@@ -228,8 +232,11 @@ final class REPLTerminalTests: XCTestCase {
             repl.ctrlD()
             XCTAssertEqual(repl.waitForExit(), 0)
         }
-        let history = try String(contentsOf: workspace.data.appendingPathComponent(".realm-host-history"), encoding: .utf8)
-        XCTAssertTrue(history.contains("for\\040i\\040=\\0401,\\0402\\040do\\012print('line\\040'\\040..\\040i)\\040end"), history)
+        let history = try String(
+            contentsOf: workspace.data.appendingPathComponent(".realm-host-history"), encoding: .utf8)
+        XCTAssertTrue(
+            history.contains("for\\040i\\040=\\0401,\\0402\\040do\\012print('line\\040'\\040..\\040i)\\040end"), history
+        )
         // A new session recalls the whole statement with the up arrow.
         let repl = try workspace.terminal()
         repl.expect("default> ")

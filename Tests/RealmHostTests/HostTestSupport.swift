@@ -17,7 +17,9 @@ final class PluginFolder {
     deinit { try? FileManager.default.removeItem(at: root) }
 
     func host(limits: LuaLimits = .default) throws -> TenantHost {
-        try TenantHost(options: HostOptions(dataFolder: root.appendingPathComponent("data"),
-                                            pluginFolders: [root.appendingPathComponent("plugins")], limits: limits))
+        try TenantHost(
+            options: HostOptions(
+                dataFolder: root.appendingPathComponent("data"),
+                pluginFolders: [root.appendingPathComponent("plugins")], limits: limits))
     }
 }

@@ -28,7 +28,8 @@ final class RealmValueJSONTests: XCTestCase {
             (.bool(true), property(.bool)), (.bool(false), property(.bool)),
             (.int(Int64.min), property(.int)), (.int(Int64.max), property(.int)),
             (.float(1.25), property(.float)), (.float(-Float.infinity), property(.float)),
-            (.double(0.1), property(.double)), (.double(-0.0), property(.double)), (.double(.infinity), property(.double)),
+            (.double(0.1), property(.double)), (.double(-0.0), property(.double)),
+            (.double(.infinity), property(.double)),
             (.double(1e300), property(.double)),
             (.string("héllo\n\"x\"\u{1}\\"), property(.string)),
             (.data(Data([0, 1, 255])), property(.data)),
@@ -53,11 +54,13 @@ final class RealmValueJSONTests: XCTestCase {
     }
 
     func testTrueAndOneAndOnePointFiveAreToldApartByType() throws {
-        XCTAssertEqual(try JSONValue.parse(Data("[true, 1, 1.5, \"1\", null]".utf8)),
-                       .array([.bool(true), .int(1), .double(1.5), .string("1"), .null]))
+        XCTAssertEqual(
+            try JSONValue.parse(Data("[true, 1, 1.5, \"1\", null]".utf8)),
+            .array([.bool(true), .int(1), .double(1.5), .string("1"), .null]))
         func decode(_ text: String, _ type: PropertyType) throws -> RealmValue {
-            try RealmValueJSON.decode(try JSONValue.parse(Data(text.utf8)), as: property(type), schema: schema,
-                                      links: RealmValueJSON.Links(), at: "Dog[3].weight")
+            try RealmValueJSON.decode(
+                try JSONValue.parse(Data(text.utf8)), as: property(type), schema: schema,
+                links: RealmValueJSON.Links(), at: "Dog[3].weight")
         }
         XCTAssertEqual(try decode("true", .mixed), .bool(true))
         XCTAssertEqual(try decode("1", .mixed), .int(1))
@@ -73,8 +76,9 @@ final class RealmValueJSONTests: XCTestCase {
         func refusal(_ text: String, _ type: PropertyType) -> String {
             do {
                 let json = try JSONValue.parse(Data(text.utf8))
-                let value = try RealmValueJSON.decode(json, as: property(type), schema: schema,
-                                                      links: RealmValueJSON.Links(), at: "Dog[3].weight")
+                let value = try RealmValueJSON.decode(
+                    json, as: property(type), schema: schema,
+                    links: RealmValueJSON.Links(), at: "Dog[3].weight")
                 return "accepted as \(value)"
             } catch {
                 return "\(error)"
@@ -85,8 +89,9 @@ final class RealmValueJSONTests: XCTestCase {
         XCTAssertEqual(refusal("1.5", .int), "at 'Dog[3].weight': expected int, found a number")
         XCTAssertEqual(refusal("\"5\"", .double), "at 'Dog[3].weight': expected double, found a string")
         XCTAssertEqual(refusal("{\"$date\": \"x\"}", .date), "at 'Dog[3].weight': invalid $date value 'x'")
-        XCTAssertEqual(refusal("{\"$date\": \"2020-01-01T00:00:00Z\"}", .int),
-                       "at 'Dog[3].weight': expected int, found a $date value")
+        XCTAssertEqual(
+            refusal("{\"$date\": \"2020-01-01T00:00:00Z\"}", .int),
+            "at 'Dog[3].weight': expected int, found a $date value")
     }
 
     func testTheReplAndExportWriteADateTheSameWay() throws {
@@ -106,17 +111,21 @@ final class RealmValueJSONTests: XCTestCase {
     }
 
     func testAMalformedImportNamesThePathAndLeavesTheRealmUnchanged() throws {
-        let folder = try PluginFolder(plugin: """
-            return { name = "dogs", schemaVersion = 1,
-              schema = { { name = "Dog", properties = { name = "string", weight = "double" } } } }
-            """)
+        let folder = try PluginFolder(
+            plugin: """
+                return { name = "dogs", schemaVersion = 1,
+                  schema = { { name = "Dog", properties = { name = "string", weight = "double" } } } }
+                """)
         let host = try folder.host()
         func dump(_ rows: String) -> Data {
             Data("{\"format\": \"realm-host-export-1\", \"objects\": {\"Dog\": [\(rows)]}}".utf8)
         }
         let good = "{\"$key\": 1, \"name\": \"Rex\", \"weight\": 30}"
         let cases = [
-            ("\(good), {\"$key\": 2, \"name\": \"Max\", \"weight\": true}", "at 'Dog[1].weight': expected double, found a boolean"),
+            (
+                "\(good), {\"$key\": 2, \"name\": \"Max\", \"weight\": true}",
+                "at 'Dog[1].weight': expected double, found a boolean"
+            ),
             ("\(good), {\"$key\": 2, \"name\": 5}", "at 'Dog[1].name': expected string, found an integer"),
             ("\(good), {\"$key\": 2, \"colour\": \"red\"}", "at 'Dog[1]': 'Dog.colour' is not a property"),
             ("\(good), 7", "at 'Dog[1]': 'objects.Dog[1]' must be an object"),

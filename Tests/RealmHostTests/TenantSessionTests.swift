@@ -23,9 +23,10 @@ final class TenantSessionTests: XCTestCase {
     }
 
     func makeSession(limits: LuaLimits = .default) throws -> TenantSession {
-        TenantSession(host: try folder.host(limits: limits), user: "alice",
-                      output: { [unowned self] in printed.append($0) },
-                      warning: { [unowned self] in warned.append($0) })
+        TenantSession(
+            host: try folder.host(limits: limits), user: "alice",
+            output: { [unowned self] in printed.append($0) },
+            warning: { [unowned self] in warned.append($0) })
     }
 
     /// Compiles and runs REPL input, returning its values.
@@ -114,8 +115,9 @@ final class TenantSessionTests: XCTestCase {
             defer { done.set() }
             return try body()
         }
-        let interrupted = failure(of: "realm:beginWrite(); realm:create('Dog', { name = 'Rex' }); while true do end",
-                                  in: session)
+        let interrupted = failure(
+            of: "realm:beginWrite(); realm:create('Dog', { name = 'Rex' }); while true do end",
+            in: session)
         XCTAssertEqual(interrupted?.kind, .interrupted)
         XCTAssertFalse(session.hasOpenWrite)
         XCTAssertEqual(try dogCount(session), 0)
@@ -155,7 +157,9 @@ final class TenantSessionTests: XCTestCase {
     func testSwitchingUserIsRefusedWhileAWriteIsOpen() throws {
         let session = try makeSession()
         _ = try run("realm:beginWrite()", in: session)
-        XCTAssertThrowsError(try session.switchUser(to: "bob")) { XCTAssertTrue("\($0)".contains("open write"), "\($0)") }
+        XCTAssertThrowsError(try session.switchUser(to: "bob")) {
+            XCTAssertTrue("\($0)".contains("open write"), "\($0)")
+        }
         XCTAssertEqual(session.user, "alice")
         XCTAssertTrue(try session.rollbackOpenWrites())
         try session.switchUser(to: "bob")

@@ -6,7 +6,8 @@ import XCTest
 
 final class LuaAPITests: LuaTestCase {
     func testImplicitWritesAndReads() throws {
-        let r = try run("""
+        let r = try run(
+            """
             realm = Realm()
             local dogs = realm:objects("Dog")
             dogs:append({ name = "Bandido", age = 3 })
@@ -24,7 +25,8 @@ final class LuaAPITests: LuaTestCase {
     func testTablesPassedAsValuesFollowOneSetOfRules() throws {
         // Appended values are read straight from the Lua stack; nested ones are copied first.
         // Both follow the same rules: a sequence is a list, string keys are fields.
-        let r = try run("""
+        let r = try run(
+            """
             realm = Realm()
             local dogs = realm:objects("Dog")
             local d = dogs:append({ name = "Rex", age = 2, tags = { "a", "b", "c" }, attributes = { color = "red", size = 3 },
@@ -33,19 +35,29 @@ final class LuaAPITests: LuaTestCase {
             return #d.tags, d.tags[3], d.attributes.color, d.attributes.size, d.favoriteToy.name, e.name, e.age, #dogs
             """)
         XCTAssertEqual(r.map(\.description), ["3", "\"c\"", "\"red\"", "3", "\"Ball\"", "\"\"", "0", "2"])
-        let mixing = "a table mixing a sequence and named fields cannot be stored: use either a list {a, b} or fields {x = a}"
+        let mixing =
+            "a table mixing a sequence and named fields cannot be stored: use either a list {a, b} or fields {x = a}"
         XCTAssertTrue(failure("realm:objects('Dog'):append({ 'x', name = 'Rex' })").contains(mixing))
         XCTAssertTrue(failure("realm:objects('Dog'):append({ name = 'Rex', tags = { 'x', y = 1 } })").contains(mixing))
-        XCTAssertTrue(failure("realm:objects('Dog'):append({ [2] = 'hole' })").contains("table keys must be strings (or a sequence 1..n), got number key 2"))
-        XCTAssertTrue(failure("realm:objects('Dog'):append({ [true] = 1 })").contains("table keys must be strings (or a sequence 1..n), got boolean key true"))
-        XCTAssertTrue(failure("local t = { name = 'Loop' }; t.tags = t; realm:objects('Dog'):append(t)").contains("contains itself"))
-        XCTAssertTrue(failure("realm:objects('Dog'):append({ name = 'Rex', nope = 1 })").contains("Property 'nope' does not exist on object type 'Dog'."))
+        XCTAssertTrue(
+            failure("realm:objects('Dog'):append({ [2] = 'hole' })").contains(
+                "table keys must be strings (or a sequence 1..n), got number key 2"))
+        XCTAssertTrue(
+            failure("realm:objects('Dog'):append({ [true] = 1 })").contains(
+                "table keys must be strings (or a sequence 1..n), got boolean key true"))
+        XCTAssertTrue(
+            failure("local t = { name = 'Loop' }; t.tags = t; realm:objects('Dog'):append(t)").contains(
+                "contains itself"))
+        XCTAssertTrue(
+            failure("realm:objects('Dog'):append({ name = 'Rex', nope = 1 })").contains(
+                "Property 'nope' does not exist on object type 'Dog'."))
         // Nothing of the failed appends was written, and the stack is still usable.
         XCTAssertEqual(try run("return #realm:objects('Dog')").first?.integerValue, 2)
     }
 
     func testWriteBlockRollsBackOnError() throws {
-        let message = failure("""
+        let message = failure(
+            """
             realm = Realm()
             realm:write(function()
               realm:create("Dog", { name = "Ghost" })
@@ -57,40 +69,52 @@ final class LuaAPITests: LuaTestCase {
     }
 
     func testFailedChunkRollsBackAnOpenWrite() throws {
-        _ = failure("""
+        _ = failure(
+            """
             realm = Realm()
             realm:beginWrite()
             realm:create("Dog", { name = "Half" })
             error("stop")
             """)
-        XCTAssertEqual(try run("return realm.isInWriteTransaction, #realm:objects('Dog')").map(\.description), ["false", "0"])
+        XCTAssertEqual(
+            try run("return realm.isInWriteTransaction, #realm:objects('Dog')").map(\.description), ["false", "0"])
     }
 
     func testPerUserConfigurationAndDefault() throws {
-        try run("""
+        try run(
+            """
             local config = Realm.Configuration.defaultConfiguration
             config.fileURL = "GordonCole.realm"
             local realm = Realm(config)
             realm:objects("Dog"):append{ name = "Diane" }
             """)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("GordonCole.realm").path))
-        XCTAssertEqual(try run("return Realm.Configuration.defaultConfiguration.fileURL").first?.stringValue, "default.realm")
-        XCTAssertTrue(failure("local c = Realm.Configuration.defaultConfiguration; c.fileURL = '/etc/passwd'").contains("must be inside the data folder"))
+        XCTAssertEqual(
+            try run("return Realm.Configuration.defaultConfiguration.fileURL").first?.stringValue, "default.realm")
+        XCTAssertTrue(
+            failure("local c = Realm.Configuration.defaultConfiguration; c.fileURL = '/etc/passwd'").contains(
+                "must be inside the data folder"))
     }
 
     func testValueTypes() throws {
-        let r = try run("""
+        let r = try run(
+            """
             local a, b = ObjectId("000000000000000000000001"), ObjectId("000000000000000000000002")
             local d = Date("2024-01-01T00:00:00Z")
             return tostring(a), a < b, a == ObjectId("000000000000000000000001"), tostring(d), d.seconds,
                    tostring(Decimal128("1.5")), tostring(Data("raw")), #Data("raw"), tostring(UUID("3B241101-E2BB-4255-8CAF-4136C566A962"))
             """)
-        XCTAssertEqual(r.map(\.description), ["\"000000000000000000000001\"", "true", "true", "\"2024-01-01T00:00:00Z\"", "1704067200",
-                                              "\"1.5\"", "\"raw\"", "3", "\"3B241101-E2BB-4255-8CAF-4136C566A962\""])
+        XCTAssertEqual(
+            r.map(\.description),
+            [
+                "\"000000000000000000000001\"", "true", "true", "\"2024-01-01T00:00:00Z\"", "1704067200",
+                "\"1.5\"", "\"raw\"", "3", "\"3B241101-E2BB-4255-8CAF-4136C566A962\"",
+            ])
     }
 
     func testLinksListsBacklinksAndEmbedded() throws {
-        let r = try run("""
+        let r = try run(
+            """
             realm = Realm()
             local person = realm:create("Person", { firstName = "Dale", address = { street = "1 Main", city = "Twin Peaks" } })
             person.dogs:append({ name = "Diane", tags = { "good", "dog" } })
@@ -101,7 +125,8 @@ final class LuaAPITests: LuaTestCase {
     }
 
     func testFrozenCompanyThawedForAnExplicitWrite() throws {
-        let r = try run("""
+        let r = try run(
+            """
             realm = Realm()
             realm:write(function()
               realm:create("Company", { companyName = "MongoDB", employees = { { name = "Dachary" } }, dogs = { { name = "Maui" } } })
@@ -118,18 +143,22 @@ final class LuaAPITests: LuaTestCase {
     }
 
     func testAlreadyManagedMessage() throws {
-        let message = failure("""
+        let message = failure(
+            """
             local other = Realm.Configuration.defaultConfiguration
             other.fileURL = "other.realm"
             local toy = Realm(other):create("DogToy", { name = "Wubba" })
             Realm():objects("DogToy"):append(toy)
             """)
-        XCTAssertTrue(message.contains("Object is already managed by another Realm. Use create instead to copy it into this Realm."), message)
+        XCTAssertTrue(
+            message.contains(
+                "Object is already managed by another Realm. Use create instead to copy it into this Realm."), message)
     }
 
     func testMigrationBlockInLua() throws {
         try run("Realm():objects('Dog'):append{ name = 'Maui' }")
-        try run("""
+        try run(
+            """
             local config = Realm.Configuration.defaultConfiguration
             config.schemaVersion = 2
             local schema = config.schema
@@ -146,7 +175,8 @@ final class LuaAPITests: LuaTestCase {
     }
 
     func testSubscriptions() throws {
-        let r = try run("""
+        let r = try run(
+            """
             local config = user:flexibleSyncConfiguration{
               initialSubscriptions = function(subs)
                 if subs:first("people") == nil then subs:append(QuerySubscription("Person", { name = "people" })) end
@@ -167,7 +197,8 @@ final class LuaAPITests: LuaTestCase {
     }
 
     func testDeletedObjectHandle() throws {
-        let r = try run("""
+        let r = try run(
+            """
             realm = Realm()
             local dog = realm:create("Dog", { name = "Gone" })
             realm:delete(dog)
@@ -180,7 +211,8 @@ final class LuaAPITests: LuaTestCase {
     }
 
     func testObserve() throws {
-        let r = try run("""
+        let r = try run(
+            """
             realm = Realm()
             local dogs = realm:objects("Dog")
             local seen = {}
@@ -195,7 +227,8 @@ final class LuaAPITests: LuaTestCase {
     }
 
     func testSortedAndAggregates() throws {
-        let r = try run("""
+        let r = try run(
+            """
             local dogs = Realm():objects("Dog")
             dogs:append{ name = "b", age = 2 } dogs:append{ name = "a", age = 7 } dogs:append{ name = "c", age = 4 }
             local sorted = dogs:sorted("age", false)

@@ -6,7 +6,8 @@ import XCTest
 
 final class LuaCollectionsAndValuesTests: LuaTestCase {
     func testSetsAndMaps() throws {
-        let r = try run("""
+        let r = try run(
+            """
             realm = Realm()
             local dog = realm:create("Dog", { name = "Rex", nicknames = { "r", "rexy" }, attributes = { color = "brown", age = 3 } })
             dog.nicknames:insert("r")            -- already there
@@ -22,7 +23,8 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
     }
 
     func testListMutations() throws {
-        let r = try run("""
+        let r = try run(
+            """
             realm = Realm()
             local dog = realm:create("Dog", { name = "Rex", tags = { "a", "b", "c" } })
             dog.tags:insert("z", 1)
@@ -38,7 +40,8 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
     }
 
     func testMixedValuesKeepTheirTypes() throws {
-        let r = try run("""
+        let r = try run(
+            """
             realm = Realm()
             local toy = realm:create("DogToy", { name = "Wubba" })
             local dog = realm:create("Dog", { name = "Rex", attributes = {
@@ -46,11 +49,14 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
             local a = dog.attributes
             return math.type(a.i), math.type(a.d), a.s, a.b, a.date.seconds, tostring(a.oid), a.toy.name, tostring(a.dec)
             """)
-        XCTAssertEqual(r.map(\.description), ["\"integer\"", "\"float\"", "\"x\"", "true", "5", "\"000000000000000000000001\"", "\"Wubba\"", "\"2.5\""])
+        XCTAssertEqual(
+            r.map(\.description),
+            ["\"integer\"", "\"float\"", "\"x\"", "true", "5", "\"000000000000000000000001\"", "\"Wubba\"", "\"2.5\""])
     }
 
     func testUpdatePolicies() throws {
-        let r = try run("""
+        let r = try run(
+            """
             realm = Realm()
             local id = ObjectId("000000000000000000000007")
             realm:create("DogToy", { _id = id, name = "Ball" })
@@ -62,14 +68,18 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
             return ok, tostring(err), #realm:objects("DogToy"), realm:object("DogToy", id).name, bad
             """)
         XCTAssertEqual(r[0].boolValue, false)
-        XCTAssertTrue(r[1].stringValue?.contains("Attempting to create an object of type 'DogToy' with an existing primary key value") == true, r[1].description)
+        XCTAssertTrue(
+            r[1].stringValue?.contains(
+                "Attempting to create an object of type 'DogToy' with an existing primary key value") == true,
+            r[1].description)
         XCTAssertEqual(r[2].integerValue, 1)
         XCTAssertEqual(r[3].stringValue, "Rope")
         XCTAssertEqual(r[4].boolValue, false)
     }
 
     func testResultsRemoveAndDeleteForms() throws {
-        let r = try run("""
+        let r = try run(
+            """
             realm = Realm()
             local dogs = realm:objects("Dog")
             for i = 1, 5 do dogs:append{ name = "d" .. i, age = i } end
@@ -85,7 +95,8 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
     }
 
     func testConfigurationFieldsAndSchema() throws {
-        let r = try run("""
+        let r = try run(
+            """
             local c = Realm.Configuration.defaultConfiguration
             c.inMemoryIdentifier = "scratch"
             local realm = Realm(c)
@@ -109,18 +120,25 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
     }
 
     func testBadSchemaNamesTheClassAndProperty() throws {
-        let message = failure("local c = Realm.Configuration.defaultConfiguration; c.schema = { { name = 'Cat', properties = { age = 'integer' } } }")
+        let message = failure(
+            "local c = Realm.Configuration.defaultConfiguration; c.schema = { { name = 'Cat', properties = { age = 'integer' } } }"
+        )
         XCTAssertTrue(message.contains("Cat") && message.contains("age"), message)
     }
 
     func testDatabaseErrorsComeThroughWithTheirMessage() throws {
         XCTAssertTrue(failure("Realm():objects('Cat')").contains("Object type 'Cat' is not managed by the Realm."))
-        XCTAssertTrue(failure("Realm():objects('Dog'):append{ age = 'old' }").contains("Invalid value 'old' of type 'string' for 'int' property 'Dog.age'."))
-        XCTAssertTrue(failure("local r = Realm(); r:write(function() r:write(function() end) end)").contains("The Realm is already in a write transaction"))
+        XCTAssertTrue(
+            failure("Realm():objects('Dog'):append{ age = 'old' }").contains(
+                "Invalid value 'old' of type 'string' for 'int' property 'Dog.age'."))
+        XCTAssertTrue(
+            failure("local r = Realm(); r:write(function() r:write(function() end) end)").contains(
+                "The Realm is already in a write transaction"))
     }
 
     func testObjectPairsAndToTable() throws {
-        let r = try run("""
+        let r = try run(
+            """
             local dog = Realm():objects("Dog"):append{ name = "Rex", age = 4, tags = { "x" } }
             local names = {}
             for k in pairs(dog) do names[#names + 1] = k end
@@ -131,7 +149,8 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
     }
 
     func testObjectObserverSeesOldAndNewValues() throws {
-        let r = try run("""
+        let r = try run(
+            """
             realm = Realm()
             local dog = realm:objects("Dog"):append{ name = "Rex", age = 1 }
             local seen = {}

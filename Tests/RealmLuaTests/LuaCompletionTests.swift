@@ -47,10 +47,18 @@ final class LuaCompletionTests: LuaTestCase {
     func testFreezeAndThawReceiversAreNotEvaluated() throws {
         try run("realm = Realm() dogs = realm:objects('Dog')")
         let probe = Probe()
-        try runtime.state.registerType(Probe.self, name: "Probe", metatable: LuaMetatable(methods: [
-            "freeze": { ctx in try ctx.userdata(1, as: Probe.self).calls += 1; return 0 },
-            "thaw": { ctx in try ctx.userdata(1, as: Probe.self).calls += 1; return 0 },
-        ]))
+        try runtime.state.registerType(
+            Probe.self, name: "Probe",
+            metatable: LuaMetatable(methods: [
+                "freeze": { ctx in
+                    try ctx.userdata(1, as: Probe.self).calls += 1
+                    return 0
+                },
+                "thaw": { ctx in
+                    try ctx.userdata(1, as: Probe.self).calls += 1
+                    return 0
+                },
+            ]))
         try runtime.state.setGlobal("probe", .userdata(try runtime.state.makeUserdata(probe)))
         _ = runtime.memberNames(of: "probe:freeze()", methodsOnly: true)
         _ = runtime.memberNames(of: "probe:thaw():freeze()", methodsOnly: false)
@@ -63,7 +71,8 @@ final class LuaCompletionTests: LuaTestCase {
 
     /// A field read through a script's `__index` is not made (it could write).
     func testScriptMetamethodsAreNotRun() throws {
-        try run("""
+        try run(
+            """
             hits = 0
             lazy = setmetatable({ known = { a = 1 } }, {
               __index = function(t, k) hits = hits + 1 return { b = 2 } end })
@@ -75,8 +84,10 @@ final class LuaCompletionTests: LuaTestCase {
 
     /// A method added to a binding completes with no other edit.
     func testANewBindingCompletes() throws {
-        try runtime.state.registerType(Probe.self, name: "Probe", metatable: LuaMetatable(
-            methods: ["bark": { _ in 0 }], fields: ["volume": { ctx in try ctx.returning(.integer(11)) }]))
+        try runtime.state.registerType(
+            Probe.self, name: "Probe",
+            metatable: LuaMetatable(
+                methods: ["bark": { _ in 0 }], fields: ["volume": { ctx in try ctx.returning(.integer(11)) }]))
         try runtime.state.setGlobal("probe", .userdata(try runtime.state.makeUserdata(Probe())))
         XCTAssertEqual(runtime.memberNames(of: "probe", methodsOnly: true), ["bark"])
         XCTAssertEqual(runtime.memberNames(of: "probe", methodsOnly: false), ["volume"])

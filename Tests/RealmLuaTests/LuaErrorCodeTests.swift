@@ -8,9 +8,12 @@ import XCTest
 /// carries the position, and reach the host with the Swift error inside.
 final class LuaErrorCodeTests: LuaTestCase {
     /// Runs `setup`, then `provoke` under pcall on line 2 of chunk "test"; checks the error value.
-    func assertError(_ code: String, _ messagePart: String, setup: String = "", _ provoke: String,
-                     file: StaticString = #filePath, line: UInt = #line) throws {
-        let r = try run("""
+    func assertError(
+        _ code: String, _ messagePart: String, setup: String = "", _ provoke: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let r = try run(
+            """
             realm = Realm() \(setup)
             local ok, e = pcall(function() \(provoke) end)
             return ok, e.code, e.message, e.other, tostring(e), e.code == nil and e or nil
@@ -21,10 +24,12 @@ final class LuaErrorCodeTests: LuaTestCase {
         XCTAssertTrue(r[3].isNil, "e.other must be nil", file: file, line: line)
         let text = r[4].stringValue ?? ""
         let provokeLine = 2 + setup.filter { $0 == "\n" }.count
-        XCTAssertTrue(text.hasPrefix("test:\(provokeLine): "), "tostring gives the position: \(text)",
-                      file: file, line: line)
-        XCTAssertTrue(text.hasSuffix(r[2].stringValue ?? "?"), "tostring ends with the message: \(text)",
-                      file: file, line: line)
+        XCTAssertTrue(
+            text.hasPrefix("test:\(provokeLine): "), "tostring gives the position: \(text)",
+            file: file, line: line)
+        XCTAssertTrue(
+            text.hasSuffix(r[2].stringValue ?? "?"), "tostring ends with the message: \(text)",
+            file: file, line: line)
     }
 
     static let rex = "dog = realm:create('Dog', { name = 'Rex' })"
@@ -33,9 +38,10 @@ final class LuaErrorCodeTests: LuaTestCase {
     static let toy = "id = ObjectId('000000000000000000000001') realm:create('DogToy', { _id = id, name = 'A' })"
 
     func testObjectAlreadyExists() throws {
-        try assertError("ObjectAlreadyExists", "existing primary key value",
-                        setup: Self.toy,
-                        "realm:create('DogToy', { _id = id, name = 'B' })")
+        try assertError(
+            "ObjectAlreadyExists", "existing primary key value",
+            setup: Self.toy,
+            "realm:create('DogToy', { _id = id, name = 'B' })")
     }
 
     func testInvalidQuery() throws {
@@ -51,48 +57,56 @@ final class LuaErrorCodeTests: LuaTestCase {
     }
 
     func testInvalidProperty() throws {
-        try assertError("InvalidProperty", "does not exist on object type 'Dog'",
-                        setup: "dog = realm:create('Dog', { name = 'Rex' })", "return dog.nope")
+        try assertError(
+            "InvalidProperty", "does not exist on object type 'Dog'",
+            setup: "dog = realm:create('Dog', { name = 'Rex' })", "return dog.nope")
     }
 
     func testInvalidatedObject() throws {
-        try assertError("InvalidatedObject", "deleted or invalidated",
-                        setup: "dog = realm:create('Dog', { name = 'Gone' }) realm:delete(dog)", "return dog.name")
+        try assertError(
+            "InvalidatedObject", "deleted or invalidated",
+            setup: "dog = realm:create('Dog', { name = 'Gone' }) realm:delete(dog)", "return dog.name")
     }
 
     func testModifyPrimaryKey() throws {
-        try assertError("ModifyPrimaryKey", "Primary key can't be changed", setup: Self.rex,
-                        "dog._id = UUID()")
+        try assertError(
+            "ModifyPrimaryKey", "Primary key can't be changed", setup: Self.rex,
+            "dog._id = UUID()")
     }
 
     func testFrozenObject() throws {
-        try assertError("FrozenObject", "frozen", setup: "dog = realm:create('Dog', { name = 'Rex' }):freeze()",
-                        "dog.name = 'Max'")
+        try assertError(
+            "FrozenObject", "frozen", setup: "dog = realm:create('Dog', { name = 'Rex' }):freeze()",
+            "dog.name = 'Max'")
     }
 
     func testIndexOutOfBounds() throws {
-        try assertError("IndexOutOfBounds", "Index 4 is out of bounds", setup: Self.rex,
-                        "dog.tags:remove(5)")
+        try assertError(
+            "IndexOutOfBounds", "Index 4 is out of bounds", setup: Self.rex,
+            "dog.tags:remove(5)")
     }
 
     func testInvalidArgument() throws {
-        try assertError("InvalidArgument", "Invalid value 'old' of type 'string'", setup: Self.rex,
-                        "dog.age = 'old'")
+        try assertError(
+            "InvalidArgument", "Invalid value 'old' of type 'string'", setup: Self.rex,
+            "dog.age = 'old'")
     }
 
     func testSubscriptionFailed() throws {
-        try assertError("SubscriptionFailed", "already exists",
-                        setup: Self.subscribe, Self.subscribe)
+        try assertError(
+            "SubscriptionFailed", "already exists",
+            setup: Self.subscribe, Self.subscribe)
     }
 
     func testObjectManagedByAnotherRealm() throws {
-        try assertError("ObjectManagedByAnotherRealm", "another Realm",
-                        setup: """
-                            c = Realm.Configuration{ inMemoryIdentifier = 'other' }
-                            other = Realm(c)
-                            dog = other:create('Dog', { name = 'Rex' })
-                            """,
-                        "realm:add(dog)")
+        try assertError(
+            "ObjectManagedByAnotherRealm", "another Realm",
+            setup: """
+                c = Realm.Configuration{ inMemoryIdentifier = 'other' }
+                other = Realm(c)
+                dog = other:create('Dog', { name = 'Rex' })
+                """,
+            "realm:add(dog)")
     }
 
     /// A script matches on `e.code`; an uncaught error still reads as it did (the position and
@@ -109,7 +123,8 @@ final class LuaErrorCodeTests: LuaTestCase {
 
     /// Errors that are not the database's stay strings (string methods keep working on them).
     func testOtherErrorsStayStrings() throws {
-        let r = try run("""
+        let r = try run(
+            """
             local ok, e = pcall(function() error("plain") end)
             local ok2, e2 = pcall(function() Realm():objects(42, 1, 2) end)
             return type(e), e:upper()

@@ -27,12 +27,16 @@ class LuaTestCase: XCTestCase {
         """
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("realmlua-tests-\(UUID().uuidString)", isDirectory: true)
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "realmlua-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        runtime = try RealmLuaRuntime(userName: "default", folder: folder,
-                                      defaultConfiguration: Realm.Configuration(fileURL: folder.appendingPathComponent("default.realm")))
+        runtime = try RealmLuaRuntime(
+            userName: "default", folder: folder,
+            defaultConfiguration: Realm.Configuration(fileURL: folder.appendingPathComponent("default.realm")))
         runtime.output = { [unowned self] in printed.append($0) }
-        try run("local c = Realm.Configuration.defaultConfiguration; c.schema = \(Self.doggoSchemaLua); Realm.Configuration.defaultConfiguration = c")
+        try run(
+            "local c = Realm.Configuration.defaultConfiguration; c.schema = \(Self.doggoSchemaLua); Realm.Configuration.defaultConfiguration = c"
+        )
     }
 
     override func tearDownWithError() throws {

@@ -33,7 +33,8 @@ final class CrashSafetyTests: ReliabilityTestCase {
         let rows = 16
         let file = folder.appendingPathComponent("commits.realm")
         var acknowledged: Int64 = 0
-        var killedBeforeReady = 0, killedAfterCommits = 0
+        var killedBeforeReady = 0
+        var killedAfterCommits = 0
         let start = Date()
         for round in 1...kills {
             let child = try ChildProcess(writer, ["commits", file.path, String(rows)])
@@ -56,7 +57,9 @@ final class CrashSafetyTests: ReliabilityTestCase {
             try verifyCommits(file, rows: rows, acknowledged: acknowledged, round: round)
             if testRun?.failureCount ?? 0 > 0 { break }
         }
-        print("commits: \(kills) kills in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; \(acknowledged) transactions acknowledged; \(killedBeforeReady) kills before the realm was open, \(killedAfterCommits) after at least one commit")
+        print(
+            "commits: \(kills) kills in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; \(acknowledged) transactions acknowledged; \(killedBeforeReady) kills before the realm was open, \(killedAfterCommits) after at least one commit"
+        )
         XCTAssertGreaterThan(acknowledged, 0, "no transaction was ever acknowledged: the kills all came too early")
     }
 
@@ -83,14 +86,21 @@ final class CrashSafetyTests: ReliabilityTestCase {
             XCTAssertEqual(try entries.filter("txn == \(last)").countObjects(), rows, "round \(round)")
             XCTAssertEqual(try entries.min(ofProperty: "txn")?.intValue, 1, "round \(round)")
             let head = try realm.object(ofType: "Head", forPrimaryKey: 0)
-            XCTAssertEqual(try head?.value(forKey: "last").intValue, last, "round \(round): the head object and the entries disagree")
+            XCTAssertEqual(
+                try head?.value(forKey: "last").intValue, last,
+                "round \(round): the head object and the entries disagree")
         } else {
             XCTAssertNil(try realm.object(ofType: "Head", forPrimaryKey: 0), "round \(round)")
         }
         // …and SQLite, counting every transaction's rows.
-        let torn = SQLiteCheck.int(file.path, "SELECT count(*) FROM (SELECT txn FROM class_Entry GROUP BY txn HAVING count(*) != \(rows) OR count(DISTINCT part) != \(rows))")
+        let torn = SQLiteCheck.int(
+            file.path,
+            "SELECT count(*) FROM (SELECT txn FROM class_Entry GROUP BY txn HAVING count(*) != \(rows) OR count(DISTINCT part) != \(rows))"
+        )
         XCTAssertEqual(torn, 0, "round \(round): a transaction is there in part")
-        XCTAssertEqual(SQLiteCheck.int(file.path, "SELECT count(DISTINCT txn) FROM class_Entry"), Int(last), "round \(round): the numbers have a gap")
+        XCTAssertEqual(
+            SQLiteCheck.int(file.path, "SELECT count(DISTINCT txn) FROM class_Entry"), Int(last),
+            "round \(round): the numbers have a gap")
     }
 
     // MARK: Subscription updates
@@ -107,11 +117,15 @@ final class CrashSafetyTests: ReliabilityTestCase {
             usleep(UInt32.random(in: 1_000...250_000, using: &rng))
             child.kill()
             XCTAssertEqual(child.standardError, "", "round \(round): the writer failed on its own")
-            acknowledged = max(acknowledged, Self.numbers(child.lines, prefix: "updated ").last ?? 0, Self.numbers(child.lines, prefix: "ready ").last ?? 0)
+            acknowledged = max(
+                acknowledged, Self.numbers(child.lines, prefix: "updated ").last ?? 0,
+                Self.numbers(child.lines, prefix: "ready ").last ?? 0)
             try verifySubscriptions(file, acknowledged: acknowledged, round: round)
             if testRun?.failureCount ?? 0 > 0 { break }
         }
-        print("subscriptions: \(kills) kills in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; \(acknowledged) updates acknowledged")
+        print(
+            "subscriptions: \(kills) kills in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; \(acknowledged) updates acknowledged"
+        )
         XCTAssertGreaterThan(acknowledged, 0)
     }
 
@@ -134,11 +148,14 @@ final class CrashSafetyTests: ReliabilityTestCase {
         } else {
             // Exactly the set of one update: its 8 subscriptions, nothing of the one before.
             XCTAssertEqual(subs.map { $0.name ?? "" }, (0..<8).map { "g\(generation)-\($0)" }, "round \(round)")
-            XCTAssertEqual(subs.map(\.queryString), (0..<8).map { "txn > \(generation) AND part != \($0)" }, "round \(round)")
+            XCTAssertEqual(
+                subs.map(\.queryString), (0..<8).map { "txn > \(generation) AND part != \($0)" }, "round \(round)")
         }
         // The even updates ran inside a write that also created a Generation: both or neither.
         let generations = try realm.objects("Generation").ints("n").sorted()
-        XCTAssertEqual(generations, Array(stride(from: 2, through: generation, by: 2)), "round \(round): data and subscriptions of one write disagree")
+        XCTAssertEqual(
+            generations, Array(stride(from: 2, through: generation, by: 2)),
+            "round \(round): data and subscriptions of one write disagree")
     }
 
     // MARK: Migration
@@ -171,8 +188,9 @@ final class CrashSafetyTests: ReliabilityTestCase {
         let items = 1500
         let data = folder.appendingPathComponent("data", isDirectory: true)
         let pluginsV1 = try writePlugin("inventory", Self.migrationV1, in: folder.appendingPathComponent("plugins-v1"))
-        let pluginsV2 = try writePlugin("inventory", Self.migrationV2, files: ["migrations/0002_convert.lua": Self.migrationStep],
-                                        in: folder.appendingPathComponent("plugins-v2"))
+        let pluginsV2 = try writePlugin(
+            "inventory", Self.migrationV2, files: ["migrations/0002_convert.lua": Self.migrationStep],
+            in: folder.appendingPathComponent("plugins-v2"))
         let file = data.appendingPathComponent("shop.realm")
         let template = folder.appendingPathComponent("shop-v1.realm")
         do {
@@ -180,7 +198,9 @@ final class CrashSafetyTests: ReliabilityTestCase {
             try host.withTenant("shop") { t in
                 try t.realm.write {
                     for i in 1...items {
-                        _ = try t.realm.create("Item", value: ["id": .int(Int64(i)), "value": .int(Int64(i * 7)), "label": .string("item\(i)")])
+                        _ = try t.realm.create(
+                            "Item",
+                            value: ["id": .int(Int64(i)), "value": .int(Int64(i * 7)), "label": .string("item\(i)")])
                     }
                 }
             }
@@ -203,7 +223,9 @@ final class CrashSafetyTests: ReliabilityTestCase {
         try verifyMigration(file, items: items, reportedDone: true, round: 0)
 
         let kills = 30
-        var old = 0, new = 0, midway = 0
+        var old = 0
+        var new = 0
+        var midway = 0
         for round in 1...kills {
             try restore()
             let child = try ChildProcess(writer, ["migrate", data.path, pluginsV2.path, "shop"])
@@ -212,10 +234,16 @@ final class CrashSafetyTests: ReliabilityTestCase {
             XCTAssertEqual(child.standardError, "", "round \(round)")
             let done = child.lines.contains { $0.hasPrefix("migrated") }
             if child.lines.contains("ready") && !done { midway += 1 }
-            if try verifyMigration(file, items: items, reportedDone: done, round: round) == 1 { old += 1 } else { new += 1 }
+            if try verifyMigration(file, items: items, reportedDone: done, round: round) == 1 {
+                old += 1
+            } else {
+                new += 1
+            }
             if testRun?.failureCount ?? 0 > 0 { break }
         }
-        print("migration: one run takes \(String(format: "%.2f", duration)) s; \(kills) kills (\(midway) while the migration ran): \(old) left version 1, \(new) found version 2 complete")
+        print(
+            "migration: one run takes \(String(format: "%.2f", duration)) s; \(kills) kills (\(midway) while the migration ran): \(old) left version 1, \(new) found version 2 complete"
+        )
     }
 
     /// Checks the file is either at version 1 with its data untouched, or at version 2 with all of
@@ -233,16 +261,29 @@ final class CrashSafetyTests: ReliabilityTestCase {
             XCTAssertEqual(realm.schema["Item"]?["value"]?.type, .int, "round \(round)")
             XCTAssertNil(realm.schema["Item"]?["twice"], "round \(round)")
             XCTAssertNil(realm.schema["Tag"], "round \(round)")
-            XCTAssertEqual(SQLiteCheck.int(file.path, "SELECT count(*) FROM class_Item WHERE value = id * 7 AND label = 'item' || id"), items, "round \(round): old data changed")
-            XCTAssertEqual(SQLiteCheck.int(file.path, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%Tag%' OR sql LIKE '%twice%' OR sql LIKE '%__new%'"), 0,
-                           "round \(round): storage of the new version is left over")
-            XCTAssertEqual(try itemsResults.filter("id == 10").first?.value(forKey: "value").intValue, 70, "round \(round)")
+            XCTAssertEqual(
+                SQLiteCheck.int(
+                    file.path, "SELECT count(*) FROM class_Item WHERE value = id * 7 AND label = 'item' || id"), items,
+                "round \(round): old data changed")
+            XCTAssertEqual(
+                SQLiteCheck.int(
+                    file.path,
+                    "SELECT count(*) FROM sqlite_master WHERE name LIKE '%Tag%' OR sql LIKE '%twice%' OR sql LIKE '%__new%'"
+                ), 0,
+                "round \(round): storage of the new version is left over")
+            XCTAssertEqual(
+                try itemsResults.filter("id == 10").first?.value(forKey: "value").intValue, 70, "round \(round)")
         case 2:
             XCTAssertEqual(realm.schema["Item"]?["value"]?.type, .string, "round \(round)")
-            XCTAssertEqual(SQLiteCheck.int(file.path, "SELECT count(*) FROM class_Item WHERE value = 'v' || (id * 7) AND twice = id * 14 AND label = 'item' || id"), items,
-                           "round \(round): the migration is there in part")
+            XCTAssertEqual(
+                SQLiteCheck.int(
+                    file.path,
+                    "SELECT count(*) FROM class_Item WHERE value = 'v' || (id * 7) AND twice = id * 14 AND label = 'item' || id"
+                ), items,
+                "round \(round): the migration is there in part")
             XCTAssertEqual(try realm.objects("Tag").countObjects(), 50, "round \(round)")
-            XCTAssertEqual(try itemsResults.filter("id == 10").first?.value(forKey: "value").stringValue, "v70", "round \(round)")
+            XCTAssertEqual(
+                try itemsResults.filter("id == 10").first?.value(forKey: "value").stringValue, "v70", "round \(round)")
         default:
             XCTFail("round \(round): unexpected schema version \(version)")
         }

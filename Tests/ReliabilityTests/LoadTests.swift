@@ -12,12 +12,13 @@ import XCTest
 /// `RELIABILITY_LOAD_REPORT=<file>` writes the figures as Markdown (docs/BENCHMARKS.md, "Load test").
 final class LoadTests: ReliabilityTestCase {
     enum Operation: String, CaseIterable {
-        case query, append, remove, write, failingWrite = "failing write"
+        case query, append, remove, write
+        case failingWrite = "failing write"
     }
 
     /// What one worker did and saw.
     final class WorkerLog: @unchecked Sendable {
-        var expected = 0                       // Notes of this worker, from the replies it got
+        var expected = 0  // Notes of this worker, from the replies it got
         var latencies: [Operation: [Double]] = [:]
         var problems: [String] = []
         var operations = 0
@@ -40,10 +41,14 @@ final class LoadTests: ReliabilityTestCase {
             for op in Operation.allCases {
                 let l = (perOperation[op] ?? []).sorted()
                 all += l
-                rows.append("| \(op.rawValue) | \(l.count) | \(String(format: "%.0f", Double(l.count) / seconds)) | \(ms(Self.percentile(l, 0.5))) | \(ms(Self.percentile(l, 0.99))) | \(ms(l.last ?? 0)) |")
+                rows.append(
+                    "| \(op.rawValue) | \(l.count) | \(String(format: "%.0f", Double(l.count) / seconds)) | \(ms(Self.percentile(l, 0.5))) | \(ms(Self.percentile(l, 0.99))) | \(ms(l.last ?? 0)) |"
+                )
             }
             all.sort()
-            rows.append("| **all** | \(all.count) | \(String(format: "%.0f", Double(all.count) / seconds)) | \(ms(Self.percentile(all, 0.5))) | \(ms(Self.percentile(all, 0.99))) | \(ms(all.last ?? 0)) |")
+            rows.append(
+                "| **all** | \(all.count) | \(String(format: "%.0f", Double(all.count) / seconds)) | \(ms(Self.percentile(all, 0.5))) | \(ms(Self.percentile(all, 0.99))) | \(ms(all.last ?? 0)) |"
+            )
             return """
                 \(tenants) tenants × \(workers) workers, \(String(format: "%.1f", seconds)) s, \(operations) operations (\(String(format: "%.0f", Double(operations) / seconds)) ops/s)
 
@@ -58,15 +63,20 @@ final class LoadTests: ReliabilityTestCase {
     static func code(_ op: Operation, worker w: Int, k: Int) -> String {
         switch op {
         case .query:
-            return "return #realm:objects('Note'):where('worker == $0', \(w)), #realm:objects('Note'):where('worker == $0 AND n >= $1', \(w), \(k % 100))"
+            return
+                "return #realm:objects('Note'):where('worker == $0', \(w)), #realm:objects('Note'):where('worker == $0 AND n >= $1', \(w), \(k % 100))"
         case .append:
-            return "realm:objects('Note'):append{ owner = user.name, worker = \(w), n = \(k % 100), text = 'note \(k)' }"
+            return
+                "realm:objects('Note'):append{ owner = user.name, worker = \(w), n = \(k % 100), text = 'note \(k)' }"
         case .remove:
-            return "local r = realm:objects('Note'):where('worker == $0', \(w)) if #r == 0 then return 0 end r:remove(1) return 1"
+            return
+                "local r = realm:objects('Note'):where('worker == $0', \(w)) if #r == 0 then return 0 end r:remove(1) return 1"
         case .write:
-            return "realm:write(function() for i = 1, 3 do realm:create('Note', { owner = user.name, worker = \(w), n = i, text = 'batch' }) end end)"
+            return
+                "realm:write(function() for i = 1, 3 do realm:create('Note', { owner = user.name, worker = \(w), n = i, text = 'batch' }) end end)"
         case .failingWrite:
-            return "realm:write(function() realm:create('Note', { owner = user.name, worker = \(w), text = 'never' }) error('abort on purpose') end)"
+            return
+                "realm:write(function() realm:create('Note', { owner = user.name, worker = \(w), text = 'never' }) error('abort on purpose') end)"
         }
     }
 
@@ -82,9 +92,11 @@ final class LoadTests: ReliabilityTestCase {
 
     /// Runs the load and checks the reconciliation; returns the figures.
     func runLoad(tenants: Int, workers: Int, seconds: Double, cacheSize: Int) throws -> Figures {
-        let host = try notesHost(limits: LuaLimits(memory: 64 << 20, instructions: nil, time: .seconds(10)), cacheSize: cacheSize)
+        let host = try notesHost(
+            limits: LuaLimits(memory: 64 << 20, instructions: nil, time: .seconds(10)), cacheSize: cacheSize)
         let users = (0..<tenants).map { String(format: "tenant%03d", $0) }
-        for user in users where cacheSize >= tenants { try host.withTenant(user) { _ in } }   // opened before the clock starts
+        // Opened before the clock starts.
+        for user in users where cacheSize >= tenants { try host.withTenant(user) { _ in } }
         let seed = UInt64.random(in: 1...UInt64.max)
         let logs = (0..<tenants * workers).map { _ in WorkerLog() }
         let deadline = Date().addingTimeInterval(seconds)
@@ -104,12 +116,16 @@ final class LoadTests: ReliabilityTestCase {
                         let op = Self.pick(&rng)
                         let began = DispatchTime.now().uptimeNanoseconds
                         do {
-                            let result = try host.withTenant(user) { try $0.runtime.execute(Self.code(op, worker: w, k: k), chunkName: "=load") }
+                            let result = try host.withTenant(user) {
+                                try $0.runtime.execute(Self.code(op, worker: w, k: k), chunkName: "=load")
+                            }
                             switch op {
                             case .query:
                                 // Only this worker changes its notes, and it waits for each reply: the count is known.
                                 if result.first?.integerValue != Int64(log.expected) {
-                                    log.problems.append("\(user) worker \(w): query saw \(result.first?.description ?? "nil") notes, expected \(log.expected)")
+                                    log.problems.append(
+                                        "\(user) worker \(w): query saw \(result.first?.description ?? "nil") notes, expected \(log.expected)"
+                                    )
                                 }
                             case .append: log.expected += 1
                             case .remove: log.expected -= Int(result.first?.integerValue ?? 0)
@@ -150,7 +166,8 @@ final class LoadTests: ReliabilityTestCase {
                     XCTAssertEqual(try notes.filter("worker == \(w)").countObjects(), expected, "\(user) worker \(w)")
                 }
                 XCTAssertEqual(try notes.countObjects(), total, user)
-                XCTAssertEqual(try notes.filter("text == 'never'").countObjects(), 0, "\(user): a failed write left objects")
+                XCTAssertEqual(
+                    try notes.filter("text == 'never'").countObjects(), 0, "\(user): a failed write left objects")
             }
             XCTAssertEqual(SQLiteCheck.integrity(try host.fileURL(for: user).path), "ok", user)
         }
@@ -165,7 +182,9 @@ final class LoadTests: ReliabilityTestCase {
         let figures = try runLoad(tenants: tenants, workers: 4, seconds: seconds, cacheSize: 64)
         XCTAssertGreaterThan(figures.operations, tenants * 4, "the workers hardly ran")
         print("load:\n" + figures.markdown)
-        if let path = env["RELIABILITY_LOAD_REPORT"] { try figures.markdown.write(toFile: path, atomically: true, encoding: .utf8) }
+        if let path = env["RELIABILITY_LOAD_REPORT"] {
+            try figures.markdown.write(toFile: path, atomically: true, encoding: .utf8)
+        }
     }
 
     func testLoadWithTenantsEvictedFromTheCacheReconciles() throws {
@@ -195,7 +214,9 @@ final class LoadTests: ReliabilityTestCase {
                 }
             }
             XCTAssertEqual(errors.withLock { $0 }, [], "round \(round)")
-            XCTAssertEqual(try Realm(configuration: config()).objects("Note").countObjects(), threads, "round \(round): writes were lost")
+            XCTAssertEqual(
+                try Realm(configuration: config()).objects("Note").countObjects(), threads,
+                "round \(round): writes were lost")
         }
         let host = try notesHost()
         for round in 0..<5 {
@@ -203,13 +224,17 @@ final class LoadTests: ReliabilityTestCase {
             let errors = Locked<[String]>([])
             DispatchQueue.concurrentPerform(iterations: threads) { i in
                 do {
-                    try host.withTenant(user) { _ = try $0.runtime.execute("realm:objects('Note'):append{ n = \(i) }", chunkName: "=new") }
+                    try host.withTenant(user) {
+                        _ = try $0.runtime.execute("realm:objects('Note'):append{ n = \(i) }", chunkName: "=new")
+                    }
                 } catch {
                     errors.withLock { $0.append("\(error)") }
                 }
             }
             XCTAssertEqual(errors.withLock { $0 }, [], "round \(round)")
-            XCTAssertEqual(try host.withTenant(user) { try $0.realm.objects("Note").countObjects() }, threads, "round \(round): writes were lost")
+            XCTAssertEqual(
+                try host.withTenant(user) { try $0.realm.objects("Note").countObjects() }, threads,
+                "round \(round): writes were lost")
         }
     }
 
@@ -220,10 +245,16 @@ final class LoadTests: ReliabilityTestCase {
         private var value: Value
         private let lock = NSLock()
         init(_ value: Value) { self.value = value }
-        func withLock<T>(_ body: (inout Value) -> T) -> T { lock.lock(); defer { lock.unlock() }; return body(&value) }
+        func withLock<T>(_ body: (inout Value) -> T) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&value)
+        }
     }
 
-    static func openFileDescriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
+    static func openFileDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    }
 
     func testEvictedTenantsReleaseTheirRealmAndLuaState() throws {
         let host = try notesHost(cacheSize: 4)
@@ -233,7 +264,8 @@ final class LoadTests: ReliabilityTestCase {
             firstRealm = t.realm
             firstRuntime = t.runtime
             // Touch every part of the API that keeps Swift closures in the Lua state.
-            _ = try t.runtime.execute("""
+            _ = try t.runtime.execute(
+                """
                 realm:objects('Note'):append{ text = 'x' }
                 local subs = realm.subscriptions
                 local s = subs[1]
@@ -245,7 +277,7 @@ final class LoadTests: ReliabilityTestCase {
                 """, chunkName: "=touch")
         }
         let baseline = Self.openFileDescriptors()
-        for i in 0..<30 { try host.withTenant("user\(i)") { _ in } }   // evicts "first" and most of these
+        for i in 0..<30 { try host.withTenant("user\(i)") { _ in } }  // evicts "first" and most of these
         XCTAssertNil(firstRealm, "an evicted tenant's realm stays open")
         XCTAssertNil(firstRuntime, "an evicted tenant's Lua runtime is never freed")
         XCTAssertLessThanOrEqual(Self.openFileDescriptors(), baseline + 4 * 3 + 2, "files of evicted tenants stay open")

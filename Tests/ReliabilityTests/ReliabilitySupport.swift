@@ -2,9 +2,9 @@ import CSQLite
 import Foundation
 import LuaSandbox
 import RealmDatabase
-import RealmTestSupport
 import RealmHost
 import RealmLua
+import RealmTestSupport
 import XCTest
 
 /// A fresh temporary folder per test, removed afterwards.
@@ -12,7 +12,8 @@ class ReliabilityTestCase: XCTestCase {
     var folder: URL!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("realmhost-reliability-\(UUID().uuidString)", isDirectory: true)
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "realmhost-reliability-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
@@ -22,19 +23,23 @@ class ReliabilityTestCase: XCTestCase {
 
     /// The repository's root (this file is Tests/ReliabilityTests/ReliabilitySupport.swift).
     static var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     /// Writes `plugins/<name>/plugin.lua` (and more files) under the test folder; returns the plugins folder.
     @discardableResult
-    func writePlugin(_ name: String, _ source: String, files: [String: String] = [:], in pluginsFolder: URL? = nil) throws -> URL {
+    func writePlugin(_ name: String, _ source: String, files: [String: String] = [:], in pluginsFolder: URL? = nil)
+        throws -> URL
+    {
         let plugins = pluginsFolder ?? folder.appendingPathComponent("plugins", isDirectory: true)
         let dir = plugins.appendingPathComponent(name, isDirectory: true)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         try source.write(to: dir.appendingPathComponent("plugin.lua"), atomically: true, encoding: .utf8)
         for (path, text) in files {
             let url = dir.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: url, atomically: true, encoding: .utf8)
         }
         return plugins
@@ -63,11 +68,15 @@ class ReliabilityTestCase: XCTestCase {
         """
 
     /// A host over `<folder>/data` with the notes plugin.
-    func notesHost(limits: LuaLimits = LuaLimits(memory: 32 << 20, instructions: nil, time: .milliseconds(400)),
-                   cacheSize: Int = 64) throws -> TenantHost {
+    func notesHost(
+        limits: LuaLimits = LuaLimits(memory: 32 << 20, instructions: nil, time: .milliseconds(400)),
+        cacheSize: Int = 64
+    ) throws -> TenantHost {
         let plugins = try writePlugin("notes", Self.notesPlugin)
-        return try TenantHost(options: HostOptions(dataFolder: folder.appendingPathComponent("data", isDirectory: true),
-                                             pluginFolders: [plugins], limits: limits, cacheSize: cacheSize))
+        return try TenantHost(
+            options: HostOptions(
+                dataFolder: folder.appendingPathComponent("data", isDirectory: true),
+                pluginFolders: [plugins], limits: limits, cacheSize: cacheSize))
     }
 }
 
@@ -98,10 +107,14 @@ enum SQLiteCheck {
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else { out.append(["error: \(String(cString: sqlite3_errmsg(db)))"]); break }
-            out.append((0..<sqlite3_column_count(statement)).map { i in
-                sqlite3_column_text(statement, i).map { String(cString: $0) } ?? "NULL"
-            })
+            guard rc == SQLITE_ROW else {
+                out.append(["error: \(String(cString: sqlite3_errmsg(db)))"])
+                break
+            }
+            out.append(
+                (0..<sqlite3_column_count(statement)).map { i in
+                    sqlite3_column_text(statement, i).map { String(cString: $0) } ?? "NULL"
+                })
         }
         return out
     }
@@ -127,7 +140,8 @@ enum BuiltProducts {
             // macOS: the bundle is a folder inside .build/<config>/.
             candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name))
         }
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name))
+        candidates.append(
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name))
         for config in ["debug", "release"] {
             candidates.append(ReliabilityTestCase.repositoryRoot.appendingPathComponent(".build/\(config)/\(name)"))
         }
@@ -136,7 +150,9 @@ enum BuiltProducts {
 
     static func require(_ name: String) throws -> URL {
         guard let url = find(name) else {
-            throw XCTSkip("The executable '\(name)' was not found next to the test bundle; build it with `swift build --build-tests` (or run `swift test`, which builds it), or set REALMHOST_BIN_DIR.")
+            throw XCTSkip(
+                "The executable '\(name)' was not found next to the test bundle; build it with `swift build --build-tests` (or run `swift test`, which builds it), or set REALMHOST_BIN_DIR."
+            )
         }
         return url
     }
@@ -160,27 +176,33 @@ final class ChildProcess: @unchecked Sendable {
         outPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
             let d = h.availableData
             guard let self, !d.isEmpty else { return }
-            self.lock.lock(); self.buffer.append(d); self.lock.unlock()
+            self.lock.lock()
+            self.buffer.append(d)
+            self.lock.unlock()
         }
         errPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
             let d = h.availableData
             guard let self, !d.isEmpty else { return }
-            self.lock.lock(); self.errorBuffer.append(d); self.lock.unlock()
+            self.lock.lock()
+            self.errorBuffer.append(d)
+            self.lock.unlock()
         }
         try process.run()
     }
 
     /// Complete lines printed so far.
     var lines: [String] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         let text = String(decoding: buffer, as: UTF8.self)
         var parts = text.components(separatedBy: "\n")
-        parts.removeLast()   // an unfinished line (or "") is not a reported line
+        parts.removeLast()  // an unfinished line (or "") is not a reported line
         return parts
     }
 
     var standardError: String {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return String(decoding: errorBuffer, as: UTF8.self)
     }
 
@@ -224,7 +246,9 @@ typealias SeededGenerator = SplitMix64
 extension SplitMix64 {
     /// `RELIABILITY_SEED` from the environment, else a random seed; printed so it can be replayed.
     static func fromEnvironment(_ label: String) -> SeededGenerator {
-        let seed = ProcessInfo.processInfo.environment["RELIABILITY_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+        let seed =
+            ProcessInfo.processInfo.environment["RELIABILITY_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 1...UInt64.max)
         print("\(label): RELIABILITY_SEED=\(seed)")
         return SeededGenerator(seed: seed)
     }

@@ -19,7 +19,9 @@ final class TenantIsolationTests: ReliabilityTestCase {
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
         for user in ["alice", "bob"] {
             try host.withTenant(user) { t in
-                _ = try t.runtime.execute("for i = 1, 3 do realm:objects('Note'):append{ owner = user.name, n = i, text = user.name .. i } end", chunkName: "=setup")
+                _ = try t.runtime.execute(
+                    "for i = 1, 3 do realm:objects('Note'):append{ owner = user.name, n = i, text = user.name .. i } end",
+                    chunkName: "=setup")
             }
         }
     }
@@ -38,14 +40,20 @@ final class TenantIsolationTests: ReliabilityTestCase {
             let attributes = try FileManager.default.attributesOfItem(atPath: root + "/" + relative)
             // SQLite's shared-memory index changes when a realm is only read: its presence is enough.
             // Folders change when links are made in them: their presence is enough too.
-            out[relative] = relative.hasSuffix("-shm") ? "shm" : attributes[.type] as? FileAttributeType == .typeDirectory ? "folder"
-                : "\(attributes[.type] ?? "") \(attributes[.size] ?? 0) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+            out[relative] =
+                relative.hasSuffix("-shm")
+                ? "shm"
+                : attributes[.type] as? FileAttributeType == .typeDirectory
+                    ? "folder"
+                    : "\(attributes[.type] ?? "") \(attributes[.size] ?? 0) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
         }
         return out
     }
 
     func bobsNotes() throws -> [String] {
-        try host.withTenant("bob") { t in try t.realm.objects("Note").map { try $0.value(forKey: "text").stringValue ?? "" } }
+        try host.withTenant("bob") { t in
+            try t.realm.objects("Note").map { try $0.value(forKey: "text").stringValue ?? "" }
+        }
     }
 
     /// Runs `code` as alice; it must fail with an error saying `message`.
@@ -54,7 +62,9 @@ final class TenantIsolationTests: ReliabilityTestCase {
             let result = try host.withTenant("alice") { try $0.runtime.execute(code, chunkName: "=alice") }
             XCTFail("accepted: \(code) → \(result)", file: file, line: line)
         } catch {
-            XCTAssertTrue(message.isEmpty || "\(error)".contains(message), "\(code): '\(error)' does not say '\(message)'", file: file, line: line)
+            XCTAssertTrue(
+                message.isEmpty || "\(error)".contains(message), "\(code): '\(error)' does not say '\(message)'",
+                file: file, line: line)
         }
     }
 
@@ -74,28 +84,44 @@ final class TenantIsolationTests: ReliabilityTestCase {
         let before = try filesOnDisk()
         let bob = try bobsNotes()
         for path in Self.hostilePaths {
-            let literal = "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\0", with: "\\0") + "\""
+            let literal =
+                "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\0", with: "\\0")
+                + "\""
             // Through a configuration's fileURL, set field by field or in the constructor, and as the default.
-            refused("local c = Realm.Configuration.defaultConfiguration; c.fileURL = \(literal); Realm(c):objects('Note'):append{ text = 'pwned' }", "")
+            refused(
+                "local c = Realm.Configuration.defaultConfiguration; c.fileURL = \(literal); Realm(c):objects('Note'):append{ text = 'pwned' }",
+                "")
             refused("Realm(Realm.Configuration{ fileURL = \(literal) }):deleteAll()", "")
-            refused("local c = Realm.Configuration.defaultConfiguration; c.fileURL = \(literal); Realm.Configuration.defaultConfiguration = c; Realm():deleteAll()", "")
+            refused(
+                "local c = Realm.Configuration.defaultConfiguration; c.fileURL = \(literal); Realm.Configuration.defaultConfiguration = c; Realm():deleteAll()",
+                "")
             // Through a plugin command's string argument (what `.open ../bob.realm` in the REPL sends).
-            XCTAssertThrowsError(try host.withTenant("alice") { try $0.runCommand("open", arguments: [path]) }, "command accepted \(path.debugDescription)")
+            XCTAssertThrowsError(
+                try host.withTenant("alice") { try $0.runCommand("open", arguments: [path]) },
+                "command accepted \(path.debugDescription)")
         }
         XCTAssertEqual(try bobsNotes(), bob)
         XCTAssertEqual(try filesOnDisk(), before, "files were created or changed")
         // The default configuration is still alice's own realm.
-        XCTAssertEqual(try host.withTenant("alice") { try $0.runtime.execute("return #Realm():objects('Note')", chunkName: "=a") }.first?.integerValue, 3)
+        XCTAssertEqual(
+            try host.withTenant("alice") { try $0.runtime.execute("return #Realm():objects('Note')", chunkName: "=a") }
+                .first?.integerValue, 3)
     }
 
     func testTheRefusalNamesThePolicy() {
-        refused("local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'bob.realm'", "may only open its own realm files")
-        refused("local c = Realm.Configuration.defaultConfiguration; c.fileURL = '/etc/passwd'", "may only open its own realm files")
+        refused(
+            "local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'bob.realm'",
+            "may only open its own realm files")
+        refused(
+            "local c = Realm.Configuration.defaultConfiguration; c.fileURL = '/etc/passwd'",
+            "may only open its own realm files")
     }
 
     func testOwnExtraRealmsStayInTheirPlace() throws {
         try host.withTenant("alice") { t in
-            _ = try t.runtime.execute("local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.scratch.realm'; Realm(c):objects('Note'):append{ text = 's' }", chunkName: "=a")
+            _ = try t.runtime.execute(
+                "local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.scratch.realm'; Realm(c):objects('Note'):append{ text = 's' }",
+                chunkName: "=a")
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: data.appendingPathComponent("alice.scratch.realm").path))
         // Not a user: `userNames()` lists alice and bob only.
@@ -104,22 +130,29 @@ final class TenantIsolationTests: ReliabilityTestCase {
 
     func testInMemoryRealmsAreNotShared() throws {
         try host.withTenant("alice") { t in
-            _ = try t.runtime.execute("keep = Realm(Realm.Configuration{ inMemoryIdentifier = 'shared' }); keep:objects('Note'):append{ text = 'alice secret' }", chunkName: "=a")
+            _ = try t.runtime.execute(
+                "keep = Realm(Realm.Configuration{ inMemoryIdentifier = 'shared' }); keep:objects('Note'):append{ text = 'alice secret' }",
+                chunkName: "=a")
         }
         for id in ["shared", "alice/shared", "../alice/shared", "alice%2Fshared"] {
             let seen = try host.withTenant("bob") { t in
-                try t.runtime.execute("return #Realm(Realm.Configuration{ inMemoryIdentifier = '\(id)' }):objects('Note')", chunkName: "=b")
+                try t.runtime.execute(
+                    "return #Realm(Realm.Configuration{ inMemoryIdentifier = '\(id)' }):objects('Note')",
+                    chunkName: "=b")
             }
             XCTAssertEqual(seen.first?.integerValue, 0, "bob saw alice's in-memory realm through '\(id)'")
         }
-        let own = try host.withTenant("alice") { try $0.runtime.execute("return #keep:objects('Note')", chunkName: "=a") }
+        let own = try host.withTenant("alice") {
+            try $0.runtime.execute("return #keep:objects('Note')", chunkName: "=a")
+        }
         XCTAssertEqual(own.first?.integerValue, 1)
     }
 
     func testLuaStatesAreNotShared() throws {
         // Poisoning the string library, the string metatable and the globals stays in alice's state.
         try host.withTenant("alice") { t in
-            _ = try t.runtime.execute("""
+            _ = try t.runtime.execute(
+                """
                 string.upper = function() return "pwned" end
                 getmetatable("").__index = function() return function() return "pwned" end end
                 secret = "alice's"
@@ -127,7 +160,9 @@ final class TenantIsolationTests: ReliabilityTestCase {
                 """, chunkName: "=a")
         }
         let r = try host.withTenant("bob") { t in
-            try t.runtime.execute("return ('x'):upper(), string.upper('y'), tostring(secret), type(Realm), #realm:objects('Note')", chunkName: "=b")
+            try t.runtime.execute(
+                "return ('x'):upper(), string.upper('y'), tostring(secret), type(Realm), #realm:objects('Note')",
+                chunkName: "=b")
         }
         XCTAssertEqual(r.map(\.description), ["\"X\"", "\"Y\"", "\"nil\"", "\"table\"", "3"])
     }
@@ -139,7 +174,8 @@ final class TenantIsolationTests: ReliabilityTestCase {
         "alice.x", "bob.realm", "alice.scratch", "bob.", "tab\tname", "new\nline", " bob", "bob ",
         "bob\u{200B}", "bob\u{202E}", "\u{FEFF}bob", "bo\u{0301}b", "e\u{301}", "bob\u{2028}", "bob\u{85}", "bob\u{7F}",
         "\u{301}", "\u{301}bob", "a/\u{301}b", "alice/\u{301}", "\u{20DD}x", "a\u{2215}b.x",
-        "a:b", "a*b", "a?b", "a\"b", "a<b", "a>b", "a|b", String(repeating: "n", count: 65), String(repeating: "é", count: 33),
+        "a:b", "a*b", "a?b", "a\"b", "a<b", "a>b", "a|b", String(repeating: "n", count: 65),
+        String(repeating: "é", count: 33),
     ]
 
     func testUserNamesWithSeparatorsOrOddUnicodeAreRefusedEverywhere() throws {
@@ -162,24 +198,33 @@ final class TenantIsolationTests: ReliabilityTestCase {
         // Random names from a pool of troublesome characters: any name the host accepts must map to
         // exactly `<data>/<name>.realm`, and two accepted names never to the same file.
         var rng = SeededGenerator.fromEnvironment("user names")
-        let pool: [Unicode.Scalar] = ["a", "B", "z", "0", "9", "-", "_", " ", ".", "/", "\\", ":", "~", "$", "%", "\u{0}", "\u{1F}", "\u{7F}",
-                                      "\u{85}", "\u{A0}", "\u{AD}", "\u{200B}", "\u{200D}", "\u{202E}", "\u{2028}", "\u{2044}", "\u{2215}",
-                                      "\u{FF0E}", "\u{FF0F}", "\u{FEFF}", "e", "\u{301}", "\u{E9}", "\u{212B}", "\u{C5}", "\u{1F600}", "\u{10FFFF}",
-                                      "\u{D7FF}", "\u{FFFD}", "\u{3000}", "\u{2024}", "\u{FE52}"]
+        let pool: [Unicode.Scalar] = [
+            "a", "B", "z", "0", "9", "-", "_", " ", ".", "/", "\\", ":", "~", "$", "%", "\u{0}", "\u{1F}", "\u{7F}",
+            "\u{85}", "\u{A0}", "\u{AD}", "\u{200B}", "\u{200D}", "\u{202E}", "\u{2028}", "\u{2044}", "\u{2215}",
+            "\u{FF0E}", "\u{FF0F}", "\u{FEFF}", "e", "\u{301}", "\u{E9}", "\u{212B}", "\u{C5}", "\u{1F600}",
+            "\u{10FFFF}",
+            "\u{D7FF}", "\u{FFFD}", "\u{3000}", "\u{2024}", "\u{FE52}",
+        ]
         var files = [String: String]()
         let dataPath = host.dataFolder.standardizedFileURL.path
         var accepted = 0
         for _ in 0..<20_000 {
             var scalars = String.UnicodeScalarView()
-            for _ in 0..<Int.random(in: 1...8, using: &rng) { scalars.append(pool[Int.random(in: 0..<pool.count, using: &rng)]) }
+            for _ in 0..<Int.random(in: 1...8, using: &rng) {
+                scalars.append(pool[Int.random(in: 0..<pool.count, using: &rng)])
+            }
             let name = String(scalars)
             guard let url = try? host.fileURL(for: name) else { continue }
             accepted += 1
             let path = url.standardizedFileURL.path
-            XCTAssertEqual((path as NSString).deletingLastPathComponent, dataPath, "\(name.debugDescription) escapes the data folder")
+            XCTAssertEqual(
+                (path as NSString).deletingLastPathComponent, dataPath,
+                "\(name.debugDescription) escapes the data folder")
             XCTAssertEqual((path as NSString).lastPathComponent, name + ".realm", name.debugDescription)
             XCTAssertFalse(name.unicodeScalars.contains { $0 == "/" || $0 == "\0" || $0 == "." }, name.debugDescription)
-            if let other = files[path], other != name { XCTFail("\(name.debugDescription) and \(other.debugDescription) share \(path)") }
+            if let other = files[path], other != name {
+                XCTFail("\(name.debugDescription) and \(other.debugDescription) share \(path)")
+            }
             files[path] = name
         }
         XCTAssertGreaterThan(accepted, 100)
@@ -202,28 +247,45 @@ final class TenantIsolationTests: ReliabilityTestCase {
         try host.withTenant("alice") { _ in }
         let before = try filesOnDisk()
         // A user whose realm file is a link to another user's file, to a file outside, or to nothing yet.
-        try FileManager.default.createSymbolicLink(atPath: data.appendingPathComponent("carol.realm").path, withDestinationPath: bobURL.path)
-        try FileManager.default.createSymbolicLink(atPath: data.appendingPathComponent("dave.realm").path, withDestinationPath: "../outside/secret.realm")
-        try FileManager.default.createSymbolicLink(atPath: data.appendingPathComponent("erin.realm").path, withDestinationPath: outside.appendingPathComponent("new.realm").path)
+        try FileManager.default.createSymbolicLink(
+            atPath: data.appendingPathComponent("carol.realm").path, withDestinationPath: bobURL.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: data.appendingPathComponent("dave.realm").path, withDestinationPath: "../outside/secret.realm")
+        try FileManager.default.createSymbolicLink(
+            atPath: data.appendingPathComponent("erin.realm").path,
+            withDestinationPath: outside.appendingPathComponent("new.realm").path)
         for user in ["carol", "dave", "erin"] {
             XCTAssertThrowsError(try host.withTenant(user) { _ in }, user) { error in
                 XCTAssertTrue("\(error)".contains("symbolic link"), "\(user): \(error)")
             }
         }
         // Extra realms of a user that are links.
-        try FileManager.default.createSymbolicLink(atPath: data.appendingPathComponent("alice.bob.realm").path, withDestinationPath: "bob.realm")
-        try FileManager.default.createSymbolicLink(atPath: data.appendingPathComponent("alice.new.realm").path, withDestinationPath: outside.appendingPathComponent("created.realm").path)
-        refused("local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.bob.realm'; Realm(c):deleteAll()", "symbolic link")
-        refused("local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.new.realm'; Realm(c):objects('Note'):append{}", "symbolic link")
+        try FileManager.default.createSymbolicLink(
+            atPath: data.appendingPathComponent("alice.bob.realm").path, withDestinationPath: "bob.realm")
+        try FileManager.default.createSymbolicLink(
+            atPath: data.appendingPathComponent("alice.new.realm").path,
+            withDestinationPath: outside.appendingPathComponent("created.realm").path)
+        refused(
+            "local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.bob.realm'; Realm(c):deleteAll()",
+            "symbolic link")
+        refused(
+            "local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.new.realm'; Realm(c):objects('Note'):append{}",
+            "symbolic link")
         // The companion files SQLite opens beside a realm: a link there would send alice's writes
         // (the write-ahead log) into bob's database.
         for suffix in ["-wal", "-shm", "-journal"] {
-            try FileManager.default.createSymbolicLink(atPath: data.appendingPathComponent("alice.side.realm" + suffix).path,
-                                                       withDestinationPath: bobURL.path + suffix)
+            try FileManager.default.createSymbolicLink(
+                atPath: data.appendingPathComponent("alice.side.realm" + suffix).path,
+                withDestinationPath: bobURL.path + suffix)
         }
-        refused("local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.side.realm'; Realm(c):objects('Note'):append{ text = 'through the log' }", "symbolic link")
+        refused(
+            "local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.side.realm'; Realm(c):objects('Note'):append{ text = 'through the log' }",
+            "symbolic link")
         var after = try filesOnDisk()
-        for link in ["carol.realm", "dave.realm", "erin.realm", "alice.bob.realm", "alice.new.realm", "alice.side.realm-wal", "alice.side.realm-shm", "alice.side.realm-journal"] {
+        for link in [
+            "carol.realm", "dave.realm", "erin.realm", "alice.bob.realm", "alice.new.realm", "alice.side.realm-wal",
+            "alice.side.realm-shm", "alice.side.realm-journal",
+        ] {
             XCTAssertNotNil(after.removeValue(forKey: "data/" + link), link)
         }
         XCTAssertEqual(after, before, "a file behind a link was created or changed")
@@ -231,8 +293,11 @@ final class TenantIsolationTests: ReliabilityTestCase {
     }
 
     func testASymlinkedDataFolderEntryCannotLeadOutside() throws {
-        try FileManager.default.createSymbolicLink(atPath: data.appendingPathComponent("sub").path, withDestinationPath: outside.path)
-        refused("local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'sub/alice.realm'; Realm(c)", "may only open its own realm files")
+        try FileManager.default.createSymbolicLink(
+            atPath: data.appendingPathComponent("sub").path, withDestinationPath: outside.path)
+        refused(
+            "local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'sub/alice.realm'; Realm(c)",
+            "may only open its own realm files")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside.path), [])
     }
 }

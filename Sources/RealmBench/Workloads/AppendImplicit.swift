@@ -14,40 +14,50 @@ struct AppendImplicit: Workload {
     func comparisons(_ context: BenchContext) throws -> [Comparison] {
         let n = context.scaled(10_000)
         let values = DogValues.batch(n)
-        return [Comparison(
-            // A tenth as warm-up: the commits are fsync-bound, so a full warm-up would only double the run.
-            name: name, target: target, size: n, warmUpSize: max(1, n / 10),
-            ours: { size in
-                let realm = try Realm(configuration: Fixtures.configuration(try Fixtures.freshEmptyRealm(context, name), schema: BenchSchema.schema()))
-                let dogs = try realm.objects("Dog")
-                return PreparedRun(run: {
-                    for dog in values.prefix(size) { try dogs.append(dog.realmValue) }
-                    return Int64(size)
-                }, check: { _ in Int64(try realm.objects("Dog").countObjects()) })
-            },
-            raw: { size in
-                let db = try RawDatabase.openConfigured(try Fixtures.freshEmptyRealm(context, name).path)
-                return PreparedRun(run: {
-                    let begin = try db.prepare("BEGIN IMMEDIATE")
-                    let commit = try db.prepare("COMMIT")
-                    let insert = try db.prepare(BenchSchema.insertDogSQL)
-                    let s = insert.handle
-                    for dog in values.prefix(size) {
-                        try begin.run()
-                        sqlite3_bind_text(s, 1, dog.name, -1, SQLITE_TRANSIENT)
-                        sqlite3_bind_int64(s, 2, dog.age)
-                        if let breed = dog.breed { sqlite3_bind_text(s, 3, breed, -1, SQLITE_TRANSIENT) } else { sqlite3_bind_null(s, 3) }
-                        sqlite3_bind_double(s, 4, dog.weight)
-                        let rc = sqlite3_step(s)
-                        sqlite3_reset(s)
-                        if rc != SQLITE_DONE {
-                            sqlite3_exec(db.handle, "ROLLBACK", nil, nil, nil)
-                            throw db.failure(rc)
-                        }
-                        try commit.run()
-                    }
-                    return Int64(size)
-                }, check: { _ in try db.scalarInt("SELECT count(*) FROM \"class_Dog\"") })
-            })]
+        return [
+            Comparison(
+                // A tenth as warm-up: the commits are fsync-bound, so a full warm-up would only double the run.
+                name: name, target: target, size: n, warmUpSize: max(1, n / 10),
+                ours: { size in
+                    let realm = try Realm(
+                        configuration: Fixtures.configuration(
+                            try Fixtures.freshEmptyRealm(context, name), schema: BenchSchema.schema()))
+                    let dogs = try realm.objects("Dog")
+                    return PreparedRun(
+                        run: {
+                            for dog in values.prefix(size) { try dogs.append(dog.realmValue) }
+                            return Int64(size)
+                        }, check: { _ in Int64(try realm.objects("Dog").countObjects()) })
+                },
+                raw: { size in
+                    let db = try RawDatabase.openConfigured(try Fixtures.freshEmptyRealm(context, name).path)
+                    return PreparedRun(
+                        run: {
+                            let begin = try db.prepare("BEGIN IMMEDIATE")
+                            let commit = try db.prepare("COMMIT")
+                            let insert = try db.prepare(BenchSchema.insertDogSQL)
+                            let s = insert.handle
+                            for dog in values.prefix(size) {
+                                try begin.run()
+                                sqlite3_bind_text(s, 1, dog.name, -1, SQLITE_TRANSIENT)
+                                sqlite3_bind_int64(s, 2, dog.age)
+                                if let breed = dog.breed {
+                                    sqlite3_bind_text(s, 3, breed, -1, SQLITE_TRANSIENT)
+                                } else {
+                                    sqlite3_bind_null(s, 3)
+                                }
+                                sqlite3_bind_double(s, 4, dog.weight)
+                                let rc = sqlite3_step(s)
+                                sqlite3_reset(s)
+                                if rc != SQLITE_DONE {
+                                    sqlite3_exec(db.handle, "ROLLBACK", nil, nil, nil)
+                                    throw db.failure(rc)
+                                }
+                                try commit.run()
+                            }
+                            return Int64(size)
+                        }, check: { _ in try db.scalarInt("SELECT count(*) FROM \"class_Dog\"") })
+                })
+        ]
     }
 }

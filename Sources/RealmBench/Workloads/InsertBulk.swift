@@ -14,24 +14,30 @@ struct InsertBulk: Workload {
     func comparisons(_ context: BenchContext) throws -> [Comparison] {
         let n = context.scaled(100_000)
         let values = DogValues.batch(n)
-        return [Comparison(
-            name: name, target: target, size: n, warmUpSize: n,
-            ours: { size in
-                let realm = try Realm(configuration: Fixtures.configuration(try Fixtures.freshEmptyRealm(context, name), schema: BenchSchema.schema()))
-                return PreparedRun(run: {
-                    try realm.write {
-                        for dog in values.prefix(size) { try realm.create("Dog", value: dog.realmValue) }
-                    }
-                    return Int64(size)
-                }, check: { _ in Int64(try realm.objects("Dog").countObjects()) })
-            },
-            raw: { size in
-                let db = try RawDatabase.openConfigured(try Fixtures.freshEmptyRealm(context, name).path)
-                return PreparedRun(run: {
-                    try InsertBulk.rawInsert(db, values.prefix(size))
-                    return Int64(size)
-                }, check: { _ in try db.scalarInt("SELECT count(*) FROM \"class_Dog\"") })
-            })]
+        return [
+            Comparison(
+                name: name, target: target, size: n, warmUpSize: n,
+                ours: { size in
+                    let realm = try Realm(
+                        configuration: Fixtures.configuration(
+                            try Fixtures.freshEmptyRealm(context, name), schema: BenchSchema.schema()))
+                    return PreparedRun(
+                        run: {
+                            try realm.write {
+                                for dog in values.prefix(size) { try realm.create("Dog", value: dog.realmValue) }
+                            }
+                            return Int64(size)
+                        }, check: { _ in Int64(try realm.objects("Dog").countObjects()) })
+                },
+                raw: { size in
+                    let db = try RawDatabase.openConfigured(try Fixtures.freshEmptyRealm(context, name).path)
+                    return PreparedRun(
+                        run: {
+                            try InsertBulk.rawInsert(db, values.prefix(size))
+                            return Int64(size)
+                        }, check: { _ in try db.scalarInt("SELECT count(*) FROM \"class_Dog\"") })
+                })
+        ]
     }
 
     static func rawInsert(_ db: RawDatabase, _ values: ArraySlice<DogValues>) throws {
@@ -44,7 +50,11 @@ struct InsertBulk: Workload {
         for dog in values {
             sqlite3_bind_text(s, 1, dog.name, -1, SQLITE_TRANSIENT)
             sqlite3_bind_int64(s, 2, dog.age)
-            if let breed = dog.breed { sqlite3_bind_text(s, 3, breed, -1, SQLITE_TRANSIENT) } else { sqlite3_bind_null(s, 3) }
+            if let breed = dog.breed {
+                sqlite3_bind_text(s, 3, breed, -1, SQLITE_TRANSIENT)
+            } else {
+                sqlite3_bind_null(s, 3)
+            }
             sqlite3_bind_double(s, 4, dog.weight)
             let rc = sqlite3_step(s)
             sqlite3_reset(s)

@@ -1,6 +1,6 @@
 import Foundation
-import RealmDatabase
 import LuaSandbox
+import RealmDatabase
 import RealmLua
 
 /// `lua_insert_bulk`: a Lua loop appending 100,000 dogs in one write, against the same appends
@@ -13,51 +13,59 @@ struct LuaInsertBulk: Workload {
     func comparisons(_ context: BenchContext) throws -> [Comparison] {
         let n = context.scaled(100_000)
         let values = DogValues.batch(n)
-        return [Comparison(
-            name: name, target: target, baseline: "Swift API", size: n, warmUpSize: n,
-            ours: { size in
-                let url = try Fixtures.freshEmptyRealm(context, name)
-                let runtime = try RealmLuaRuntime(userName: "bench", folder: context.folder,
-                                                  defaultConfiguration: Fixtures.configuration(url, schema: BenchSchema.schema()))
-                let realm = try Realm(configuration: Fixtures.configuration(url, schema: BenchSchema.schema()))
-                try runtime.bind(realm)
-                // The values as Lua tables, built before timing (as the Swift side's are).
-                let load = try runtime.state.load("""
-                    local names, ages, breeds, weights = ...
-                    local dogs = {}
-                    for i = 1, #names do dogs[i] = { name = names[i], age = ages[i], breed = breeds[i] or nil, weight = weights[i] } end
-                    return function()
-                      realm:write(function()
-                        local results = realm:objects("Dog")
-                        for i = 1, #dogs do results:append(dogs[i]) end
-                      end)
-                    end
-                    """, chunkName: "=lua_insert_bulk")
-                let slice = values.prefix(size)
-                let columns: [LuaValue] = [
-                    .plainTable(LuaTable(array: slice.map { .string($0.name) })),
-                    .plainTable(LuaTable(array: slice.map { .integer($0.age) })),
-                    .plainTable(LuaTable(array: slice.map { $0.breed.map { .string($0) } ?? .boolean(false) })),
-                    .plainTable(LuaTable(array: slice.map { .number($0.weight) })),
-                ]
-                guard case .function(let insert)? = try runtime.state.call(load, columns).first else {
-                    throw WorkloadSkipped(reason: "the Lua chunk returned no function")
-                }
-                return PreparedRun(run: {
-                    try runtime.call(insert)
-                    return Int64(size)
-                }, check: { _ in Int64(try realm.objects("Dog").countObjects()) })
-            },
-            raw: { size in
-                let realm = try Realm(configuration: Fixtures.configuration(try Fixtures.freshEmptyRealm(context, name), schema: BenchSchema.schema()))
-                return PreparedRun(run: {
-                    try realm.write {
-                        let results = try realm.objects("Dog")
-                        for dog in values.prefix(size) { try results.append(dog.realmValue) }
+        return [
+            Comparison(
+                name: name, target: target, baseline: "Swift API", size: n, warmUpSize: n,
+                ours: { size in
+                    let url = try Fixtures.freshEmptyRealm(context, name)
+                    let runtime = try RealmLuaRuntime(
+                        userName: "bench", folder: context.folder,
+                        defaultConfiguration: Fixtures.configuration(url, schema: BenchSchema.schema()))
+                    let realm = try Realm(configuration: Fixtures.configuration(url, schema: BenchSchema.schema()))
+                    try runtime.bind(realm)
+                    // The values as Lua tables, built before timing (as the Swift side's are).
+                    let load = try runtime.state.load(
+                        """
+                        local names, ages, breeds, weights = ...
+                        local dogs = {}
+                        for i = 1, #names do dogs[i] = { name = names[i], age = ages[i], breed = breeds[i] or nil, weight = weights[i] } end
+                        return function()
+                          realm:write(function()
+                            local results = realm:objects("Dog")
+                            for i = 1, #dogs do results:append(dogs[i]) end
+                          end)
+                        end
+                        """, chunkName: "=lua_insert_bulk")
+                    let slice = values.prefix(size)
+                    let columns: [LuaValue] = [
+                        .plainTable(LuaTable(array: slice.map { .string($0.name) })),
+                        .plainTable(LuaTable(array: slice.map { .integer($0.age) })),
+                        .plainTable(LuaTable(array: slice.map { $0.breed.map { .string($0) } ?? .boolean(false) })),
+                        .plainTable(LuaTable(array: slice.map { .number($0.weight) })),
+                    ]
+                    guard case .function(let insert)? = try runtime.state.call(load, columns).first else {
+                        throw WorkloadSkipped(reason: "the Lua chunk returned no function")
                     }
-                    return Int64(size)
-                }, check: { _ in Int64(try realm.objects("Dog").countObjects()) })
-            })]
+                    return PreparedRun(
+                        run: {
+                            try runtime.call(insert)
+                            return Int64(size)
+                        }, check: { _ in Int64(try realm.objects("Dog").countObjects()) })
+                },
+                raw: { size in
+                    let realm = try Realm(
+                        configuration: Fixtures.configuration(
+                            try Fixtures.freshEmptyRealm(context, name), schema: BenchSchema.schema()))
+                    return PreparedRun(
+                        run: {
+                            try realm.write {
+                                let results = try realm.objects("Dog")
+                                for dog in values.prefix(size) { try results.append(dog.realmValue) }
+                            }
+                            return Int64(size)
+                        }, check: { _ in Int64(try realm.objects("Dog").countObjects()) })
+                })
+        ]
     }
 }
 
@@ -87,34 +95,40 @@ struct LuaMigration: Workload {
             c.schemaVersion = 1
             return c
         }
-        return [Comparison(
-            name: name, target: target, baseline: "Swift migration", size: n, warmUpSize: nil,
-            ours: { size in
-                let url = try freshCopy()
-                let runtime = try RealmLuaRuntime(userName: "bench", folder: context.folder, defaultConfiguration: configuration(url))
-                try runtime.execute("""
-                    local c = Realm.Configuration.defaultConfiguration
-                    c.migrationBlock = function(migration, oldSchemaVersion)
-                      migration:enumerateObjects("Dog", function(old, new) new.favoriteTreat = "bone" end)
-                    end
-                    Realm.Configuration.defaultConfiguration = c
-                    """, chunkName: "=lua_migration")
-                let config = runtime.swiftDefaultConfiguration
-                return PreparedRun(run: {
-                    // The configuration holds the runtime weakly: keep it alive for the run.
-                    let report = try withExtendedLifetime(runtime) { try Realm.performMigration(for: config) }
-                    return Int64(report.classes["Dog"]?.enumerated ?? 0)
+        return [
+            Comparison(
+                name: name, target: target, baseline: "Swift migration", size: n, warmUpSize: nil,
+                ours: { size in
+                    let url = try freshCopy()
+                    let runtime = try RealmLuaRuntime(
+                        userName: "bench", folder: context.folder, defaultConfiguration: configuration(url))
+                    try runtime.execute(
+                        """
+                        local c = Realm.Configuration.defaultConfiguration
+                        c.migrationBlock = function(migration, oldSchemaVersion)
+                          migration:enumerateObjects("Dog", function(old, new) new.favoriteTreat = "bone" end)
+                        end
+                        Realm.Configuration.defaultConfiguration = c
+                        """, chunkName: "=lua_migration")
+                    let config = runtime.swiftDefaultConfiguration
+                    return PreparedRun(run: {
+                        // The configuration holds the runtime weakly: keep it alive for the run.
+                        let report = try withExtendedLifetime(runtime) { try Realm.performMigration(for: config) }
+                        return Int64(report.classes["Dog"]?.enumerated ?? 0)
+                    })
+                },
+                raw: { size in
+                    var config = configuration(try freshCopy())
+                    config.migrationBlock = { migration, _ in
+                        try migration.enumerateObjects(ofType: "Dog") { _, new in
+                            try new?.setValue("bone", forKey: "favoriteTreat")
+                        }
+                    }
+                    return PreparedRun(run: {
+                        let report = try Realm.performMigration(for: config)
+                        return Int64(report.classes["Dog"]?.enumerated ?? 0)
+                    })
                 })
-            },
-            raw: { size in
-                var config = configuration(try freshCopy())
-                config.migrationBlock = { migration, _ in
-                    try migration.enumerateObjects(ofType: "Dog") { _, new in try new?.setValue("bone", forKey: "favoriteTreat") }
-                }
-                return PreparedRun(run: {
-                    let report = try Realm.performMigration(for: config)
-                    return Int64(report.classes["Dog"]?.enumerated ?? 0)
-                })
-            })]
+        ]
     }
 }

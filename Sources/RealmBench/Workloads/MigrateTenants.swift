@@ -18,9 +18,13 @@ struct MigrateTenants: Workload {
         """
 
     static func schemaV1() -> Schema {
-        Schema([ObjectSchema(className: "Note", properties: [
-            Property(name: "_id", type: .objectId, isPrimaryKey: true), Property(name: "text", type: .string),
-        ])])
+        Schema([
+            ObjectSchema(
+                className: "Note",
+                properties: [
+                    Property(name: "_id", type: .objectId, isPrimaryKey: true), Property(name: "text", type: .string),
+                ])
+        ])
     }
 
     func comparisons(_ context: BenchContext) throws -> [Comparison] {
@@ -37,32 +41,39 @@ struct MigrateTenants: Workload {
         }
         let plugins = context.folder.appendingPathComponent("tenant-plugins/tiny", isDirectory: true)
         try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
-        try MigrateTenants.pluginV2.write(to: plugins.appendingPathComponent("plugin.lua"), atomically: true, encoding: .utf8)
+        try MigrateTenants.pluginV2.write(
+            to: plugins.appendingPathComponent("plugin.lua"), atomically: true, encoding: .utf8)
         func freshData() throws -> URL {
             let data = context.freshURL("tenants").deletingPathExtension()
             try FileManager.default.copyItem(at: template, to: data)
             return data
         }
         let users = (0..<n).map { "user\($0)" }
-        return [Comparison(
-            name: name, target: target, size: n, warmUpSize: nil,
-            ours: { _ in
-                let host = try TenantHost(options: HostOptions(dataFolder: try freshData(), pluginFolders: [plugins.deletingLastPathComponent()]))
-                return PreparedRun(run: {
-                    let results = host.migrate(users: users)
-                    if let failed = results.first(where: { !$0.succeeded }) { throw WorkloadSkipped(reason: failed.error ?? "migration failed") }
-                    return Int64(results.count)
+        return [
+            Comparison(
+                name: name, target: target, size: n, warmUpSize: nil,
+                ours: { _ in
+                    let host = try TenantHost(
+                        options: HostOptions(
+                            dataFolder: try freshData(), pluginFolders: [plugins.deletingLastPathComponent()]))
+                    return PreparedRun(run: {
+                        let results = host.migrate(users: users)
+                        if let failed = results.first(where: { !$0.succeeded }) {
+                            throw WorkloadSkipped(reason: failed.error ?? "migration failed")
+                        }
+                        return Int64(results.count)
+                    })
+                },
+                raw: { _ in
+                    let data = try freshData()
+                    return PreparedRun(run: {
+                        for user in users {
+                            let db = try RawDatabase.openConfigured(data.appendingPathComponent("\(user).realm").path)
+                            try db.exec("ALTER TABLE \"class_Note\" ADD COLUMN \"tag\" TEXT DEFAULT ''")
+                        }
+                        return Int64(users.count)
+                    })
                 })
-            },
-            raw: { _ in
-                let data = try freshData()
-                return PreparedRun(run: {
-                    for user in users {
-                        let db = try RawDatabase.openConfigured(data.appendingPathComponent("\(user).realm").path)
-                        try db.exec("ALTER TABLE \"class_Note\" ADD COLUMN \"tag\" TEXT DEFAULT ''")
-                    }
-                    return Int64(users.count)
-                })
-            })]
+        ]
     }
 }

@@ -21,27 +21,29 @@ struct Open: Workload {
         // The schema text as stored: what a hand-written program would compare against.
         let expected = try Open.storedSchemaText(url.path)
         let path = url.path
-        return [Comparison(
-            name: name, target: target, size: n, warmUpSize: max(1, n / 10),
-            ours: { size in
-                PreparedRun(run: {
-                    var classes: Int64 = 0
-                    for _ in 0..<size {
-                        let realm = try Realm(configuration: config)
-                        classes += Int64(realm.schema.objectSchemas.count)
-                    }
-                    return classes
+        return [
+            Comparison(
+                name: name, target: target, size: n, warmUpSize: max(1, n / 10),
+                ours: { size in
+                    PreparedRun(run: {
+                        var classes: Int64 = 0
+                        for _ in 0..<size {
+                            let realm = try Realm(configuration: config)
+                            classes += Int64(realm.schema.objectSchemas.count)
+                        }
+                        return classes
+                    })
+                },
+                raw: { size in
+                    PreparedRun(run: {
+                        var classes: Int64 = 0
+                        for _ in 0..<size {
+                            if try Open.rawOpenAndCheck(path, expected: expected) { classes += 5 }
+                        }
+                        return classes
+                    })
                 })
-            },
-            raw: { size in
-                PreparedRun(run: {
-                    var classes: Int64 = 0
-                    for _ in 0..<size {
-                        if try Open.rawOpenAndCheck(path, expected: expected) { classes += 5 }
-                    }
-                    return classes
-                })
-            })]
+        ]
     }
 
     static func storedSchemaText(_ path: String) throws -> [UInt8] {
@@ -64,7 +66,8 @@ struct Open: Workload {
             throw RawSQLiteError(code: sqlite3_errcode(db), message: String(cString: sqlite3_errmsg(db)))
         }
         var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "SELECT value FROM _realm_meta WHERE key = 'schema'", -1, &stmt, nil) == SQLITE_OK else {
+        guard sqlite3_prepare_v2(db, "SELECT value FROM _realm_meta WHERE key = 'schema'", -1, &stmt, nil) == SQLITE_OK
+        else {
             throw RawSQLiteError(code: sqlite3_errcode(db), message: String(cString: sqlite3_errmsg(db)))
         }
         defer { sqlite3_finalize(stmt) }

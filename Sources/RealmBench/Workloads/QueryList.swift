@@ -21,11 +21,13 @@ struct QueryList: Workload {
     func comparisons(_ context: BenchContext) throws -> [Comparison] {
         try QuerySupport.probe(context, className: "Person", query: QueryList.query)
         let people = context.scaled(100_000)
-        return [QuerySupport.comparison(
-            name: name, target: target, size: people,
-            url: try Fixtures.people(context, people: people, dogsEach: 10),
-            schema: BenchSchema.schema(), className: "Person", query: QueryList.query,
-            countSQL: "SELECT count(*) FROM \"class_Person\" AS p \(QueryList.whereSQL)",
-            keysSQL: "SELECT p.\"_key\" FROM \"class_Person\" AS p \(QueryList.whereSQL) ORDER BY p.\"_key\"")]
+        return [
+            QuerySupport.comparison(
+                name: name, target: target, size: people,
+                url: try Fixtures.people(context, people: people, dogsEach: 10),
+                schema: BenchSchema.schema(), className: "Person", query: QueryList.query,
+                countSQL: "SELECT count(*) FROM \"class_Person\" AS p \(QueryList.whereSQL)",
+                keysSQL: "SELECT p.\"_key\" FROM \"class_Person\" AS p \(QueryList.whereSQL) ORDER BY p.\"_key\"")
+        ]
     }
 }

@@ -23,8 +23,10 @@ enum QuerySupport {
     /// Results the keys of every match (subscripting materialises the key list, in key order).
     /// Raw: `countSQL`, then `keysSQL` (ordered by `_key`, as Results are) collected into an array.
     /// Both checksums combine the count, the number of keys and the last key.
-    static func comparison(name: String, target: Double, size: Int, url: URL, schema: Schema,
-                           className: String, query: String, countSQL: String, keysSQL: String) -> Comparison {
+    static func comparison(
+        name: String, target: Double, size: Int, url: URL, schema: Schema,
+        className: String, query: String, countSQL: String, keysSQL: String
+    ) -> Comparison {
         Comparison(
             name: name, target: target, size: size, warmUpSize: size,
             ours: { _ in

@@ -60,11 +60,16 @@ public class ManagedCollection {
     /// Live Results over the objects of a collection of links.
     func linkResults() throws -> Results {
         guard property.type == .object, let target = property.objectClassName, let ownerKey = owner.objectKey else {
-            throw RealmError(.invalidValue, "Only collections of objects can be queried; '\(owner.className).\(property.name)' holds '\(property.type.rawValue)' values.")
+            throw RealmError(
+                .invalidValue,
+                "Only collections of objects can be queried; '\(owner.className).\(property.name)' holds '\(property.type.rawValue)' values."
+            )
         }
         let info = try realm.classInfo(target)
         let table = try realm.classInfo(owner.className).quotedStorage(property)
-        return Results(realm: realm, info: info, source: .collection(table: table, ownerKey: ownerKey, ordered: property.collection == .list), owner: owner)
+        return Results(
+            realm: realm, info: info,
+            source: .collection(table: table, ownerKey: ownerKey, ordered: property.collection == .list), owner: owner)
     }
 }
 

@@ -16,7 +16,9 @@ struct RealmCollectionStorage {
     }
 
     init(realm: Realm, owner: DynamicObject, property: Property) throws {
-        guard let (_, info, key) = owner.managed else { throw RealmError(.internalError, "collection of an unmanaged object") }
+        guard let (_, info, key) = owner.managed else {
+            throw RealmError(.internalError, "collection of an unmanaged object")
+        }
         self.init(realm: realm, ownerInfo: info, ownerKey: key, property: property)
     }
 
@@ -35,7 +37,8 @@ struct RealmCollectionStorage {
     }
 
     func element(_ statement: Statement, at column: Int32) throws -> RealmValue {
-        try realm.rows.decodeStored(statement.value(at: column), tag: isMixed ? statement.value(at: column + 1) : nil, property: property)
+        try realm.rows.decodeStored(
+            statement.value(at: column), tag: isMixed ? statement.value(at: column + 1) : nil, property: property)
     }
 
     // MARK: Reading
@@ -46,7 +49,9 @@ struct RealmCollectionStorage {
 
     func allValues() throws -> [RealmValue] {
         var out = [RealmValue]()
-        try realm.connection.forEachRow("SELECT \(valueColumns) FROM \(table) WHERE owner = ? ORDER BY \(order)", [owner]) {
+        try realm.connection.forEachRow(
+            "SELECT \(valueColumns) FROM \(table) WHERE owner = ? ORDER BY \(order)", [owner]
+        ) {
             out.append(try element($0, at: 0))
         }
         return out
@@ -54,7 +59,9 @@ struct RealmCollectionStorage {
 
     func allEntries() throws -> [String: RealmValue] {
         var out = [String: RealmValue]()
-        try realm.connection.forEachRow("SELECT key, \(valueColumns) FROM \(table) WHERE owner = ? ORDER BY key", [owner]) {
+        try realm.connection.forEachRow(
+            "SELECT key, \(valueColumns) FROM \(table) WHERE owner = ? ORDER BY key", [owner]
+        ) {
             out[$0.string(at: 0)] = try element($0, at: 1)
         }
         return out
@@ -67,7 +74,9 @@ struct RealmCollectionStorage {
     /// The row id and position of the element at `index` (list order).
     func row(at index: Int) throws -> (row: Int64, pos: Int64, value: RealmValue) {
         guard index >= 0 else { throw outOfRange(index) }
-        let statement = try realm.connection.cached("SELECT \"_row\", \(order == "\"_row\"" ? "\"_row\"" : "pos"), \(valueColumns) FROM \(table) WHERE owner = ? ORDER BY \(order) LIMIT 1 OFFSET ?")
+        let statement = try realm.connection.cached(
+            "SELECT \"_row\", \(order == "\"_row\"" ? "\"_row\"" : "pos"), \(valueColumns) FROM \(table) WHERE owner = ? ORDER BY \(order) LIMIT 1 OFFSET ?"
+        )
         try statement.bind([owner, .integer(Int64(index))])
         defer { statement.reset() }
         guard try statement.step() else { throw outOfRange(index) }
@@ -86,12 +95,18 @@ struct RealmCollectionStorage {
         if property.type == .object {
             guard let target = property.objectClassName else { return [.null] }
             if value.isNull && property.collection != .map {
-                throw RealmError(.invalidValue, "A list or set of '\(target)' cannot hold nil (property '\(ownerInfo.className).\(property.name)').")
+                throw RealmError(
+                    .invalidValue,
+                    "A list or set of '\(target)' cannot hold nil (property '\(ownerInfo.className).\(property.name)')."
+                )
             }
-            return [try realm.rows.linkKey(value, target: target, policy: policy, mode: mode).map { .integer($0) } ?? .null]
+            return [
+                try realm.rows.linkKey(value, target: target, policy: policy, mode: mode).map { .integer($0) } ?? .null
+            ]
         }
-        let (stored, tag) = try realm.rows.encodeForStorage(value, property: Property(name: property.name, type: property.type, isOptional: property.isOptional),
-                                                       info: ownerInfo, policy: policy, mode: mode)
+        let (stored, tag) = try realm.rows.encodeForStorage(
+            value, property: Property(name: property.name, type: property.type, isOptional: property.isOptional),
+            info: ownerInfo, policy: policy, mode: mode)
         return isMixed ? [stored, tag] : [stored]
     }
 
@@ -112,11 +127,14 @@ struct RealmCollectionStorage {
         let encoded = try encode(value, policy: policy, mode: mode)
         switch property.collection {
         case .list:
-            try realm.connection.run("INSERT INTO \(table) (owner, pos, \(valueColumns)) VALUES (?, (SELECT coalesce(max(pos) + 1, 0) FROM \(table) WHERE owner = ?), \(isMixed ? "?, ?" : "?"))",
-                                     [owner, owner] + encoded)
+            try realm.connection.run(
+                "INSERT INTO \(table) (owner, pos, \(valueColumns)) VALUES (?, (SELECT coalesce(max(pos) + 1, 0) FROM \(table) WHERE owner = ?), \(isMixed ? "?, ?" : "?"))",
+                [owner, owner] + encoded)
         case .set:
             if try contains(encoded: encoded) { return }
-            try realm.connection.run("INSERT INTO \(table) (owner, \(valueColumns)) VALUES (?, \(isMixed ? "?, ?" : "?"))", [owner] + encoded)
+            try realm.connection.run(
+                "INSERT INTO \(table) (owner, \(valueColumns)) VALUES (?, \(isMixed ? "?, ?" : "?"))", [owner] + encoded
+            )
         case .map, .none:
             throw RealmError(.invalidValue, "Use a key to add to the map '\(ownerInfo.className).\(property.name)'.")
         }
@@ -125,19 +143,26 @@ struct RealmCollectionStorage {
 
     func insert(_ value: RealmValue, at index: Int) throws {
         let n = try count()
-        guard index >= 0, index <= n else { throw RealmError(.indexOutOfRange, "Index \(index) is out of bounds (must be less than or equal to \(n)).") }
+        guard index >= 0, index <= n else {
+            throw RealmError(.indexOutOfRange, "Index \(index) is out of bounds (must be less than or equal to \(n)).")
+        }
         if index == n { return try append(value) }
         let target = try row(at: index)
         let encoded = try encode(value, policy: .error, mode: .add)
-        try realm.connection.run("UPDATE \(table) SET pos = pos + 1 WHERE owner = ? AND pos >= ?", [owner, .integer(target.pos)])
-        try realm.connection.run("INSERT INTO \(table) (owner, pos, \(valueColumns)) VALUES (?, ?, \(isMixed ? "?, ?" : "?"))", [owner, .integer(target.pos)] + encoded)
+        try realm.connection.run(
+            "UPDATE \(table) SET pos = pos + 1 WHERE owner = ? AND pos >= ?", [owner, .integer(target.pos)])
+        try realm.connection.run(
+            "INSERT INTO \(table) (owner, pos, \(valueColumns)) VALUES (?, ?, \(isMixed ? "?, ?" : "?"))",
+            [owner, .integer(target.pos)] + encoded)
         recordChange()
     }
 
     func set(_ value: RealmValue, at index: Int) throws {
         let target = try row(at: index)
         let encoded = try encode(value, policy: .error, mode: .add)
-        try realm.connection.run("UPDATE \(table) SET \(isMixed ? "value = ?, value__t = ?" : "value = ?") WHERE \"_row\" = ?", encoded + [.integer(target.row)])
+        try realm.connection.run(
+            "UPDATE \(table) SET \(isMixed ? "value = ?, value__t = ?" : "value = ?") WHERE \"_row\" = ?",
+            encoded + [.integer(target.row)])
         // Only after the element points at the new value: deleting the replaced embedded object
         // removes every element that still holds it, which would otherwise be this one.
         try deleteOwnedObject(target.value)
@@ -165,10 +190,12 @@ struct RealmCollectionStorage {
             pos = (try realm.connection.scalarInt("SELECT max(pos) + 1 FROM \(table) WHERE owner = ?", [owner])) ?? 0
         } else {
             pos = try row(at: to).pos
-            try realm.connection.run("UPDATE \(table) SET pos = pos + 1 WHERE owner = ? AND pos >= ?", [owner, .integer(pos)])
+            try realm.connection.run(
+                "UPDATE \(table) SET pos = pos + 1 WHERE owner = ? AND pos >= ?", [owner, .integer(pos)])
         }
-        try realm.connection.run("INSERT INTO \(table) (\"_row\", owner, pos, \(valueColumns)) SELECT ?, ?, ?, \(isMixed ? "?, ?" : "?")",
-                                 [.integer(moving.row), owner, .integer(pos)] + (try encodeExisting(moving.value)))
+        try realm.connection.run(
+            "INSERT INTO \(table) (\"_row\", owner, pos, \(valueColumns)) SELECT ?, ?, ?, \(isMixed ? "?, ?" : "?")",
+            [.integer(moving.row), owner, .integer(pos)] + (try encodeExisting(moving.value)))
         recordChange()
     }
 
@@ -193,11 +220,16 @@ struct RealmCollectionStorage {
         case (_, .null):
             break
         case (.map, .dictionary(let entries)):
-            for (k, v) in entries.sorted(by: { $0.key < $1.key }) { try setValue(v, forKey: k, policy: policy, mode: mode, record: false) }
+            for (k, v) in entries.sorted(by: { $0.key < $1.key }) {
+                try setValue(v, forKey: k, policy: policy, mode: mode, record: false)
+            }
         case (.list, .list(let items)), (.set, .list(let items)):
             for item in items { try append(item, policy: policy, mode: mode, record: false) }
         default:
-            throw RealmError(.invalidValue, "Invalid value '\(value)' for '\(property.typeString)' property '\(ownerInfo.className).\(property.name)'.")
+            throw RealmError(
+                .invalidValue,
+                "Invalid value '\(value)' for '\(property.typeString)' property '\(ownerInfo.className).\(property.name)'."
+            )
         }
         if record { recordChange() }
     }
@@ -205,8 +237,10 @@ struct RealmCollectionStorage {
     // MARK: Sets
 
     func contains(encoded: [SQLiteValue]) throws -> Bool {
-        let sql = isMixed ? "SELECT 1 FROM \(table) WHERE owner = ? AND value IS ? AND value__t IS ? LIMIT 1"
-                          : "SELECT 1 FROM \(table) WHERE owner = ? AND value IS ? LIMIT 1"
+        let sql =
+            isMixed
+            ? "SELECT 1 FROM \(table) WHERE owner = ? AND value IS ? AND value__t IS ? LIMIT 1"
+            : "SELECT 1 FROM \(table) WHERE owner = ? AND value IS ? LIMIT 1"
         return try realm.connection.scalar(sql, [owner] + encoded) != nil
     }
 
@@ -228,8 +262,10 @@ struct RealmCollectionStorage {
             guard let e = try? encode(value, policy: .error, mode: .add) else { return }
             encoded = e
         }
-        let sql = isMixed ? "DELETE FROM \(table) WHERE owner = ? AND value IS ? AND value__t IS ?"
-                          : "DELETE FROM \(table) WHERE owner = ? AND value IS ?"
+        let sql =
+            isMixed
+            ? "DELETE FROM \(table) WHERE owner = ? AND value IS ? AND value__t IS ?"
+            : "DELETE FROM \(table) WHERE owner = ? AND value IS ?"
         try realm.connection.run(sql, [owner] + encoded)
         if realm.connection.changes > 0 { recordChange() }
     }
@@ -244,14 +280,21 @@ struct RealmCollectionStorage {
         return try element(statement, at: 0)
     }
 
-    func setValue(_ value: RealmValue, forKey key: String, policy: UpdatePolicy = .error, mode: LinkMode = .add, record: Bool = true) throws {
+    func setValue(
+        _ value: RealmValue, forKey key: String, policy: UpdatePolicy = .error, mode: LinkMode = .add,
+        record: Bool = true
+    ) throws {
         guard !key.isEmpty, !key.contains("."), !key.hasPrefix("$") else {
-            throw RealmError(.invalidValue, "Invalid key '\(key)' for the map '\(ownerInfo.className).\(property.name)': keys must not be empty, contain '.' or start with '$'.")
+            throw RealmError(
+                .invalidValue,
+                "Invalid key '\(key)' for the map '\(ownerInfo.className).\(property.name)': keys must not be empty, contain '.' or start with '$'."
+            )
         }
         if let old = try self.value(forKey: key) { try deleteOwnedObject(old) }
         let encoded = try encode(value, policy: policy, mode: mode)
-        try realm.connection.run("INSERT INTO \(table) (owner, key, \(valueColumns)) VALUES (?, ?, \(isMixed ? "?, ?" : "?")) ON CONFLICT(owner, key) DO UPDATE SET \(isMixed ? "value = excluded.value, value__t = excluded.value__t" : "value = excluded.value")",
-                                 [owner, .text(key)] + encoded)
+        try realm.connection.run(
+            "INSERT INTO \(table) (owner, key, \(valueColumns)) VALUES (?, ?, \(isMixed ? "?, ?" : "?")) ON CONFLICT(owner, key) DO UPDATE SET \(isMixed ? "value = excluded.value, value__t = excluded.value__t" : "value = excluded.value")",
+            [owner, .text(key)] + encoded)
         if record { recordChange() }
     }
 

@@ -32,7 +32,9 @@ public final class Results: Sequence {
     public var objectSchema: ObjectSchema { info.objectSchema }
     public var isFrozen: Bool { realm.isFrozen }
 
-    private func derived(predicate: (String, [SQLiteValue])? = nil, descriptors extra: [QueryDescriptor] = []) -> Results {
+    private func derived(predicate: (String, [SQLiteValue])? = nil, descriptors extra: [QueryDescriptor] = [])
+        -> Results
+    {
         let r = Results(realm: realm, info: info, source: source, owner: owner)
         r.predicates = predicates + (predicate.map { [$0] } ?? [])
         r.descriptors = descriptors + extra
@@ -50,7 +52,9 @@ public final class Results: Sequence {
     }
 
     public func filter(_ query: String, arguments: [RealmValue]) throws -> Results {
-        let compiled = try QueryLanguage.compile(query, arguments: arguments, objectSchema: info.objectSchema, schema: realm.schema) { [realm] object in
+        let compiled = try QueryLanguage.compile(
+            query, arguments: arguments, objectSchema: info.objectSchema, schema: realm.schema
+        ) { [realm] object in
             guard let key = object.objectKey, let objectRealm = object.realm, objectRealm.isSameFile(as: realm) else {
                 throw RealmError(.query, "Objects used as query arguments must be managed by this realm.")
             }
@@ -92,7 +96,7 @@ public final class Results: Sequence {
         case .table:
             from = "FROM \(info.quotedTable) AS t0"
             order = ["t0.\"_key\""]
-        case let .collection(table, ownerKey, ordered):
+        case .collection(let table, let ownerKey, let ordered):
             if let owner, try owner.checkInvalidated() { throw RealmError.invalidated }
             from = "FROM \(table) AS c0 JOIN \(info.quotedTable) AS t0 ON t0.\"_key\" = c0.value"
             conditions.append("c0.owner = ?")
@@ -118,9 +122,15 @@ public final class Results: Sequence {
         if !needsPipeline {
             var ordering = b.order
             for case .sort(let keys) in descriptors {
-                ordering = try keys.map { "\(try KeyPathSQL.scalar($0.keyPath, in: info, realm: realm, clause: "sort")) \($0.ascending ? "ASC" : "DESC")" } + ordering
+                ordering =
+                    try keys.map {
+                        "\(try KeyPathSQL.scalar($0.keyPath, in: info, realm: realm, clause: "sort")) \($0.ascending ? "ASC" : "DESC")"
+                    } + ordering
             }
-            return ("SELECT \(columns) \(b.from) WHERE \(b.whereSQL) ORDER BY \(ordering.joined(separator: ", "))", b.bindings)
+            return (
+                "SELECT \(columns) \(b.from) WHERE \(b.whereSQL) ORDER BY \(ordering.joined(separator: ", "))",
+                b.bindings
+            )
         }
         // General form: project the natural order and every key once, then apply each clause in order.
         var keyColumns = [String: String]()
@@ -157,7 +167,10 @@ public final class Results: Sequence {
         if selected == "k" {
             return ("SELECT k FROM (\(sql)) ORDER BY \(ordering.joined(separator: ", "))", b.bindings)
         }
-        return ("SELECT \(selected) FROM (\(sql)) AS p JOIN \(info.quotedTable) AS t0 ON t0.\"_key\" = p.k ORDER BY \(ordering.map { "p." + $0 }.joined(separator: ", "))", b.bindings)
+        return (
+            "SELECT \(selected) FROM (\(sql)) AS p JOIN \(info.quotedTable) AS t0 ON t0.\"_key\" = p.k ORDER BY \(ordering.map { "p." + $0 }.joined(separator: ", "))",
+            b.bindings
+        )
     }
 
     /// The keys of the answer, in order (cached while the realm is unchanged).
@@ -275,7 +288,10 @@ public final class Results: Sequence {
         let p = try info.property(name)
         let numeric: Set<PropertyType> = [.int, .float, .double, .decimal128, .mixed]
         guard p.collection == .none, numeric.contains(p.type) || (allowDates && p.type == .date) else {
-            throw RealmError(.invalidProperty, "Cannot compute \(what) of '\(className).\(name)': only int, float, double, decimal128\(allowDates ? ", date" : "") and mixed properties can be aggregated.")
+            throw RealmError(
+                .invalidProperty,
+                "Cannot compute \(what) of '\(className).\(name)': only int, float, double, decimal128\(allowDates ? ", date" : "") and mixed properties can be aggregated."
+            )
         }
         return p
     }
@@ -285,10 +301,13 @@ public final class Results: Sequence {
         let expression = p.type == .decimal128 ? "CAST(\(column) AS REAL)" : column
         if needsPipeline {
             let (sql, bindings) = try selectSQL(columns: "t0.\"_key\"")
-            return try realm.connection.scalar("SELECT \(function)(\(expression)) FROM \(info.quotedTable) AS t0 WHERE t0.\"_key\" IN (\(sql))", bindings)
+            return try realm.connection.scalar(
+                "SELECT \(function)(\(expression)) FROM \(info.quotedTable) AS t0 WHERE t0.\"_key\" IN (\(sql))",
+                bindings)
         }
         let b = try base()
-        return try realm.connection.scalar("SELECT \(function)(\(expression)) \(b.from) WHERE \(b.whereSQL)", b.bindings)
+        return try realm.connection.scalar(
+            "SELECT \(function)(\(expression)) \(b.from) WHERE \(b.whereSQL)", b.bindings)
     }
 
     private func decodeAggregate(_ v: SQLiteValue?, _ p: Property) -> RealmValue? {
@@ -325,7 +344,9 @@ public final class Results: Sequence {
     private func extremeDecimal(_ name: String, by isBetter: (Decimal128, Decimal128) -> Bool) throws -> RealmValue? {
         var best: Decimal128?
         try forEach { object in
-            if case .decimal128(let d) = try object.value(forKey: name), best.map({ isBetter(d, $0) }) ?? true { best = d }
+            if case .decimal128(let d) = try object.value(forKey: name), best.map({ isBetter(d, $0) }) ?? true {
+                best = d
+            }
         }
         return best.map { .decimal128($0) }
     }
@@ -353,7 +374,12 @@ public final class Results: Sequence {
         if p.type == .decimal128 {
             var total = Decimal(0)
             var count = 0
-            try forEach { if case .decimal128(let d) = try $0.value(forKey: name) { total += d.value; count += 1 } }
+            try forEach {
+                if case .decimal128(let d) = try $0.value(forKey: name) {
+                    total += d.value
+                    count += 1
+                }
+            }
             return count == 0 ? nil : .decimal128(Decimal128(total / Decimal(count)))
         }
         guard case .real(let d)? = try aggregate("avg", p) else { return nil }

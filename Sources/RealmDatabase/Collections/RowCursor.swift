@@ -31,14 +31,15 @@ final class RowCursor {
     func value(forKey name: String, row: Int) throws -> RealmValue? {
         guard row == self.row, realm.localStamp == stamp else { return nil }
         let slot = try info.slotSummary(name)
-        guard slot.position >= 0 else { return nil } // a collection or backlink
+        guard slot.position >= 0 else { return nil }  // a collection or backlink
         // Column 0 is the key; the row's columns follow.
         let column = Int32(slot.position + 1)
         switch slot.type {
         case .object, .mixed:
             // Links become objects, which the realm resolves.
-            return try realm.rows.decodeStored(statement.value(at: column), tag: slot.type == .mixed ? statement.value(at: column + 1) : nil,
-                                          type: slot.type, objectClassName: info.slot(at: slot.index).objectClassName)
+            return try realm.rows.decodeStored(
+                statement.value(at: column), tag: slot.type == .mixed ? statement.value(at: column + 1) : nil,
+                type: slot.type, objectClassName: info.slot(at: slot.index).objectClassName)
         default:
             return ValueCoding.decode(StatementColumn(handle: handle, column: column), as: slot.type)
         }

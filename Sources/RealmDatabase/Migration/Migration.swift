@@ -25,32 +25,42 @@ public final class Migration {
         self.newSchema = newSchema
         self.realm = realm
         var infos = [String: ClassInfo]()
-        for objectSchema in oldSchema.objectSchemas { infos[objectSchema.className] = ClassInfo(objectSchema, readOnlyView: true) }
+        for objectSchema in oldSchema.objectSchemas {
+            infos[objectSchema.className] = ClassInfo(objectSchema, readOnlyView: true)
+        }
         oldInfos = infos
     }
 
     /// Calls `block` for every object of a class: with the old and the new object when the class
     /// is in both schemas, with nil for `newObject` when the class was removed, and with nil for
     /// `oldObject` when it is new (then for the objects created so far).
-    public func enumerateObjects(ofType className: String, _ block: (_ oldObject: DynamicObject?, _ newObject: DynamicObject?) throws -> Void) throws {
+    public func enumerateObjects(
+        ofType className: String, _ block: (_ oldObject: DynamicObject?, _ newObject: DynamicObject?) throws -> Void
+    ) throws {
         let oldInfo = oldInfos[className]
         let newInfo = newSchema[className] != nil ? try realm.classInfo(className) : nil
         guard let info = oldInfo ?? newInfo else {
-            throw RealmError(.migration, "Cannot enumerate objects of type '\(className)': it is in neither the old nor the new schema.")
+            throw RealmError(
+                .migration,
+                "Cannot enumerate objects of type '\(className)': it is in neither the old nor the new schema.")
         }
         if droppedClasses.contains(className) { return }
         // Walk the keys in batches, below the largest key at the start: objects created during the
         // walk are not old objects, and memory stays flat however many objects there are.
         let table = info.quotedTable
         guard let maxKey = try realm.connection.scalarInt("SELECT max(\"_key\") FROM \(table)") else { return }
-        let total = Int(try realm.connection.scalarInt("SELECT count(*) FROM \(table) WHERE \"_key\" <= ?", [.integer(maxKey)]) ?? 0)
+        let total = Int(
+            try realm.connection.scalarInt("SELECT count(*) FROM \(table) WHERE \"_key\" <= ?", [.integer(maxKey)]) ?? 0
+        )
         let progress = realm.configuration.migrationProgress
         var done = 0
         var after: Int64 = Int64.min
         while true {
             var batch = [Int64]()
-            try realm.connection.forEachRow("SELECT \"_key\" FROM \(table) WHERE \"_key\" > ? AND \"_key\" <= ? ORDER BY \"_key\" LIMIT 1000",
-                                            [.integer(after), .integer(maxKey)]) { batch.append($0.int64(at: 0)) }
+            try realm.connection.forEachRow(
+                "SELECT \"_key\" FROM \(table) WHERE \"_key\" > ? AND \"_key\" <= ? ORDER BY \"_key\" LIMIT 1000",
+                [.integer(after), .integer(maxKey)]
+            ) { batch.append($0.int64(at: 0)) }
             guard let last = batch.last else { break }
             after = last
             for key in batch where deletedKeys[className]?.contains(key) != true {
@@ -75,7 +85,9 @@ public final class Migration {
 
     /// Deletes an object of the new schema.
     public func delete(_ object: DynamicObject) throws {
-        guard let (_, info, key) = object.managed else { throw RealmError(.migration, "Can only delete a managed object in a migration.") }
+        guard let (_, info, key) = object.managed else {
+            throw RealmError(.migration, "Can only delete a managed object in a migration.")
+        }
         let target = try realm.classInfo(info.className)
         try realm.rows.deleteObject(target, key: key)
         deletedKeys[info.className, default: []].insert(key)
@@ -89,7 +101,9 @@ public final class Migration {
         if newSchema[className] != nil {
             let info = try realm.classInfo(className)
             var keys = [Int64]()
-            try realm.connection.forEachRow("SELECT \"_key\" FROM \(info.quotedTable)", cache: false) { keys.append($0.int64(at: 0)) }
+            try realm.connection.forEachRow("SELECT \"_key\" FROM \(info.quotedTable)", cache: false) {
+                keys.append($0.int64(at: 0))
+            }
             for key in keys { try realm.rows.deleteObject(info, key: key) }
             deletedKeys[className, default: []].formUnion(keys)
         } else if let objectSchema = oldSchema[className] {
@@ -110,10 +124,15 @@ public final class Migration {
             throw RealmError(.migration, "Cannot rename properties for type '\(className)' because it does not exist.")
         }
         guard let newClass = newSchema[className] else {
-            throw RealmError(.migration, "Cannot rename properties for type '\(className)' because it has been removed from the Realm.")
+            throw RealmError(
+                .migration,
+                "Cannot rename properties for type '\(className)' because it has been removed from the Realm.")
         }
         if newClass[oldName] != nil {
-            throw RealmError(.migration, "Cannot rename property '\(className).\(oldName)' to '\(newName)' because the source property still exists.")
+            throw RealmError(
+                .migration,
+                "Cannot rename property '\(className).\(oldName)' to '\(newName)' because the source property still exists."
+            )
         }
         guard let oldProperty = oldClass[oldName], oldProperty.isPersisted, oldInfo.storage[oldName] != nil else {
             throw RealmError(.migration, "Cannot rename property '\(className).\(oldName)' because it does not exist.")
@@ -121,11 +140,19 @@ public final class Migration {
         guard let newProperty = newClass[newName] else {
             throw RealmError(.migration, "Renamed property '\(className).\(newName)' does not exist.")
         }
-        if oldProperty.type != newProperty.type || oldProperty.collection != newProperty.collection || oldProperty.objectClassName != newProperty.objectClassName {
-            throw RealmError(.migration, "Cannot rename property '\(className).\(oldName)' to '\(newName)' because it would change from type '\(oldProperty.realmTypeName)' to '\(newProperty.realmTypeName)'.")
+        if oldProperty.type != newProperty.type || oldProperty.collection != newProperty.collection
+            || oldProperty.objectClassName != newProperty.objectClassName
+        {
+            throw RealmError(
+                .migration,
+                "Cannot rename property '\(className).\(oldName)' to '\(newName)' because it would change from type '\(oldProperty.realmTypeName)' to '\(newProperty.realmTypeName)'."
+            )
         }
         if oldProperty.isOptional && !newProperty.isOptional {
-            throw RealmError(.migration, "Cannot rename property '\(className).\(oldName)' to '\(newName)' because it would change from optional to required.")
+            throw RealmError(
+                .migration,
+                "Cannot rename property '\(className).\(oldName)' to '\(newName)' because it would change from optional to required."
+            )
         }
         let newInfo = try realm.classInfo(className)
         let from = oldInfo.storage[oldName] ?? oldName
@@ -139,8 +166,11 @@ public final class Migration {
             try realm.connection.execute("DROP INDEX IF EXISTS \(q(StorageLayout.indexName(className, oldName)))")
             try realm.connection.execute("ALTER TABLE \(newInfo.quotedTable) DROP COLUMN \(q(to))")
             if newProperty.type == .mixed {
-                try realm.connection.execute("ALTER TABLE \(newInfo.quotedTable) DROP COLUMN \(q(StorageLayout.typeTagColumn(to)))")
-                try realm.connection.execute("ALTER TABLE \(newInfo.quotedTable) RENAME COLUMN \(q(StorageLayout.typeTagColumn(from))) TO \(q(StorageLayout.typeTagColumn(to)))")
+                try realm.connection.execute(
+                    "ALTER TABLE \(newInfo.quotedTable) DROP COLUMN \(q(StorageLayout.typeTagColumn(to)))")
+                try realm.connection.execute(
+                    "ALTER TABLE \(newInfo.quotedTable) RENAME COLUMN \(q(StorageLayout.typeTagColumn(from))) TO \(q(StorageLayout.typeTagColumn(to)))"
+                )
             }
             try realm.connection.execute("ALTER TABLE \(newInfo.quotedTable) RENAME COLUMN \(q(from)) TO \(q(to))")
         }

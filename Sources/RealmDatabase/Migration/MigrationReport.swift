@@ -18,7 +18,9 @@ public struct MigrationReport: Equatable, Sendable {
     public var dryRun: Bool
     public var classes: [String: ClassCounts] = [:]
 
-    public init(fromVersion: UInt64, toVersion: UInt64, migrated: Bool, dryRun: Bool, classes: [String: ClassCounts] = [:]) {
+    public init(
+        fromVersion: UInt64, toVersion: UInt64, migrated: Bool, dryRun: Bool, classes: [String: ClassCounts] = [:]
+    ) {
         self.fromVersion = fromVersion
         self.toVersion = toVersion
         self.migrated = migrated
@@ -39,7 +41,9 @@ extension Realm {
     /// (RealmSwift's `performMigration(for:)`). With `dryRun`, the migration runs and is then
     /// rolled back: the report says what it would do, and the file is left as it was.
     @discardableResult
-    public static func performMigration(for configuration: Configuration, dryRun: Bool = false) throws -> MigrationReport {
+    public static func performMigration(for configuration: Configuration, dryRun: Bool = false) throws
+        -> MigrationReport
+    {
         var opener = RealmOpener(configuration: configuration)
         opener.dryRun = dryRun
         let opened = try opener.open()
@@ -48,7 +52,8 @@ extension Realm {
             if dryRun { opened.connection.rollback() } else { try opened.connection.commit() }
         }
         let version = try MetaTable(opened.connection).schemaVersion()
-        return opened.report ?? MigrationReport(fromVersion: version, toVersion: version, migrated: false, dryRun: dryRun)
+        return opened.report
+            ?? MigrationReport(fromVersion: version, toVersion: version, migrated: false, dryRun: dryRun)
     }
 }
 

@@ -37,9 +37,10 @@ struct MigrationRunner {
 
     /// A realm in the new schema sharing this connection and its open transaction.
     private func makeMigrationRealm() -> Realm {
-        let realm = Realm(configuration: configuration, connection: connection, schema: newSchema,
-                          fileSchema: fileSchema, coordinator: FileCoordinator(location: location + "#migration"),
-                          frozenVersion: nil, ownsConnection: false)
+        let realm = Realm(
+            configuration: configuration, connection: connection, schema: newSchema,
+            fileSchema: fileSchema, coordinator: FileCoordinator(location: location + "#migration"),
+            frozenVersion: nil, ownsConnection: false)
         realm.transaction = ChangeSet()
         realm.transaction?.countsModificationsOnly = true
         realm.rows.isMigrating = true
@@ -58,9 +59,11 @@ struct MigrationRunner {
             try dropIndexes(of: info.table)
             for p in newClass.persistedProperties {
                 if let old = oldClass[p.name], old.isPersisted {
-                    if old.type != p.type || old.collection != p.collection || old.objectClassName != p.objectClassName {
+                    if old.type != p.type || old.collection != p.collection || old.objectClassName != p.objectClassName
+                    {
                         // Changed type: the new values go to a temporary place until the block has run.
-                        let temporary = (p.isCollection ? StorageLayout.collectionTable(newClass.className, p) : p.name)
+                        let temporary =
+                            (p.isCollection ? StorageLayout.collectionTable(newClass.className, p) : p.name)
                             + "__new"
                         info.storage[p.name] = temporary
                         try addStorage(p, realm: realm, info: info)
@@ -78,7 +81,8 @@ struct MigrationRunner {
     private func reconcileStorage(_ realm: Realm, migration: Migration) throws {
         for newClass in newSchema.objectSchemas {
             guard let oldClass = oldSchema[newClass.className],
-                  !migration.droppedClasses.contains(newClass.className) else { continue }
+                !migration.droppedClasses.contains(newClass.className)
+            else { continue }
             let info = try realm.classInfo(newClass.className)
             let renamedAway = Set(migration.renamed[newClass.className]?.keys.map { $0 } ?? [])
             for old in oldClass.persistedProperties where !renamedAway.contains(old.name) {
@@ -103,8 +107,9 @@ struct MigrationRunner {
         try dropStorage(old, info: oldInfo)
         let temporary = info.storage[new.name] ?? new.name
         if new.isCollection {
-            try renameCollectionTable(connection, from: temporary, to: final, className: newClass.className,
-                                      property: new)
+            try renameCollectionTable(
+                connection, from: temporary, to: final, className: newClass.className,
+                property: new)
         } else {
             try connection.execute("ALTER TABLE \(info.quotedTable) RENAME COLUMN \(q(temporary)) TO \(q(final))")
             if new.type == .mixed {
@@ -117,8 +122,10 @@ struct MigrationRunner {
     }
 
     /// Required now: nils take the type's default.
-    private func fillNullsOfNowRequired(_ newClass: ObjectSchema, oldClass: ObjectSchema, info: ClassInfo,
-                                        realm: Realm) throws {
+    private func fillNullsOfNowRequired(
+        _ newClass: ObjectSchema, oldClass: ObjectSchema, info: ClassInfo,
+        realm: Realm
+    ) throws {
         for p in newClass.persistedProperties where !p.isCollection && !p.isOptional && p.type != .mixed {
             if let old = oldClass[p.name], old.isOptional, old.type == p.type {
                 try fillNulls(p, info: info, realm: realm)
@@ -134,11 +141,14 @@ struct MigrationRunner {
             let info = try realm.classInfo(newClass.className)
             for p in newClass.persistedProperties where !p.isCollection {
                 if p.isPrimaryKey {
-                    let sql = "SELECT count(*) FROM (SELECT 1 FROM \(info.quotedTable) GROUP BY \(q(p.name)) "
+                    let sql =
+                        "SELECT count(*) FROM (SELECT 1 FROM \(info.quotedTable) GROUP BY \(q(p.name)) "
                         + "HAVING count(*) > 1)"
                     if try connection.scalarInt(sql) ?? 0 > 0 {
-                        throw RealmError(.migration, "Primary key property '\(newClass.className).\(p.name)' has "
-                                         + "duplicate values after migration.")
+                        throw RealmError(
+                            .migration,
+                            "Primary key property '\(newClass.className).\(p.name)' has "
+                                + "duplicate values after migration.")
                     }
                 }
                 if let sql = StorageLayout.indexSQL(newClass.className, p) { try connection.execute(sql) }
@@ -155,8 +165,9 @@ struct MigrationRunner {
     }
 
     private func makeReport(_ realm: Realm, migration: Migration) -> MigrationReport {
-        var report = MigrationReport(fromVersion: oldVersion, toVersion: configuration.schemaVersion, migrated: true,
-                                     dryRun: false)
+        var report = MigrationReport(
+            fromVersion: oldVersion, toVersion: configuration.schemaVersion, migrated: true,
+            dryRun: false)
         for (className, count) in migration.enumeratedCounts {
             report.classes[className, default: .init()].enumerated = count
         }
@@ -172,7 +183,10 @@ struct MigrationRunner {
 
     private func dropIndexes(of table: String) throws {
         var names = [String]()
-        try connection.forEachRow("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", [.text(table)], cache: false) {
+        try connection.forEachRow(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", [.text(table)],
+            cache: false
+        ) {
             names.append($0.string(at: 0))
         }
         for name in names { try connection.execute("DROP INDEX \(StorageLayout.quote(name))") }
@@ -182,11 +196,18 @@ struct MigrationRunner {
     private func addStorage(_ p: Property, realm: Realm, info: ClassInfo) throws {
         let name = info.storage[p.name] ?? p.name
         if p.isCollection {
-            let renamed = Property(name: p.name, type: p.type, objectClassName: p.objectClassName, isOptional: p.isOptional, collection: p.collection)
+            let renamed = Property(
+                name: p.name, type: p.type, objectClassName: p.objectClassName, isOptional: p.isOptional,
+                collection: p.collection)
             for sql in StorageLayout.createCollectionSQL(info.className, renamed) {
                 // Unquoted prefix: the index names are `idx_<table>` and `idx_<table>_value`.
-                try connection.execute(sql.replacingOccurrences(of: StorageLayout.quote(StorageLayout.collectionTable(info.className, p)), with: StorageLayout.quote(name))
-                    .replacingOccurrences(of: "idx_" + StorageLayout.collectionTable(info.className, p), with: "idx_" + name))
+                try connection.execute(
+                    sql.replacingOccurrences(
+                        of: StorageLayout.quote(StorageLayout.collectionTable(info.className, p)),
+                        with: StorageLayout.quote(name)
+                    )
+                    .replacingOccurrences(
+                        of: "idx_" + StorageLayout.collectionTable(info.className, p), with: "idx_" + name))
             }
             return
         }
@@ -196,19 +217,28 @@ struct MigrationRunner {
         var (stored, tag) = (SQLiteValue.null, SQLiteValue.null)
         // A fresh objectId/uuid has no column default: the column starts NULL and is filled below.
         if p.type != .object && !fresh {
-            (stored, tag) = try realm.rows.encodeForStorage(defaultValue, property: p, info: info, policy: .error, mode: .copy)
+            (stored, tag) = try realm.rows.encodeForStorage(
+                defaultValue, property: p, info: info, policy: .error, mode: .copy)
         }
-        try connection.execute("ALTER TABLE \(info.quotedTable) ADD COLUMN \(q(name)) \(StorageLayout.declaredType(p.type)) DEFAULT \(sqlLiteral(stored))")
+        try connection.execute(
+            "ALTER TABLE \(info.quotedTable) ADD COLUMN \(q(name)) \(StorageLayout.declaredType(p.type)) DEFAULT \(sqlLiteral(stored))"
+        )
         if p.type == .mixed {
-            try connection.execute("ALTER TABLE \(info.quotedTable) ADD COLUMN \(q(StorageLayout.typeTagColumn(name))) INTEGER DEFAULT \(sqlLiteral(tag))")
+            try connection.execute(
+                "ALTER TABLE \(info.quotedTable) ADD COLUMN \(q(StorageLayout.typeTagColumn(name))) INTEGER DEFAULT \(sqlLiteral(tag))"
+            )
         }
         if fresh {
             // Each object gets a value of its own, as a new object would.
             var keys = [Int64]()
-            try connection.forEachRow("SELECT \"_key\" FROM \(info.quotedTable)", cache: false) { keys.append($0.int64(at: 0)) }
+            try connection.forEachRow("SELECT \"_key\" FROM \(info.quotedTable)", cache: false) {
+                keys.append($0.int64(at: 0))
+            }
             for key in keys {
-                let (v, _) = try realm.rows.encodeForStorage(realm.rows.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
-                try connection.run("UPDATE \(info.quotedTable) SET \(q(name)) = ? WHERE \"_key\" = ?", [v, .integer(key)])
+                let (v, _) = try realm.rows.encodeForStorage(
+                    realm.rows.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
+                try connection.run(
+                    "UPDATE \(info.quotedTable) SET \(q(name)) = ? WHERE \"_key\" = ?", [v, .integer(key)])
             }
         }
     }
@@ -220,30 +250,43 @@ struct MigrationRunner {
             try connection.execute("DROP TABLE IF EXISTS \(q(name))")
         } else {
             try connection.execute("ALTER TABLE \(info.quotedTable) DROP COLUMN \(q(name))")
-            if p.type == .mixed { try connection.execute("ALTER TABLE \(info.quotedTable) DROP COLUMN \(q(StorageLayout.typeTagColumn(name)))") }
+            if p.type == .mixed {
+                try connection.execute(
+                    "ALTER TABLE \(info.quotedTable) DROP COLUMN \(q(StorageLayout.typeTagColumn(name)))")
+            }
         }
     }
 
     private func fillNulls(_ p: Property, info: ClassInfo, realm: Realm) throws {
-        let (stored, _) = try realm.rows.encodeForStorage(realm.rows.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
-        try connection.run("UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \(info.quotedStorage(p)) IS NULL", [stored])
+        let (stored, _) = try realm.rows.encodeForStorage(
+            realm.rows.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
+        try connection.run(
+            "UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \(info.quotedStorage(p)) IS NULL",
+            [stored])
     }
 }
 
 /// Renames a collection's side table to `to`, the storage of `property`. SQLite keeps index names
 /// through a table rename, and index names are global: the old ones would collide with a table
 /// created under the old name by a later migration. So the indexes are rebuilt under `to`'s names.
-func renameCollectionTable(_ connection: SQLiteConnection, from: String, to: String, className: String, property: Property) throws {
+func renameCollectionTable(
+    _ connection: SQLiteConnection, from: String, to: String, className: String, property: Property
+) throws {
     let q = StorageLayout.quote
     var indexes = [String]()
-    try connection.forEachRow("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", [.text(from)], cache: false) {
+    try connection.forEachRow(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", [.text(from)],
+        cache: false
+    ) {
         indexes.append($0.string(at: 0))
     }
     for name in indexes { try connection.execute("DROP INDEX \(q(name))") }
     try connection.execute("ALTER TABLE \(q(from)) RENAME TO \(q(to))")
     let final = StorageLayout.collectionTable(className, property)
     for sql in StorageLayout.createCollectionSQL(className, property).dropFirst() {
-        try connection.execute(sql.replacingOccurrences(of: q(final), with: q(to)).replacingOccurrences(of: "idx_" + final, with: "idx_" + to))
+        try connection.execute(
+            sql.replacingOccurrences(of: q(final), with: q(to)).replacingOccurrences(
+                of: "idx_" + final, with: "idx_" + to))
     }
 }
 

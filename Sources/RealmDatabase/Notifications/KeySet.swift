@@ -25,7 +25,8 @@ public struct KeySet: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral, C
 
     /// The index of the first run whose upper bound is at least `key`.
     private func firstRun(notBelow key: Int64) -> Int {
-        var low = 0, high = runs.count
+        var low = 0
+        var high = runs.count
         while low < high {
             let mid = (low + high) / 2
             if runs[mid].upperBound < key { low = mid + 1 } else { high = mid }
@@ -104,7 +105,8 @@ public struct KeySet: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral, C
 
     // Equal sets may be held differently (runs or scattered keys): compare the keys themselves.
     public static func == (a: KeySet, b: KeySet) -> Bool {
-        a.count == b.count && (a.scattered.isEmpty && b.scattered.isEmpty ? a.runs == b.runs : a.sortedKeys() == b.sortedKeys())
+        a.count == b.count
+            && (a.scattered.isEmpty && b.scattered.isEmpty ? a.runs == b.runs : a.sortedKeys() == b.sortedKeys())
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -118,7 +120,10 @@ public struct KeySet: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral, C
         while let first = keys.first {
             var last = first
             keys = keys.dropFirst()
-            while keys.first == last + 1 { last += 1; keys = keys.dropFirst() }
+            while keys.first == last + 1 {
+                last += 1
+                keys = keys.dropFirst()
+            }
             parts.append(first == last ? "\(first)" : "\(first)...\(last)")
         }
         return "[" + parts.joined(separator: ", ") + "]"

@@ -53,7 +53,8 @@ final class ResultsObserver {
     var lastKeys: [Int64]
     let keyPaths: Set<String>?
     let block: (RealmCollectionChange) -> Void
-    init(results: Results, lastKeys: [Int64], keyPaths: Set<String>?, block: @escaping (RealmCollectionChange) -> Void) {
+    init(results: Results, lastKeys: [Int64], keyPaths: Set<String>?, block: @escaping (RealmCollectionChange) -> Void)
+    {
         self.results = results
         self.lastKeys = lastKeys
         self.keyPaths = keyPaths
@@ -67,7 +68,10 @@ final class ObjectObserver {
     let key: Int64
     let keyPaths: Set<String>?
     let block: (ObjectChange) -> Void
-    init(object: DynamicObject, className: String, key: Int64, keyPaths: Set<String>?, block: @escaping (ObjectChange) -> Void) {
+    init(
+        object: DynamicObject, className: String, key: Int64, keyPaths: Set<String>?,
+        block: @escaping (ObjectChange) -> Void
+    ) {
         self.object = object
         self.className = className
         self.key = key
@@ -85,7 +89,10 @@ struct NotifierRegistry {
     /// Class → key → property → value before the current write changed it.
     var oldValues: [String: [Int64: [String: RealmValue]]] = [:]
 
-    mutating func makeID() -> Int { defer { nextID += 1 }; return nextID }
+    mutating func makeID() -> Int {
+        defer { nextID += 1 }
+        return nextID
+    }
 
     mutating func remove(_ id: Int) {
         realmObservers[id] = nil
@@ -98,7 +105,9 @@ struct NotifierRegistry {
     }
 
     mutating func rememberOldValue(_ className: String, _ key: Int64, _ property: String, _ value: RealmValue) {
-        if oldValues[className]?[key]?[property] == nil { oldValues[className, default: [:]][key, default: [:]][property] = value }
+        if oldValues[className]?[key]?[property] == nil {
+            oldValues[className, default: [:]][key, default: [:]][property] = value
+        }
     }
 
     var isEmpty: Bool { realmObservers.isEmpty && resultsObservers.isEmpty && objectObservers.isEmpty }
@@ -115,7 +124,10 @@ extension Realm {
 
     /// Merges the commits' changes and calls the observers they concern.
     func deliverNotifications(for changeSets: [ChangeSet]) {
-        guard !notifiers.isEmpty else { notifiers.oldValues = [:]; return }
+        guard !notifiers.isEmpty else {
+            notifiers.oldValues = [:]
+            return
+        }
         var merged = ChangeSet()
         for set in changeSets {
             merged.isOpaque = merged.isOpaque || set.isOpaque
@@ -131,7 +143,8 @@ extension Realm {
         let oldValues = notifiers.oldValues
         notifiers.oldValues = [:]
 
-        for (id, block) in notifiers.realmObservers.sorted(by: { $0.key < $1.key }) where notifiers.realmObservers[id] != nil {
+        for (id, block) in notifiers.realmObservers.sorted(by: { $0.key < $1.key })
+        where notifiers.realmObservers[id] != nil {
             block(.didChange, self)
         }
         for id in notifiers.resultsObservers.keys.sorted() {
@@ -190,15 +203,19 @@ extension Realm {
             }
         }
         guard !deletions.isEmpty || !insertions.isEmpty || !modifications.isEmpty else { return }
-        observer.block(.update(observer.results, deletions: deletions.sorted(), insertions: insertions.sorted(), modifications: modifications.sorted()))
+        observer.block(
+            .update(
+                observer.results, deletions: deletions.sorted(), insertions: insertions.sorted(),
+                modifications: modifications.sorted()))
     }
 
     /// The positions in `values` of one longest strictly increasing subsequence (patience sorting).
     static func longestIncreasingRun(_ values: [Int]) -> Set<Int> {
-        var tails = [Int]()          // tails[k]: position of the smallest tail of a run of length k + 1
+        var tails = [Int]()  // tails[k]: position of the smallest tail of a run of length k + 1
         var previous = [Int](repeating: -1, count: values.count)
         for (i, v) in values.enumerated() {
-            var lo = 0, hi = tails.count
+            var lo = 0
+            var hi = tails.count
             while lo < hi {
                 let mid = (lo + hi) / 2
                 if values[tails[mid]] < v { lo = mid + 1 } else { hi = mid }
@@ -208,7 +225,10 @@ extension Realm {
         }
         var run = Set<Int>()
         var i = tails.last ?? -1
-        while i >= 0 { run.insert(i); i = previous[i] }
+        while i >= 0 {
+            run.insert(i)
+            i = previous[i]
+        }
         return run
     }
 }
@@ -216,12 +236,19 @@ extension Realm {
 extension Results {
     /// Calls `block` with `.initial` now, then with `.update` after each commit that changes these
     /// results. `keyPaths` limits which property changes count as modifications.
-    public func observe(keyPaths: [String]? = nil, _ block: @escaping (RealmCollectionChange) -> Void) throws -> NotificationToken {
-        if realm.isFrozen { throw RealmError(.notifications, "Notifications are not available on frozen collections since they do not change.") }
+    public func observe(keyPaths: [String]? = nil, _ block: @escaping (RealmCollectionChange) -> Void) throws
+        -> NotificationToken
+    {
+        if realm.isFrozen {
+            throw RealmError(
+                .notifications, "Notifications are not available on frozen collections since they do not change.")
+        }
         if realm.isInWriteTransaction { throw RealmError.observeInWrite }
         let keys = try self.keys()
         let id = realm.notifiers.makeID()
-        realm.notifiers.resultsObservers[id] = ResultsObserver(results: self, lastKeys: keys, keyPaths: keyPaths.map { Set($0.map { String($0.split(separator: ".").first ?? "") }) }, block: block)
+        realm.notifiers.resultsObservers[id] = ResultsObserver(
+            results: self, lastKeys: keys,
+            keyPaths: keyPaths.map { Set($0.map { String($0.split(separator: ".").first ?? "") }) }, block: block)
         block(.initial(self))
         return NotificationToken(realm: realm, id: id)
     }
@@ -229,7 +256,9 @@ extension Results {
 
 extension DynamicObject {
     /// Calls `block` after each commit that changes (or deletes) this object.
-    public func observe(keyPaths: [String]? = nil, _ block: @escaping (ObjectChange) -> Void) throws -> NotificationToken {
+    public func observe(keyPaths: [String]? = nil, _ block: @escaping (ObjectChange) -> Void) throws
+        -> NotificationToken
+    {
         guard let (realm, info, key) = managed else {
             throw RealmError(.notifications, "Only objects which are managed by a Realm support change notifications")
         }
@@ -237,15 +266,18 @@ extension DynamicObject {
         if realm.isInWriteTransaction { throw RealmError.observeInWrite }
         _ = try loadRow()
         let id = realm.notifiers.makeID()
-        realm.notifiers.objectObservers[id] = ObjectObserver(object: self, className: info.className, key: key,
-                                                             keyPaths: keyPaths.map(Set.init), block: block)
+        realm.notifiers.objectObservers[id] = ObjectObserver(
+            object: self, className: info.className, key: key,
+            keyPaths: keyPaths.map(Set.init), block: block)
         return NotificationToken(realm: realm, id: id)
     }
 }
 
 extension ManagedCollection {
     /// Observes the objects of a collection of links, as Results.
-    public func observe(keyPaths: [String]? = nil, _ block: @escaping (RealmCollectionChange) -> Void) throws -> NotificationToken {
+    public func observe(keyPaths: [String]? = nil, _ block: @escaping (RealmCollectionChange) -> Void) throws
+        -> NotificationToken
+    {
         try linkResults().observe(keyPaths: keyPaths, block)
     }
 }

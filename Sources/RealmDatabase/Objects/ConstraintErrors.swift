@@ -19,22 +19,30 @@ enum ConstraintErrors {
             if let pk = info.primaryKeyProperty, columns == [pk.name] {
                 return primaryKeyExists(className, primaryKeyValue)
             }
-            return RealmError(.uniqueConstraint, "Cannot write object of type '\(className)': the value of "
-                              + "\(propertyList(className, columns)) must be unique (\(error.message)).")
+            return RealmError(
+                .uniqueConstraint,
+                "Cannot write object of type '\(className)': the value of "
+                    + "\(propertyList(className, columns)) must be unique (\(error.message)).")
         case .constraintNotNull:
-            return RealmError(.notNullConstraint, "Cannot write object of type '\(className)': "
-                              + "\(propertyList(className, columns)) must not be null (\(error.message)).")
+            return RealmError(
+                .notNullConstraint,
+                "Cannot write object of type '\(className)': "
+                    + "\(propertyList(className, columns)) must not be null (\(error.message)).")
         case .constraintCheck:
-            return RealmError(.checkConstraint, "Cannot write object of type '\(className)': a value breaks a check "
-                              + "constraint of its table (\(error.message)).")
+            return RealmError(
+                .checkConstraint,
+                "Cannot write object of type '\(className)': a value breaks a check "
+                    + "constraint of its table (\(error.message)).")
         default:
             return RealmError(.constraint, "Cannot write object of type '\(className)': \(error.message).")
         }
     }
 
     static func primaryKeyExists(_ className: String, _ value: RealmValue?) -> RealmError {
-        RealmError(.primaryKeyExists, "Attempting to create an object of type '\(className)' with an existing "
-                   + "primary key value '\(value ?? .null)'.")
+        RealmError(
+            .primaryKeyExists,
+            "Attempting to create an object of type '\(className)' with an existing "
+                + "primary key value '\(value ?? .null)'.")
     }
 
     /// The columns of `table` a message names: "… failed: t.a, t.b" → ["a", "b"].

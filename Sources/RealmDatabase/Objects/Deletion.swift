@@ -52,7 +52,8 @@ extension Realm {
     func linkingObjects(toKey key: Int64, fromClass: String, property name: String) throws -> Results {
         let origin = try classInfo(fromClass)
         let p = try origin.property(name)
-        let sql = p.isCollection
+        let sql =
+            p.isCollection
             ? "t0.\"_key\" IN (SELECT owner FROM \(origin.quotedStorage(p)) WHERE value = ?)"
             : "t0.\(origin.quotedStorage(p)) = ?"
         return try objects(fromClass).adding(sql: sql, bindings: [.integer(key)])

@@ -48,7 +48,7 @@ public final class DynamicObject: CustomStringConvertible {
     /// Makes an object handed out by `cursor` the object on the cursor's current row. Only for
     /// an object nobody else holds (`Results.forEach` checks), so no caller sees it change.
     func moveToCursorRow(key: Int64) {
-        guard let cursor, case let .managed(realm, info, _) = state else { return }
+        guard let cursor, case .managed(let realm, let info, _) = state else { return }
         state = .managed(realm: realm, info: info, key: key)
         cursorRow = cursor.row
         rowCache = nil
@@ -83,7 +83,7 @@ public final class DynamicObject: CustomStringConvertible {
     }
 
     var managed: (realm: Realm, info: ClassInfo, key: Int64)? {
-        if case let .managed(realm, info, key) = state { return (realm, info, key) }
+        if case .managed(let realm, let info, let key) = state { return (realm, info, key) }
         return nil
     }
 
@@ -92,8 +92,10 @@ public final class DynamicObject: CustomStringConvertible {
     /// `RealmDiagnostics`, not taken for a deletion; `checkInvalidated()` throws it instead.
     public var isInvalidated: Bool {
         guard let managed else { return false }
-        return reportingErrors("checking whether \(managed.info.className) object \(managed.key) was deleted",
-                               neutral: false) { try checkInvalidated() }
+        return reportingErrors(
+            "checking whether \(managed.info.className) object \(managed.key) was deleted",
+            neutral: false
+        ) { try checkInvalidated() }
     }
 
     /// Whether the object has been deleted, or the error that kept it from being checked.
@@ -117,7 +119,9 @@ public final class DynamicObject: CustomStringConvertible {
 
     /// The row, loaded if the cache is stale; throws when the object no longer exists.
     func loadRow() throws -> [SQLiteValue] {
-        guard let (realm, info, key) = managed else { throw RealmError(.internalError, "loadRow on an unmanaged object") }
+        guard let (realm, info, key) = managed else {
+            throw RealmError(.internalError, "loadRow on an unmanaged object")
+        }
         let stamp = realm.readStamp()
         if let rowCache, rowCacheStamp == stamp { return rowCache }
         guard let row = try realm.rows.fetchRow(info, key: key) else {
@@ -143,13 +147,14 @@ public final class DynamicObject: CustomStringConvertible {
         switch state {
         case .unmanaged(_, let values):
             return values[name] ?? .null
-        case let .managed(realm, info, _):
+        case .managed(let realm, let info, _):
             let slot = try info.slot(name)
             if let position = slot.position {
                 // The common case, a non-collection property: read it from the row.
                 let row = try loadRow()
-                return try realm.rows.decodeStored(row[position], tag: slot.type == .mixed ? row[position + 1] : nil,
-                                              type: slot.type, objectClassName: slot.objectClassName)
+                return try realm.rows.decodeStored(
+                    row[position], tag: slot.type == .mixed ? row[position + 1] : nil,
+                    type: slot.type, objectClassName: slot.objectClassName)
             }
             let property = slot.property
             switch (property.type, property.collection) {
@@ -158,7 +163,8 @@ public final class DynamicObject: CustomStringConvertible {
             case (_, .list), (_, .set):
                 return .list(try RealmCollectionStorage(realm: realm, owner: self, property: property).allValues())
             case (_, .map):
-                return .dictionary(try RealmCollectionStorage(realm: realm, owner: self, property: property).allEntries())
+                return .dictionary(
+                    try RealmCollectionStorage(realm: realm, owner: self, property: property).allEntries())
             default:
                 let row = try loadRow()
                 return try realm.rows.readValue(info, property: property, row: row)
@@ -172,16 +178,20 @@ public final class DynamicObject: CustomStringConvertible {
         case .unmanaged(let className, var values):
             values[name] = value
             state = .unmanaged(className: className, values: values)
-        case let .managed(realm, info, key):
+        case .managed(let realm, let info, let key):
             if realm.isFrozen { throw RealmError.frozenObjectWrite }
             let body = {
                 try realm.checkWritable()
                 if info.isReadOnlyView {
-                    throw RealmError(.migration, "Cannot modify '\(info.className).\(name)' of the old object in a migration: the old object is read-only.")
+                    throw RealmError(
+                        .migration,
+                        "Cannot modify '\(info.className).\(name)' of the old object in a migration: the old object is read-only."
+                    )
                 }
                 _ = try self.loadRow()
                 let property = try info.property(name)
-                try realm.rows.setProperty(info, key: key, property: property, value: value, policy: .all, compare: false)
+                try realm.rows.setProperty(
+                    info, key: key, property: property, value: value, policy: .all, compare: false)
                 self.dropRowCache()
             }
             if mode == .implicit { try realm.writeImplicitly(body) } else { try body() }
@@ -212,7 +222,9 @@ public final class DynamicObject: CustomStringConvertible {
             throw RealmError(.invalidValue, "Linking objects are only available on managed objects.")
         }
         let property = try info.property(name)
-        guard property.type == .linkingObjects, let origin = property.objectClassName, let via = property.linkOriginPropertyName else {
+        guard property.type == .linkingObjects, let origin = property.objectClassName,
+            let via = property.linkOriginPropertyName
+        else {
             throw RealmError(.invalidProperty, "Property '\(info.className).\(name)' is not a linkingObjects property.")
         }
         return try realm.linkingObjects(toKey: key, fromClass: origin, property: via)
@@ -220,7 +232,9 @@ public final class DynamicObject: CustomStringConvertible {
 
     private func collectionProperty(_ name: String, _ kind: CollectionKind) throws -> (Realm, Property) {
         guard let (realm, info, _) = managed else {
-            throw RealmError(.invalidValue, "Live collections are only available on managed objects; read the value with value(forKey:).")
+            throw RealmError(
+                .invalidValue,
+                "Live collections are only available on managed objects; read the value with value(forKey:).")
         }
         let property = try info.property(name)
         guard property.collection == kind else {
@@ -236,7 +250,9 @@ public final class DynamicObject: CustomStringConvertible {
         case .unmanaged(_, let values): return values
         case .managed(_, let info, _):
             var out = [String: RealmValue]()
-            for p in info.objectSchema.properties where p.type != .linkingObjects { out[p.name] = try value(forKey: p.name) }
+            for p in info.objectSchema.properties where p.type != .linkingObjects {
+                out[p.name] = try value(forKey: p.name)
+            }
             return out
         }
     }
@@ -244,10 +260,13 @@ public final class DynamicObject: CustomStringConvertible {
     public var description: String {
         switch state {
         case .unmanaged(let c, let values):
-            return "\(c) (unmanaged) {" + values.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: "; ") + "}"
-        case let .managed(_, info, key):
+            return "\(c) (unmanaged) {"
+                + values.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: "; ") + "}"
+        case .managed(_, let info, let key):
             guard (try? loadRow()) != nil else { return "\(info.className) (invalidated)" }
-            if let pk = info.objectSchema.primaryKey, let v = try? value(forKey: pk) { return "\(info.className)(\(pk) = \(v))" }
+            if let pk = info.objectSchema.primaryKey, let v = try? value(forKey: pk) {
+                return "\(info.className)(\(pk) = \(v))"
+            }
             return "\(info.className)(key \(key))"
         }
     }
@@ -265,7 +284,9 @@ public final class DynamicObject: CustomStringConvertible {
 
     /// The live counterpart of a frozen object; nil if it has been deleted since.
     public func thaw() throws -> DynamicObject? {
-        guard let (realm, info, key) = managed else { throw RealmError(.invalidValue, "Unmanaged objects cannot be thawed.") }
+        guard let (realm, info, key) = managed else {
+            throw RealmError(.invalidValue, "Unmanaged objects cannot be thawed.")
+        }
         if !realm.isFrozen { return self }
         let live = try realm.thaw()
         let object = DynamicObject(realm: live, info: try live.classInfo(info.className), key: key)

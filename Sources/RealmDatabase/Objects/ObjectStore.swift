@@ -61,13 +61,19 @@ extension Realm {
     /// object with the same primary key is updated instead; properties missing from the value keep
     /// their values then, and take their defaults on a new object.
     @discardableResult
-    public func create(_ className: String, value: RealmValue = [:], update: UpdatePolicy = .error) throws -> DynamicObject {
+    public func create(_ className: String, value: RealmValue = [:], update: UpdatePolicy = .error) throws
+        -> DynamicObject
+    {
         try checkWritable()
         let info = try classInfo(className)
         if info.objectSchema.isEmbedded {
-            throw RealmError(.invalidClass, "Embedded objects cannot be created directly: '\(className)' is embedded; assign it to a property of its parent.")
+            throw RealmError(
+                .invalidClass,
+                "Embedded objects cannot be created directly: '\(className)' is embedded; assign it to a property of its parent."
+            )
         }
-        let key = try rows.createOrUpdate(info, values: try rows.valuesByName(value, info: info), policy: update, mode: .copy)
+        let key = try rows.createOrUpdate(
+            info, values: try rows.valuesByName(value, info: info), policy: update, mode: .copy)
         return DynamicObject(realm: self, info: info, key: key)
     }
 }

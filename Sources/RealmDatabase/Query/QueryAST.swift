@@ -32,7 +32,9 @@ enum QueryCompareOp: String {
 }
 
 enum QueryQuantifier: String {
-    case any = "ANY", all = "ALL", noneOf = "NONE"
+    case any = "ANY"
+    case all = "ALL"
+    case noneOf = "NONE"
 }
 
 struct QueryStringOptions: Equatable {
@@ -115,7 +117,10 @@ enum QueryIndex: Equatable {
 }
 
 enum QueryAggregate: String {
-    case sum = "@sum", avg = "@avg", min = "@min", max = "@max"
+    case sum = "@sum"
+    case avg = "@avg"
+    case min = "@min"
+    case max = "@max"
 }
 
 struct QueryKeyPath {
@@ -128,7 +133,10 @@ struct QueryKeyPath {
 }
 
 enum QueryArithmeticOp: String {
-    case add = "+", subtract = "-", multiply = "*", divide = "/"
+    case add = "+"
+    case subtract = "-"
+    case multiply = "*"
+    case divide = "/"
 }
 
 indirect enum QueryExpression {

@@ -153,7 +153,8 @@ extension QueryTranslator {
         guard case .list(let items, nil, _, _) = try operand(r), items.count == 2 else {
             throw fail(r.offset, "BETWEEN needs a list of two values: {low, high}")
         }
-        let lo = items[0], hi = items[1]
+        let lo = items[0]
+        let hi = items[1]
         func range(_ x: QueryOperand) throws -> QueryCondition {
             .and([
                 try compare(x, .greaterEqual, .constant(lo), QueryStringOptions(), offset: offset),
@@ -191,13 +192,13 @@ extension QueryTranslator {
     ) throws -> QueryCondition {
         if op.isStringOperator { return try stringOperator(lhs, op, rhs, options, offset: offset) }
         switch (lhs, rhs) {
-        case let (.constant(a), .constant(b)):
+        case (.constant(let a), .constant(let b)):
             return try constantComparison(a, op, b, options, offset: offset)
-        case let (.scalar(s), .constant(c)):
+        case (.scalar(let s), .constant(let c)):
             return try scalarConstant(s, op, c, options, offset: offset)
-        case let (.constant(c), .scalar(s)):
+        case (.constant(let c), .scalar(let s)):
             return try scalarConstant(s, op.swapped, c, options, offset: offset)
-        case let (.scalar(a), .scalar(b)):
+        case (.scalar(let a), .scalar(let b)):
             return try scalarScalar(a, op, b, options, offset: offset)
         default:
             throw fail(offset, "unsupported comparison")
@@ -242,7 +243,8 @@ extension QueryTranslator {
             return .constant(op == .notEqual ? !result : result)
         }
         if a.isNaN || b.isNaN { return .constant(op == .notEqual) }
-        let (va, ta) = a.tagged, (vb, tb) = b.tagged
+        let (va, ta) = a.tagged
+        let (vb, tb) = b.tagged
         let r = QueryRuntime.compare(va, tag: ta, vb, tag: tb)
         switch op {
         case .equal: return .constant(r == 0)
@@ -562,7 +564,8 @@ extension QueryTranslator {
         }
         try checkOrdering(op, a.type, offset: offset)
         try checkOrdering(op, b.type, offset: offset)
-        let ca = a.type.category, cb = b.type.category
+        let ca = a.type.category
+        let cb = b.type.category
         if ca == .typeName || cb == .typeName {
             guard ca == cb else { throw mismatch(a.type.name, b.type.name, offset: offset) }
             return .atom(op == .equal ? "\(a.sql) = \(b.sql)" : "\(a.sql) <> \(b.sql)", depth: depth)
@@ -631,15 +634,15 @@ extension QueryTranslator {
         let code = opCode(op)
         let call = "realm_strop(\(code), \(flags), "
         switch (lhs, rhs) {
-        case let (.constant(a), .constant(b)):
+        case (.constant(let a), .constant(let b)):
             return .constant(
                 QueryRuntime.stringOp(code, flags: flags, haystack: a.stringOperand, needle: b.stringOperand))
-        case let (.scalar(s), .constant(c)):
+        case (.scalar(let s), .constant(let c)):
             return scalarStringConstant(s, op, c, flags: flags, code: code)
-        case let (.constant(c), .scalar(s)):
+        case (.constant(let c), .scalar(let s)):
             let hay = Self.sqlValue(c.stringOperand)
             return .atom("\(raw: call)\(SQLFragment.param(hay)), \(s.sql)) = 1", depth: s.depth + 2)
-        case let (.scalar(a), .scalar(b)):
+        case (.scalar(let a), .scalar(let b)):
             return .atom("\(raw: call)\(a.sql), \(b.sql)) = 1", depth: max(a.depth, b.depth) + 2)
         default:
             throw fail(offset, "unsupported string comparison")

@@ -138,8 +138,10 @@ enum QueryRuntime {
 
     /// `*` matches any run of characters, `?` exactly one; anchored at both ends.
     static func like(_ text: [Unicode.Scalar], _ pattern: [Unicode.Scalar]) -> Bool {
-        var t = 0, p = 0
-        var starP = -1, starT = 0
+        var t = 0
+        var p = 0
+        var starP = -1
+        var starT = 0
         while t < text.count {
             if p < pattern.count && (pattern[p] == "?" || (pattern[p] != "*" && pattern[p] == text[t])) {
                 t += 1
@@ -186,17 +188,17 @@ enum QueryRuntime {
 
     static func compareNumbers(_ a: Number, _ b: Number) -> Int64 {
         switch (a, b) {
-        case let (.int(x), .int(y)): return x == y ? 0 : (x < y ? -1 : 1)
-        case let (.int(x), .double(y)): return compareIntDouble(x, y)
-        case let (.double(x), .int(y)): return negated(compareIntDouble(y, x))
-        case let (.double(x), .double(y)):
+        case (.int(let x), .int(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.int(let x), .double(let y)): return compareIntDouble(x, y)
+        case (.double(let x), .int(let y)): return negated(compareIntDouble(y, x))
+        case (.double(let x), .double(let y)):
             if x.isNaN || y.isNaN { return unordered }
             return x == y ? 0 : (x < y ? -1 : 1)
-        case let (.decimal(x), .decimal(y)): return compareDecimals(x, y)
-        case let (.decimal(x), .int(y)): return compareDecimals(x, Decimal128(y))
-        case let (.int(x), .decimal(y)): return compareDecimals(Decimal128(x), y)
-        case let (.decimal(x), .double(y)): return compareDecimalDouble(x, y)
-        case let (.double(x), .decimal(y)): return negated(compareDecimalDouble(y, x))
+        case (.decimal(let x), .decimal(let y)): return compareDecimals(x, y)
+        case (.decimal(let x), .int(let y)): return compareDecimals(x, Decimal128(y))
+        case (.int(let x), .decimal(let y)): return compareDecimals(Decimal128(x), y)
+        case (.decimal(let x), .double(let y)): return compareDecimalDouble(x, y)
+        case (.double(let x), .decimal(let y)): return negated(compareDecimalDouble(y, x))
         }
     }
 
@@ -264,11 +266,12 @@ enum QueryRuntime {
         }
         guard ta == tb else { return unordered }
         switch (a, b) {
-        case let (.integer(x), .integer(y)): return x == y ? 0 : (x < y ? -1 : 1)
-        case let (.real(x), .real(y)): return x == y ? 0 : (x < y ? -1 : 1)
-        case let (.blob(x), .blob(y)): return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
-        case let (.text(x), .text(y)):
-            let xb = Array(x.utf8), yb = Array(y.utf8)
+        case (.integer(let x), .integer(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.real(let x), .real(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.blob(let x), .blob(let y)): return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
+        case (.text(let x), .text(let y)):
+            let xb = Array(x.utf8)
+            let yb = Array(y.utf8)
             return xb.lexicographicallyPrecedes(yb) ? -1 : (xb == yb ? 0 : 1)
         default: return unordered
         }
@@ -288,13 +291,13 @@ enum QueryRuntime {
     /// nothing, where SQLite would also give NULL); doubles follow IEEE (±inf).
     static func divide(_ a: SQLiteValue, _ b: SQLiteValue) -> SQLiteValue {
         switch (a, b) {
-        case let (.integer(x), .integer(y)):
+        case (.integer(let x), .integer(let y)):
             if y == 0 { return .null }
             if x == Int64.min && y == -1 { return .integer(Int64.min) }
             return .integer(x / y)
-        case let (.integer(x), .real(y)): return .real(Double(x) / y)
-        case let (.real(x), .integer(y)): return .real(x / Double(y))
-        case let (.real(x), .real(y)): return .real(x / y)
+        case (.integer(let x), .real(let y)): return .real(Double(x) / y)
+        case (.real(let x), .integer(let y)): return .real(x / Double(y))
+        case (.real(let x), .real(let y)): return .real(x / y)
         default: return .null
         }
     }

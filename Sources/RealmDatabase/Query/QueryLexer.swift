@@ -7,11 +7,27 @@ import Foundation
 /// A lexical token with its byte offset in the UTF-8 query text.
 /// Operators and punctuation (normalised: `=` is `==`, `<>` is `!=`, `=<` is `<=`, `=>` is `>=`).
 enum QuerySymbol: String {
-    case equal = "==", notEqual = "!=", less = "<", lessEqual = "<=", greater = ">", greaterEqual = ">="
-    case and = "&&", or = "||", bang = "!", plus = "+", minus = "-", star = "*", slash = "/"
-    case leftParen = "(", rightParen = ")", leftBracket = "[", rightBracket = "]"
-    case leftBrace = "{", rightBrace = "}"
-    case comma = ",", dot = "."
+    case equal = "=="
+    case notEqual = "!="
+    case less = "<"
+    case lessEqual = "<="
+    case greater = ">"
+    case greaterEqual = ">="
+    case and = "&&"
+    case or = "||"
+    case bang = "!"
+    case plus = "+"
+    case minus = "-"
+    case star = "*"
+    case slash = "/"
+    case leftParen = "("
+    case rightParen = ")"
+    case leftBracket = "["
+    case rightBracket = "]"
+    case leftBrace = "{"
+    case rightBrace = "}"
+    case comma = ","
+    case dot = "."
 }
 
 /// Words with a meaning in some position, classified once with Realm's case rules

@@ -59,10 +59,10 @@ final class QueryTranslator {
             return negated ? .and(parts) : .or(parts)
         case .not(let inner, _):
             return try predicate(inner, negated: !negated)
-        case let .compare(l, op, r, options, offset):
+        case .compare(let l, let op, let r, let options, let offset):
             let c = try comparison(l, op, r, options, offset: offset)
             return negated ? .not(c) : c
-        case let .between(l, r, offset):
+        case .between(let l, let r, let offset):
             let c = try between(l, r, offset: offset)
             return negated ? .not(c) : c
         }
@@ -72,11 +72,11 @@ final class QueryTranslator {
 
     func operand(_ e: QueryExpression) throws -> QueryOperand {
         switch e {
-        case let .literal(lit, offset, text):
+        case .literal(let lit, let offset, let text):
             return try literal(lit, offset: offset, text: text)
-        case let .argument(n, offset):
+        case .argument(let n, let offset):
             return try argument(n, offset: offset, quantifier: nil)
-        case let .quantifiedArgument(n, q, offset):
+        case .quantifiedArgument(let n, let q, let offset):
             let op = try argument(n, offset: offset, quantifier: q)
             guard case .list = op else {
                 throw fail(
@@ -86,7 +86,7 @@ final class QueryTranslator {
                 )
             }
             return op
-        case let .list(items, q, offset):
+        case .list(let items, let q, let offset):
             var constants = [QueryConstant]()
             for item in items {
                 switch try operand(item) {
@@ -96,7 +96,7 @@ final class QueryTranslator {
                 }
             }
             return .list(constants, q, offset: offset, text: "{…}")
-        case let .keyPath(path, q):
+        case .keyPath(let path, let q):
             let op = try resolve(path)
             if let q {
                 guard case .multi(let m, _) = op else {
@@ -105,9 +105,9 @@ final class QueryTranslator {
                 return .multi(m, q)
             }
             return op
-        case let .arithmetic(op, l, r, offset):
+        case .arithmetic(let op, let l, let r, let offset):
             return .scalar(try arithmetic(op, l, r, offset: offset))
-        case let .subqueryCount(path, variable, pred, offset):
+        case .subqueryCount(let path, let variable, let pred, let offset):
             return .scalar(try subqueryCount(path, variable: variable, pred, offset: offset))
         }
     }
@@ -159,7 +159,7 @@ final class QueryTranslator {
             }
             let sql: SQLFragment =
                 "(SELECT \"_key\" FROM \(raw: StorageLayout.quotedTable(className)) WHERE "
-                    + "\(raw: StorageLayout.quote(pk.name)) IS \(SQLFragment.param(value)))"
+                + "\(raw: StorageLayout.quote(pk.name)) IS \(SQLFragment.param(value)))"
             return .scalar(
                 QueryScalar(
                     sql: sql, tag: nil, type: .link(className), nullable: true, isColumn: false, text: text, depth: 3))
@@ -388,24 +388,24 @@ final class QueryTranslator {
         let following = i + 1 < elements.count ? elements[i + 1] : nil
         var next = i + 1
         switch elements[i] {
-        case let .property(name, offset):
+        case .property(let name, let offset):
             try stepProperty(&walk, name: name, offset: offset, path: path)
             walk.walked += walk.walked.isEmpty ? name : "." + name
-        case let .backlink(className, propertyName, offset):
+        case .backlink(let className, let propertyName, let offset):
             try stepBacklink(&walk, className: className, propertyName: propertyName, offset: offset, path: path)
-        case let .allBacklinks(offset):
+        case .allBacklinks(let offset):
             try stepAllBacklinks(&walk, following: following, offset: offset, path: path)
-        case let .index(index, offset):
+        case .index(let index, let offset):
             guard case .collection(let owner, let p) = walk.cursor, p.collection == .list else {
                 throw fail(offset, "an index ([FIRST], [LAST], [n]) can only follow a list property")
             }
             walk.cursor = try listElement(owner: owner, property: p, index: index, text: path.text, offset: offset)
-        case let .all(offset):
+        case .all(let offset):
             switch walk.cursor {
             case .collection, .backlinks: break
             default: throw fail(offset, "'[*]' can only follow a collection property")
             }
-        case let .key(key, offset):
+        case .key(let key, let offset):
             guard case .collection(let owner, let p) = walk.cursor, p.collection == .map else {
                 throw fail(offset, "a key ['…'] can only follow a dictionary property")
             }
@@ -414,7 +414,7 @@ final class QueryTranslator {
             if let following { throw fail(following.offset, "nothing can follow '@count' / '@size' in a key path") }
             walk.cursor = .value(try count(&walk, text: path.text, offset: offset))
             walk.emptyValue = walk.emptyValue ?? "0"
-        case let .aggregate(op, offset):
+        case .aggregate(let op, let offset):
             next = try stepAggregate(&walk, op, elements, at: i, offset: offset, path: path)
         case .keys(let offset):
             try stepMapKeys(&walk, offset: offset, path: path)
@@ -627,11 +627,11 @@ final class QueryTranslator {
         case .value(let v):
             return
                 "'\(walked.isEmpty ? v.text : walked)' is of type '\(v.type.name)' and has no property '\(name)'; only "
-                    + "links can be followed with '.'"
+                + "links can be followed with '.'"
         case .collection(let owner, let p):
             return
                 "Property '\(owner.className).\(p.name)' is a collection of '\(p.type.rawValue)' and has no property "
-                    + "'\(name)'"
+                + "'\(name)'"
         case .allBacklinks:
             return "'@links' on its own must be followed by '.@count'"
         default:
@@ -754,7 +754,7 @@ final class QueryTranslator {
         if q.collection == .none {
             return
                 "(SELECT COUNT(*) FROM \(raw: StorageLayout.quotedTable(source.className)) WHERE "
-                    + "\(raw: StorageLayout.quote(q.name)) = \(raw: target.alias).\"_key\")"
+                + "\(raw: StorageLayout.quote(q.name)) = \(raw: target.alias).\"_key\")"
         }
         return "(SELECT COUNT(*) FROM \(raw: sideTable(source, q)) WHERE value = \(raw: target.alias).\"_key\")"
     }
@@ -930,7 +930,7 @@ final class QueryTranslator {
         let condition = try predicate(pred, negated: false)
         let sql: SQLFragment =
             "(SELECT COUNT(*) FROM \(m.from) JOIN \(raw: StorageLayout.quotedTable(className)) AS \(raw: alias) ON "
-                + "\(raw: alias).\"_key\" = \(m.element.sql) WHERE \(m.correlation) AND (\(condition.sql)))"
+            + "\(raw: alias).\"_key\" = \(m.element.sql) WHERE \(m.correlation) AND (\(condition.sql)))"
         return QueryScalar(
             sql: sql, tag: nil, type: .int, nullable: false, isColumn: false,
             text: "SUBQUERY(\(path.text), \(variable), …).@count", depth: condition.depth + 8)
@@ -985,7 +985,7 @@ final class QueryTranslator {
                 return QueryScalar(
                     sql:
                         "(CASE WHEN \(tag) IN (1, 6, 7) THEN \(s.sql) WHEN \(tag) = 8 THEN CAST(\(s.sql) AS REAL) "
-                            + "END)",
+                        + "END)",
                     tag: nil, type: .double, nullable: true, isColumn: false, text: s.text, depth: s.depth + 2)
             default:
                 throw fail(offset, "Cannot apply '\(op.rawValue)' to '\(s.text)' of type '\(s.type.name)'")

@@ -13,13 +13,19 @@ extension Realm {
         /// The realm file. Setting it clears `inMemoryIdentifier`.
         public var fileURL: URL? {
             get { storedFileURL }
-            set { storedFileURL = newValue; if newValue != nil { storedInMemoryIdentifier = nil } }
+            set {
+                storedFileURL = newValue
+                if newValue != nil { storedInMemoryIdentifier = nil }
+            }
         }
 
         /// Names a realm that lives in memory while an instance of it is open. Setting it clears `fileURL`.
         public var inMemoryIdentifier: String? {
             get { storedInMemoryIdentifier }
-            set { storedInMemoryIdentifier = newValue; if newValue != nil { storedFileURL = nil } }
+            set {
+                storedInMemoryIdentifier = newValue
+                if newValue != nil { storedFileURL = nil }
+            }
         }
 
         /// The version the configured schema corresponds to.
@@ -51,10 +57,12 @@ extension Realm {
         /// Runs after every successful open (used by `rerunOnOpen` subscriptions and plugins' `onOpen`).
         public var onOpenBlock: ((Realm) throws -> Void)?
 
-        public init(fileURL: URL? = nil, inMemoryIdentifier: String? = nil, schemaVersion: UInt64 = 0,
-                    migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,
-                    readOnly: Bool = false, schema: Schema? = nil, objectTypes: [String]? = nil,
-                    maximumNumberOfActiveVersions: UInt? = nil) {
+        public init(
+            fileURL: URL? = nil, inMemoryIdentifier: String? = nil, schemaVersion: UInt64 = 0,
+            migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,
+            readOnly: Bool = false, schema: Schema? = nil, objectTypes: [String]? = nil,
+            maximumNumberOfActiveVersions: UInt? = nil
+        ) {
             self.storedFileURL = inMemoryIdentifier == nil ? (fileURL ?? Configuration.defaultFileURL) : nil
             self.storedInMemoryIdentifier = inMemoryIdentifier
             self.schemaVersion = schemaVersion

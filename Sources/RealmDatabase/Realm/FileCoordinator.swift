@@ -74,7 +74,13 @@ public struct ChangeSet: Sendable, Equatable {
 final class ChangeMailbox: Sendable {
     private let pending = Mutex<[ChangeSet]>([])
     func post(_ changes: ChangeSet) { pending.withLock { $0.append(changes) } }
-    func take() -> [ChangeSet] { pending.withLock { let all = $0; $0.removeAll(); return all } }
+    func take() -> [ChangeSet] {
+        pending.withLock {
+            let all = $0
+            $0.removeAll()
+            return all
+        }
+    }
 }
 
 /// One per file (or in-memory identifier) in the process: the mailboxes of its live instances and
@@ -130,7 +136,9 @@ final class FileCoordinator: Sendable {
     func checkActiveVersions(liveVersion: Int64, limit: UInt) throws {
         let active = state.withLock { s in s.pinnedVersions.count + (s.pinnedVersions[liveVersion] == nil ? 1 : 0) }
         if active > Int(limit) {
-            throw RealmError(.maximumActiveVersions, "Number of active versions (\(active)) in the Realm exceeded the limit of \(limit)")
+            throw RealmError(
+                .maximumActiveVersions,
+                "Number of active versions (\(active)) in the Realm exceeded the limit of \(limit)")
         }
     }
 

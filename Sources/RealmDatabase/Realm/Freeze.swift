@@ -10,7 +10,9 @@ extension Realm {
     public func freeze() throws -> Realm {
         if isFrozen { return self }
         if changeTracker.isInWrite {
-            throw RealmError(.wrongTransactionState, "Cannot freeze a Realm while it is in a write transaction: commit or cancel the write first.")
+            throw RealmError(
+                .wrongTransactionState,
+                "Cannot freeze a Realm while it is in a write transaction: commit or cancel the write first.")
         }
         let current = try fetchVersion()
         if let cached = frozenRealms[current]?.value { return cached }
@@ -27,8 +29,9 @@ extension Realm {
             pinned = try MetaTable(frozenConnection).version()
         }
         coordinator.pin(pinned)
-        let frozen = Realm(configuration: configuration, connection: frozenConnection, schema: schema,
-                           fileSchema: fileSchema, coordinator: coordinator, frozenVersion: pinned)
+        let frozen = Realm(
+            configuration: configuration, connection: frozenConnection, schema: schema,
+            fileSchema: fileSchema, coordinator: coordinator, frozenVersion: pinned)
         frozen.liveOrigin = self
         frozenRealms = frozenRealms.filter { $0.value.value != nil }
         frozenRealms[pinned] = WeakBox(frozen)

@@ -42,9 +42,10 @@ public final class Realm {
     /// Opens (creating or migrating as needed) the realm a configuration describes.
     public convenience init(configuration: Configuration) throws {
         let opened = try RealmOpener(configuration: configuration).open()
-        self.init(configuration: configuration, connection: opened.connection, schema: opened.schema,
-                  fileSchema: opened.fileSchema, coordinator: FileCoordinator.forLocation(opened.location),
-                  frozenVersion: nil)
+        self.init(
+            configuration: configuration, connection: opened.connection, schema: opened.schema,
+            fileSchema: opened.fileSchema, coordinator: FileCoordinator.forLocation(opened.location),
+            frozenVersion: nil)
         if opened.isNew {
             // The creating transaction is still open: initial data joins it, so a new file is
             // created whole or not at all.
@@ -60,12 +61,13 @@ public final class Realm {
                 if let url = configuration.fileURL {
                     connection.close()
                     let path = url.standardizedFileURL.path
-                    for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                    for suffix in ["", "-wal", "-shm", "-journal"] {
+                        try? FileManager.default.removeItem(atPath: path + suffix)
+                    }
                 }
                 throw error
             }
-        }
-        else if configuration.rerunOnOpen, let initial = configuration.initialSubscriptions, !configuration.readOnly {
+        } else if configuration.rerunOnOpen, let initial = configuration.initialSubscriptions, !configuration.readOnly {
             try subscriptions.update(initial)
         }
         if let onOpen = configuration.onOpenBlock { try onOpen(self) }
@@ -74,8 +76,10 @@ public final class Realm {
     /// False for the temporary instance a migration runs on: the opener keeps the connection.
     private let ownsConnection: Bool
 
-    init(configuration: Configuration, connection: SQLiteConnection, schema: Schema, fileSchema: Schema,
-         coordinator: FileCoordinator, frozenVersion: Int64?, ownsConnection: Bool = true) {
+    init(
+        configuration: Configuration, connection: SQLiteConnection, schema: Schema, fileSchema: Schema,
+        coordinator: FileCoordinator, frozenVersion: Int64?, ownsConnection: Bool = true
+    ) {
         self.ownsConnection = ownsConnection
         self.configuration = configuration
         self.connection = connection
@@ -92,7 +96,11 @@ public final class Realm {
     }
 
     deinit {
-        if let frozenVersion { coordinator.unpin(frozenVersion) } else { coordinator.unregister(ObjectIdentifier(self)) }
+        if let frozenVersion {
+            coordinator.unpin(frozenVersion)
+        } else {
+            coordinator.unregister(ObjectIdentifier(self))
+        }
         guard ownsConnection else { return }
         if changeTracker.isInWrite { connection.rollback() }
         connection.close()

@@ -35,16 +35,24 @@ public struct RealmError: Error, CustomStringConvertible, Equatable, Sendable {
 
     // Realm's messages, in one place.
     static let alreadyInWrite = RealmError(.wrongTransactionState, "The Realm is already in a write transaction")
-    static let notInWrite = RealmError(.wrongTransactionState, "Cannot modify managed objects outside of a write transaction.")
+    static let notInWrite = RealmError(
+        .wrongTransactionState, "Cannot modify managed objects outside of a write transaction.")
     static let notInWriteToCommit = RealmError(.wrongTransactionState, "Can't commit a non-existing write transaction")
     static let frozenRealmWrite = RealmError(.frozen, "Can't perform transactions on a frozen Realm")
-    static let frozenObjectWrite = RealmError(.frozen, "Attempting to modify a frozen object - call thaw on the Object instance first.")
-    static let frozenCollectionWrite = RealmError(.frozen, "Attempting to modify a frozen collection - call thaw on the collection first.")
+    static let frozenObjectWrite = RealmError(
+        .frozen, "Attempting to modify a frozen object - call thaw on the Object instance first.")
+    static let frozenCollectionWrite = RealmError(
+        .frozen, "Attempting to modify a frozen collection - call thaw on the collection first.")
     static let readOnlyWrite = RealmError(.readOnly, "Can't perform transactions on read-only Realms.")
-    static let alreadyManaged = RealmError(.alreadyManagedByAnotherRealm, "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+    static let alreadyManaged = RealmError(
+        .alreadyManagedByAnotherRealm,
+        "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
     static let invalidated = RealmError(.invalidatedObject, "Object has been deleted or invalidated.")
-    static let addInvalidated = RealmError(.invalidatedObject, "Adding a deleted or invalidated object to a Realm is not permitted")
+    static let addInvalidated = RealmError(
+        .invalidatedObject, "Adding a deleted or invalidated object to a Realm is not permitted")
     static let unmanagedFreeze = RealmError(.invalidValue, "Unmanaged objects cannot be frozen.")
-    static let frozenNotifications = RealmError(.notifications, "Frozen Realms do not change and do not have change notifications.")
-    static let observeInWrite = RealmError(.notifications, "Cannot register notification blocks from within write transactions.")
+    static let frozenNotifications = RealmError(
+        .notifications, "Frozen Realms do not change and do not have change notifications.")
+    static let observeInWrite = RealmError(
+        .notifications, "Cannot register notification blocks from within write transactions.")
 }

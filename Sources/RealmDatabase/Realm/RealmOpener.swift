@@ -27,10 +27,13 @@ struct RealmOpener {
     func open() throws -> Opened {
         let target = try configuration.visibleSchema()
         if let identifier = configuration.inMemoryIdentifier {
-            guard !identifier.isEmpty else { throw RealmError(.fileAccess, "An in-memory identifier must not be empty.") }
+            guard !identifier.isEmpty else {
+                throw RealmError(.fileAccess, "An in-memory identifier must not be empty.")
+            }
             let name = identifier.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "x"
-            let connection = try SQLiteConnection(path: "file:/realmhost-memory-\(name)?vfs=memdb",
-                                                  flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            let connection = try SQLiteConnection(
+                path: "file:/realmhost-memory-\(name)?vfs=memdb",
+                flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             try configure(connection, wal: false)
             return try openStorage(connection, target: target, location: "memory:\(identifier)", path: nil)
         }
@@ -41,19 +44,24 @@ struct RealmOpener {
         let folder = (path as NSString).deletingLastPathComponent
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: folder) && !configuration.readOnly
-            && folder == Realm.Configuration.defaultDataFolder.standardizedFileURL.path {
+            && folder == Realm.Configuration.defaultDataFolder.standardizedFileURL.path
+        {
             // The default data folder is the app's documents folder: it is created on first use, so
             // the default realm (and per-user files beside it) open on a fresh install. Any other
             // missing folder is an error.
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw RealmError(.fileAccess, "Unable to open a realm at path '\(path)': the folder '\(folder)' does not exist.")
+            throw RealmError(
+                .fileAccess, "Unable to open a realm at path '\(path)': the folder '\(folder)' does not exist.")
         }
         let exists = FileManager.default.fileExists(atPath: path)
         if exists { try checkFileHeader(path) }
         if configuration.readOnly && !exists {
-            throw RealmError(.fileNotFound, "Unable to open a realm at path '\(path)': the file does not exist, and a read-only realm cannot create it.")
+            throw RealmError(
+                .fileNotFound,
+                "Unable to open a realm at path '\(path)': the file does not exist, and a read-only realm cannot create it."
+            )
         }
         // The open that makes the file is the only one that may remove it when it fails: two opens
         // of a new file at once deleted the file the other one was writing (found by ReliabilityTests).
@@ -99,10 +107,14 @@ struct RealmOpener {
         // the change counter, and when no write-ahead log holds pages still to be copied back (a
         // checkpoint interrupted by a crash writes page 1 before the rest; SQLite's recovery
         // replays the log). Only then is a shorter file a truncated one.
-        let changeCounter = header[24..<28], validFor = header[92..<96]
+        let changeCounter = header[24..<28]
+        let validFor = header[92..<96]
         let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
         if pageCount > 0 && changeCounter.elementsEqual(validFor) && walSize == 0 && size < pageCount * pageSize {
-            throw RealmError(.corruptFile, "Unable to open a realm at path '\(path)': the file is truncated (\(size) bytes, expected \(pageCount * pageSize)).")
+            throw RealmError(
+                .corruptFile,
+                "Unable to open a realm at path '\(path)': the file is truncated (\(size) bytes, expected \(pageCount * pageSize))."
+            )
         }
     }
 
@@ -141,8 +153,10 @@ struct RealmOpener {
         let needsMigration: Bool
     }
 
-    private func openStorage(_ connection: SQLiteConnection, target: Schema?, location: String,
-                             path: String?) throws -> Opened {
+    private func openStorage(
+        _ connection: SQLiteConnection, target: Schema?, location: String,
+        path: String?
+    ) throws -> Opened {
         // Read what is stored, before any write.
         let stored = try readStoredState(connection, path: path)
         if path != nil { try configure(connection, wal: true) }
@@ -163,16 +177,19 @@ struct RealmOpener {
         } catch let e as SQLiteError {
             let describe = path.map { "at path '\($0)'" } ?? configuration.displayPath
             if e.primaryCode == .corrupt || e.primaryCode == .notADatabase {
-                throw RealmError(.corruptFile,
-                                 "Unable to open a realm \(describe): the file is corrupted (\(e.message)).")
+                throw RealmError(
+                    .corruptFile,
+                    "Unable to open a realm \(describe): the file is corrupted (\(e.message)).")
             }
             throw RealmError(.fileAccess, "Unable to open a realm \(describe): \(e.message).")
         }
     }
 
     /// An empty file: creates the realm (its transaction stays open, see `Opened.isNew`).
-    private func openNew(_ connection: SQLiteConnection, target: Schema?, location: String,
-                         path: String?) throws -> Opened {
+    private func openNew(
+        _ connection: SQLiteConnection, target: Schema?, location: String,
+        path: String?
+    ) throws -> Opened {
         if configuration.readOnly {
             let describe = path.map { "at path '\($0)'" } ?? configuration.displayPath
             throw RealmError(.notARealm, "Unable to open a realm \(describe): the file is not a realm file.")
@@ -191,15 +208,20 @@ struct RealmOpener {
             if case .removedClass = $0 { return false }
             return true
         }
-        return Plan(configured: configured, fileSchema: merged(configured, with: stored.schema),
-                    changes: changes, needsMigration: changes.contains { $0.requiresMigration })
+        return Plan(
+            configured: configured, fileSchema: merged(configured, with: stored.schema),
+            changes: changes, needsMigration: changes.contains { $0.requiresMigration })
     }
 
-    private func openReadOnly(_ connection: SQLiteConnection, target: Schema?, stored: StoredState, plan: Plan,
-                              location: String) throws -> Opened {
+    private func openReadOnly(
+        _ connection: SQLiteConnection, target: Schema?, stored: StoredState, plan: Plan,
+        location: String
+    ) throws -> Opened {
         if target != nil && configuration.schemaVersion != stored.version {
-            throw RealmError(.invalidSchemaVersion, "Provided schema version \(configuration.schemaVersion) does not "
-                             + "equal last set version \(stored.version).")
+            throw RealmError(
+                .invalidSchemaVersion,
+                "Provided schema version \(configuration.schemaVersion) does not "
+                    + "equal last set version \(stored.version).")
         }
         if plan.needsMigration { throw mismatch(plan.changes) }
         // A class the file lacks reads as empty, as in Realm. The file must not be written, so
@@ -210,42 +232,55 @@ struct RealmOpener {
                 try connection.execute("CREATE TEMP TABLE " + sql.dropFirst("CREATE TABLE ".count))
             }
         }
-        return Opened(connection: connection, schema: plan.configured, fileSchema: stored.schema, location: location,
-                      isNew: false)
+        return Opened(
+            connection: connection, schema: plan.configured, fileSchema: stored.schema, location: location,
+            isNew: false)
     }
 
-    private func openWritable(_ connection: SQLiteConnection, target: Schema?, stored: StoredState, plan: Plan,
-                              location: String) throws -> Opened {
+    private func openWritable(
+        _ connection: SQLiteConnection, target: Schema?, stored: StoredState, plan: Plan,
+        location: String
+    ) throws -> Opened {
         if target != nil && configuration.schemaVersion < stored.version {
-            throw RealmError(.invalidSchemaVersion, "Provided schema version \(configuration.schemaVersion) is less "
-                             + "than last set version \(stored.version).")
+            throw RealmError(
+                .invalidSchemaVersion,
+                "Provided schema version \(configuration.schemaVersion) is less "
+                    + "than last set version \(stored.version).")
         }
         let versionRaised = target != nil && configuration.schemaVersion > stored.version
         if (versionRaised || plan.needsMigration) && configuration.deleteRealmIfMigrationNeeded {
             try recreate(connection, schema: plan.configured)
-            return Opened(connection: connection, schema: plan.configured, fileSchema: plan.configured,
-                          location: location, isNew: false)
+            return Opened(
+                connection: connection, schema: plan.configured, fileSchema: plan.configured,
+                location: location, isNew: false)
         }
         if versionRaised {
             return try migrate(connection, stored: stored, plan: plan, location: location)
         }
         if plan.needsMigration { throw mismatch(plan.changes) }
         if !plan.changes.isEmpty {
-            try applyAdditiveChanges(connection, changes: plan.changes, configured: plan.configured,
-                                     fileSchema: plan.fileSchema)
+            try applyAdditiveChanges(
+                connection, changes: plan.changes, configured: plan.configured,
+                fileSchema: plan.fileSchema)
         }
-        return Opened(connection: connection, schema: plan.configured, fileSchema: plan.fileSchema,
-                      location: location, isNew: false)
+        return Opened(
+            connection: connection, schema: plan.configured, fileSchema: plan.fileSchema,
+            location: location, isNew: false)
     }
 
-    private func migrate(_ connection: SQLiteConnection, stored: StoredState, plan: Plan,
-                         location: String) throws -> Opened {
-        let report = try MigrationRunner(connection: connection, configuration: configuration, oldSchema: stored.schema,
-                                         oldVersion: stored.version, newSchema: plan.configured,
-                                         fileSchema: plan.fileSchema, location: location).run(dryRun: dryRun)
+    private func migrate(
+        _ connection: SQLiteConnection, stored: StoredState, plan: Plan,
+        location: String
+    ) throws -> Opened {
+        let report = try MigrationRunner(
+            connection: connection, configuration: configuration, oldSchema: stored.schema,
+            oldVersion: stored.version, newSchema: plan.configured,
+            fileSchema: plan.fileSchema, location: location
+        ).run(dryRun: dryRun)
         let after = try readStoredSchema(connection)?.schema ?? plan.fileSchema
-        return Opened(connection: connection, schema: plan.configured, fileSchema: after, location: location,
-                      isNew: false, report: report)
+        return Opened(
+            connection: connection, schema: plan.configured, fileSchema: after, location: location,
+            isNew: false, report: report)
     }
 
     private func mismatch(_ changes: [SchemaChange]) -> RealmError {
@@ -261,12 +296,16 @@ struct RealmOpener {
         let meta = MetaTable(connection)
         let format = try meta.exists() ? try meta.format() : nil
         guard format == StorageLayout.formatMagic else {
-            throw RealmError(.notARealm, "Unable to open a realm at '\(configuration.displayPath)': the file is not a "
-                             + "realm file (it is an SQLite database of another kind).")
+            throw RealmError(
+                .notARealm,
+                "Unable to open a realm at '\(configuration.displayPath)': the file is not a "
+                    + "realm file (it is an SQLite database of another kind).")
         }
         guard let json = try meta.schemaJSON(), let schema = try? Schema.fromJSON(Data(json.utf8)) else {
-            throw RealmError(.corruptFile, "Unable to open a realm at '\(configuration.displayPath)': its stored "
-                             + "schema is unreadable.")
+            throw RealmError(
+                .corruptFile,
+                "Unable to open a realm at '\(configuration.displayPath)': its stored "
+                    + "schema is unreadable.")
         }
         return (schema, try meta.schemaVersion())
     }
@@ -282,8 +321,9 @@ struct RealmOpener {
                 connection.rollback()
                 return false
             }
-            try meta.create(schemaJSON: String(decoding: try schema.jsonData(), as: UTF8.self),
-                            schemaVersion: configuration.schemaVersion)
+            try meta.create(
+                schemaJSON: String(decoding: try schema.jsonData(), as: UTF8.self),
+                schemaVersion: configuration.schemaVersion)
             for objectSchema in schema.objectSchemas {
                 for sql in StorageLayout.createClassSQL(objectSchema) { try connection.execute(sql) }
             }
@@ -316,8 +356,10 @@ struct RealmOpener {
     }
 
     /// Adds new classes and index changes: what needs no version bump.
-    private func applyAdditiveChanges(_ connection: SQLiteConnection, changes: [SchemaChange], configured: Schema,
-                                      fileSchema: Schema) throws {
+    private func applyAdditiveChanges(
+        _ connection: SQLiteConnection, changes: [SchemaChange], configured: Schema,
+        fileSchema: Schema
+    ) throws {
         try connection.inTransaction(.immediate) {
             for change in changes {
                 switch change {
@@ -325,7 +367,7 @@ struct RealmOpener {
                     if let objectSchema = configured[c] {
                         for sql in StorageLayout.createClassSQL(objectSchema) { try connection.execute(sql) }
                     }
-                case let .addedIndex(c, p), let .removedIndex(c, p):
+                case .addedIndex(let c, let p), .removedIndex(let c, let p):
                     try connection.execute("DROP INDEX IF EXISTS \(StorageLayout.quote(StorageLayout.indexName(c, p)))")
                     if let property = configured[c]?[p], let sql = StorageLayout.indexSQL(c, property) {
                         try connection.execute(sql)

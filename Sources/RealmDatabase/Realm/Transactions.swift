@@ -39,7 +39,8 @@ extension Realm {
             connection.rollback()
             transaction = nil
             noteLocalChange()
-            throw RealmError.wrap(error, context: "Could not commit the write transaction on \(configuration.displayPath)")
+            throw RealmError.wrap(
+                error, context: "Could not commit the write transaction on \(configuration.displayPath)")
         }
         transaction = nil
         changes.version = version
@@ -74,12 +75,14 @@ extension Realm {
             guard try connection.scalarInt(sequenceTables) ?? 0 > 0 else { return }
             for (className, key) in highestKeys {
                 let table = StorageLayout.table(className)
-                try connection.run("""
+                try connection.run(
+                    """
                     INSERT INTO sqlite_sequence (name, seq) SELECT ?, ?
                     WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)
                     """, [.text(table), .integer(key), .text(table)])
-                try connection.run("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",
-                                   [.integer(key), .text(table)])
+                try connection.run(
+                    "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",
+                    [.integer(key), .text(table)])
             }
         }
     }

@@ -108,7 +108,9 @@ final class SQLiteConnection {
     }
 
     /// Calls `body` for every row.
-    func forEachRow(_ sql: String, _ bindings: [SQLiteValue] = [], cache: Bool = true, _ body: (Statement) throws -> Void) throws {
+    func forEachRow(
+        _ sql: String, _ bindings: [SQLiteValue] = [], cache: Bool = true, _ body: (Statement) throws -> Void
+    ) throws {
         let statement = cache ? try cached(sql) : try prepare(sql)
         try statement.bind(bindings)
         defer { statement.reset() }
@@ -164,14 +166,17 @@ final class Statement {
             // With its byte length, not -1: a Swift string may hold NUL characters, which -1 would
             // cut at. An empty buffer may have no address, which SQLite would bind as NULL.
             rc = v.withUTF8 { utf8 in
-                guard let bytes = utf8.baseAddress, !utf8.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, sqliteTransient) }
+                guard let bytes = utf8.baseAddress, !utf8.isEmpty else {
+                    return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
+                }
                 return bytes.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
                     sqlite3_bind_text(handle, index, $0, Int32(utf8.count), sqliteTransient)
                 }
             }
         case .blob(let v):
             rc = v.withUnsafeBytes { raw in
-                sqlite3_bind_blob(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(v.count), sqliteTransient)
+                sqlite3_bind_blob(
+                    handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(v.count), sqliteTransient)
             }
         }
         if rc != SQLITE_OK { throw connection.error(rc, sql: sql) }
@@ -227,7 +232,8 @@ struct StatementColumn: StoredValue {
     var real: Double { sqlite3_column_double(handle, column) }
     var text: String {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
+        return String(
+            decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
     var blob: Data {
         let count = Int(sqlite3_column_bytes(handle, column))

@@ -37,8 +37,10 @@ extension SQLiteConnection {
     /// Runs `body` in a transaction; commits when it returns `.commit`, rolls back when it returns
     /// `.rollback` or throws.
     @discardableResult
-    func inTransaction<T>(_ kind: SQLiteTransactionKind = .immediate,
-                          _ body: () throws -> (SQLiteTransactionEnd, T)) throws -> T {
+    func inTransaction<T>(
+        _ kind: SQLiteTransactionKind = .immediate,
+        _ body: () throws -> (SQLiteTransactionEnd, T)
+    ) throws -> T {
         try begin(kind)
         let end: SQLiteTransactionEnd
         let result: T

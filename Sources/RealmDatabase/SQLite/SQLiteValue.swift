@@ -34,8 +34,20 @@ extension SQLiteValue: StoredValue {
         case .blob: return .blob
         }
     }
-    var integer: Int64 { if case .integer(let v) = self { return v }; return 0 }
-    var real: Double { if case .real(let v) = self { return v }; return 0 }
-    var text: String { if case .text(let v) = self { return v }; return "" }
-    var blob: Data { if case .blob(let v) = self { return v }; return Data() }
+    var integer: Int64 {
+        if case .integer(let v) = self { return v }
+        return 0
+    }
+    var real: Double {
+        if case .real(let v) = self { return v }
+        return 0
+    }
+    var text: String {
+        if case .text(let v) = self { return v }
+        return ""
+    }
+    var blob: Data {
+        if case .blob(let v) = self { return v }
+        return Data()
+    }
 }

@@ -16,7 +16,11 @@ public struct ObjectSchema: Equatable, Codable {
         }
     }
 
-    enum CodingKeys: String, CodingKey { case className = "name", properties, isEmbedded = "embedded" }
+    enum CodingKeys: String, CodingKey {
+        case className = "name"
+        case properties
+        case isEmbedded = "embedded"
+    }
 
     public var primaryKeyProperty: Property? { properties.first { $0.isPrimaryKey } }
     public var primaryKey: String? { primaryKeyProperty?.name }
@@ -30,13 +34,19 @@ public struct ObjectSchema: Equatable, Codable {
     func validate(in schema: Schema) throws {
         let c = className
         guard isValidIdentifier(c) else {
-            throw RealmError(.schemaValidation, "Class name '\(c)' is invalid: use letters, digits and '_', not starting with a digit, at most 57 bytes.")
+            throw RealmError(
+                .schemaValidation,
+                "Class name '\(c)' is invalid: use letters, digits and '_', not starting with a digit, at most 57 bytes."
+            )
         }
         var seen = Set<String>()
         var primaryKeys = 0
         for p in properties {
             guard isValidIdentifier(p.name), !p.name.hasPrefix("__") else {
-                throw RealmError(.schemaValidation, "Property '\(c).\(p.name)' has an invalid name: use letters, digits and '_', not starting with a digit or '__'.")
+                throw RealmError(
+                    .schemaValidation,
+                    "Property '\(c).\(p.name)' has an invalid name: use letters, digits and '_', not starting with a digit or '__'."
+                )
             }
             guard p.name != "_key" else {
                 throw RealmError(.schemaValidation, "Property '\(c)._key' uses a reserved name.")
@@ -46,38 +56,52 @@ public struct ObjectSchema: Equatable, Codable {
             }
             if p.type == .object || p.type == .linkingObjects {
                 guard let target = p.objectClassName, let targetSchema = schema[target] else {
-                    throw RealmError(.schemaValidation, "Property '\(c).\(p.name)' of type '\(p.typeString)' links to an unknown class '\(p.objectClassName ?? "")'.")
+                    throw RealmError(
+                        .schemaValidation,
+                        "Property '\(c).\(p.name)' of type '\(p.typeString)' links to an unknown class '\(p.objectClassName ?? "")'."
+                    )
                 }
                 // A default value for a link makes every new object create a linked object, whose
                 // own default creates another, without end for a class linking to itself: the host
                 // crashed with a stack overflow (found by realm-fuzz schema-lua).
                 if p.type == .object, let d = p.defaultValue, !d.isNull {
-                    throw RealmError(.schemaValidation, "Property '\(c).\(p.name)': a link cannot have a default value.")
+                    throw RealmError(
+                        .schemaValidation, "Property '\(c).\(p.name)': a link cannot have a default value.")
                 }
                 if p.type == .object && p.collection == .list && p.isOptional {
-                    throw RealmError(.schemaValidation, "Property '\(c).\(p.name)': a list of objects cannot hold nil ('\(p.typeString)').")
+                    throw RealmError(
+                        .schemaValidation,
+                        "Property '\(c).\(p.name)': a list of objects cannot hold nil ('\(p.typeString)').")
                 }
                 if p.type == .object && p.collection == .set && targetSchema.isEmbedded {
-                    throw RealmError(.schemaValidation, "Property '\(c).\(p.name)': a set cannot hold embedded objects.")
+                    throw RealmError(
+                        .schemaValidation, "Property '\(c).\(p.name)': a set cannot hold embedded objects.")
                 }
                 if p.type == .linkingObjects {
                     guard let origin = p.linkOriginPropertyName, let originProperty = targetSchema[origin],
-                          originProperty.type == .object, originProperty.objectClassName == c else {
-                        throw RealmError(.schemaValidation, "Property '\(c).\(p.name)' declares linking objects through '\(target).\(p.linkOriginPropertyName ?? "")', which is not a link to '\(c)'.")
+                        originProperty.type == .object, originProperty.objectClassName == c
+                    else {
+                        throw RealmError(
+                            .schemaValidation,
+                            "Property '\(c).\(p.name)' declares linking objects through '\(target).\(p.linkOriginPropertyName ?? "")', which is not a link to '\(c)'."
+                        )
                     }
                 }
             }
             if p.isPrimaryKey {
                 primaryKeys += 1
                 guard p.type.canBePrimaryKey, p.collection == .none else {
-                    throw RealmError(.schemaValidation, "Property '\(c).\(p.name)' cannot be a primary key: only int, string, objectId and uuid can.")
+                    throw RealmError(
+                        .schemaValidation,
+                        "Property '\(c).\(p.name)' cannot be a primary key: only int, string, objectId and uuid can.")
                 }
                 guard !isEmbedded else {
                     throw RealmError(.schemaValidation, "Embedded class '\(c)' cannot have a primary key.")
                 }
             }
             if p.isIndexed && (!p.type.canBeIndexed || p.collection != .none) {
-                throw RealmError(.schemaValidation, "Property '\(c).\(p.name)' of type '\(p.typeString)' cannot be indexed.")
+                throw RealmError(
+                    .schemaValidation, "Property '\(c).\(p.name)' of type '\(p.typeString)' cannot be indexed.")
             }
         }
         if primaryKeys > 1 {

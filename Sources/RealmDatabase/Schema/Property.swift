@@ -35,14 +35,17 @@ public struct Property: Equatable, Codable {
     /// The value a new object takes when none is given. Not stored in the file.
     public var defaultValue: RealmValue?
 
-    public init(name: String, type: PropertyType, objectClassName: String? = nil, linkOriginPropertyName: String? = nil,
-                isOptional: Bool = false, collection: CollectionKind = .none, isPrimaryKey: Bool = false,
-                isIndexed: Bool = false, defaultValue: RealmValue? = nil) {
+    public init(
+        name: String, type: PropertyType, objectClassName: String? = nil, linkOriginPropertyName: String? = nil,
+        isOptional: Bool = false, collection: CollectionKind = .none, isPrimaryKey: Bool = false,
+        isIndexed: Bool = false, defaultValue: RealmValue? = nil
+    ) {
         self.name = name
         self.type = type
         self.objectClassName = objectClassName
         self.linkOriginPropertyName = linkOriginPropertyName
-        self.isOptional = isOptional || (type == .object && collection == .none) || (type == .object && collection == .map)
+        self.isOptional =
+            isOptional || (type == .object && collection == .none) || (type == .object && collection == .map)
         self.collection = collection
         self.isPrimaryKey = isPrimaryKey
         self.isIndexed = isIndexed
@@ -50,8 +53,13 @@ public struct Property: Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, type, objectClassName = "objectType", linkOriginPropertyName = "property"
-        case isOptional = "optional", collection, isPrimaryKey = "primaryKey", isIndexed = "indexed"
+        case name, type
+        case objectClassName = "objectType"
+        case linkOriginPropertyName = "property"
+        case isOptional = "optional"
+        case collection
+        case isPrimaryKey = "primaryKey"
+        case isIndexed = "indexed"
     }
 
     public var isCollection: Bool { collection != .none }
@@ -68,9 +76,13 @@ public struct Property: Equatable, Codable {
 
     /// The type as a schema string: `int`, `string?`, `Dog[]`, `mixed{}`, `string<>`.
     public var typeString: String {
-        if type == .linkingObjects { return "linkingObjects<\(objectClassName ?? "?").\(linkOriginPropertyName ?? "?")>" }
+        if type == .linkingObjects {
+            return "linkingObjects<\(objectClassName ?? "?").\(linkOriginPropertyName ?? "?")>"
+        }
         var base = type == .object ? (objectClassName ?? "?") : type.rawValue
-        if isOptional && !(type == .object && collection == .none) && !(type == .object && collection == .map) { base += "?" }
+        if isOptional && !(type == .object && collection == .none) && !(type == .object && collection == .map) {
+            base += "?"
+        }
         if type == .object && collection == .none { base += "?" }
         switch collection {
         case .none: return base
@@ -96,18 +108,30 @@ public struct Property: Equatable, Codable {
     public static func parse(name: String, typeString: String) throws -> Property {
         var text = typeString.trimmingCharacters(in: .whitespaces)
         var collection = CollectionKind.none
-        if text.hasSuffix("[]") { collection = .list; text.removeLast(2) }
-        else if text.hasSuffix("<>") { collection = .set; text.removeLast(2) }
-        else if text.hasSuffix("{}") { collection = .map; text.removeLast(2) }
+        if text.hasSuffix("[]") {
+            collection = .list
+            text.removeLast(2)
+        } else if text.hasSuffix("<>") {
+            collection = .set
+            text.removeLast(2)
+        } else if text.hasSuffix("{}") {
+            collection = .map
+            text.removeLast(2)
+        }
         var optional = false
-        if text.hasSuffix("?") { optional = true; text.removeLast() }
+        if text.hasSuffix("?") {
+            optional = true
+            text.removeLast()
+        }
         guard !text.isEmpty, !text.contains("?"), !text.contains("[") else {
             throw RealmError(.schemaValidation, "Property '\(name)' has an invalid type '\(typeString)'.")
         }
         if let type = PropertyType(rawValue: text), type != .object, type != .linkingObjects {
             return Property(name: name, type: type, isOptional: optional, collection: collection)
         }
-        let aliases: [String: PropertyType] = ["decimal": .decimal128, "objectid": .objectId, "bytes": .data, "binary": .data, "timestamp": .date]
+        let aliases: [String: PropertyType] = [
+            "decimal": .decimal128, "objectid": .objectId, "bytes": .data, "binary": .data, "timestamp": .date,
+        ]
         if let type = aliases[text.lowercased()] {
             return Property(name: name, type: type, isOptional: optional, collection: collection)
         }

@@ -30,10 +30,12 @@ public struct Schema: Equatable, Codable {
         func key(_ name: String) -> String {
             String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
         }
-        var schemaNames = [String: String]()   // tables and indexes share one namespace
+        var schemaNames = [String: String]()  // tables and indexes share one namespace
         func claim(_ name: String, by owner: String) throws {
             if let other = schemaNames.updateValue(owner, forKey: key(name)), other != owner {
-                throw RealmError(.schemaValidation, "'\(owner)' and '\(other)' would both be stored as '\(name)': rename one of them.")
+                throw RealmError(
+                    .schemaValidation,
+                    "'\(owner)' and '\(other)' would both be stored as '\(name)': rename one of them.")
             }
         }
         for objectSchema in objectSchemas {
@@ -52,7 +54,10 @@ public struct Schema: Equatable, Codable {
                 try claim(StorageLayout.indexName(c, p.name), by: owner)
                 for column in p.type == .mixed ? [p.name, StorageLayout.typeTagColumn(p.name)] : [p.name] {
                     if let other = columns.updateValue(owner, forKey: key(column)) {
-                        throw RealmError(.schemaValidation, "'\(owner)' and '\(other)' would both be stored in the column '\(column)' of class '\(c)': rename one of them.")
+                        throw RealmError(
+                            .schemaValidation,
+                            "'\(owner)' and '\(other)' would both be stored in the column '\(column)' of class '\(c)': rename one of them."
+                        )
                     }
                 }
             }
@@ -127,22 +132,25 @@ public enum SchemaChange: Equatable, CustomStringConvertible {
         switch self {
         case .addedClass(let c): return "Class '\(c)' has been added."
         case .removedClass(let c): return "Class '\(c)' has been removed."
-        case let .addedProperty(c, p): return "Property '\(c).\(p)' has been added."
-        case let .removedProperty(c, p): return "Property '\(c).\(p)' has been removed."
-        case let .changedPropertyType(c, p, from, to): return "Property '\(c).\(p)' has been changed from '\(from)' to '\(to)'."
-        case let .madeOptional(c, p): return "Property '\(c).\(p)' has been made optional."
-        case let .madeRequired(c, p): return "Property '\(c).\(p)' has been made required."
-        case let .changedPrimaryKey(c, from, to):
+        case .addedProperty(let c, let p): return "Property '\(c).\(p)' has been added."
+        case .removedProperty(let c, let p): return "Property '\(c).\(p)' has been removed."
+        case .changedPropertyType(let c, let p, let from, let to):
+            return "Property '\(c).\(p)' has been changed from '\(from)' to '\(to)'."
+        case .madeOptional(let c, let p): return "Property '\(c).\(p)' has been made optional."
+        case .madeRequired(let c, let p): return "Property '\(c).\(p)' has been made required."
+        case .changedPrimaryKey(let c, let from, let to):
             switch (from, to) {
             // Realm's wording names no property when a key is added or removed.
             case (nil, _?): return "Primary Key for class '\(c)' has been added."
             case (_?, nil): return "Primary Key for class '\(c)' has been removed."
             default: return "Primary Key for class '\(c)' has changed from '\(from ?? "")' to '\(to ?? "")'."
             }
-        case let .changedEmbedded(c, embedded):
-            return embedded ? "Class '\(c)' has been changed from top-level to embedded." : "Class '\(c)' has been changed from embedded to top-level."
-        case let .addedIndex(c, p): return "Property '\(c).\(p)' has been made indexed."
-        case let .removedIndex(c, p): return "Property '\(c).\(p)' has been made unindexed."
+        case .changedEmbedded(let c, let embedded):
+            return embedded
+                ? "Class '\(c)' has been changed from top-level to embedded."
+                : "Class '\(c)' has been changed from embedded to top-level."
+        case .addedIndex(let c, let p): return "Property '\(c).\(p)' has been made indexed."
+        case .removedIndex(let c, let p): return "Property '\(c).\(p)' has been made unindexed."
         }
     }
 }
@@ -158,20 +166,32 @@ extension Schema {
                 continue
             }
             let c = newClass.className
-            if oldClass.isEmbedded != newClass.isEmbedded { result.append(.changedEmbedded(class: c, embedded: newClass.isEmbedded)) }
+            if oldClass.isEmbedded != newClass.isEmbedded {
+                result.append(.changedEmbedded(class: c, embedded: newClass.isEmbedded))
+            }
             for newProperty in newClass.properties where newProperty.isPersisted {
                 guard let oldProperty = oldClass[newProperty.name], oldProperty.isPersisted else {
                     result.append(.addedProperty(class: c, property: newProperty.name))
                     continue
                 }
                 if oldProperty.type != newProperty.type || oldProperty.collection != newProperty.collection
-                    || oldProperty.objectClassName != newProperty.objectClassName {
-                    result.append(.changedPropertyType(class: c, property: newProperty.name, from: oldProperty.realmTypeName, to: newProperty.realmTypeName))
+                    || oldProperty.objectClassName != newProperty.objectClassName
+                {
+                    result.append(
+                        .changedPropertyType(
+                            class: c, property: newProperty.name, from: oldProperty.realmTypeName,
+                            to: newProperty.realmTypeName))
                 } else if oldProperty.isOptional != newProperty.isOptional {
-                    result.append(newProperty.isOptional ? .madeOptional(class: c, property: newProperty.name) : .madeRequired(class: c, property: newProperty.name))
+                    result.append(
+                        newProperty.isOptional
+                            ? .madeOptional(class: c, property: newProperty.name)
+                            : .madeRequired(class: c, property: newProperty.name))
                 }
                 if oldProperty.isIndexed != newProperty.isIndexed {
-                    result.append(newProperty.isIndexed ? .addedIndex(class: c, property: newProperty.name) : .removedIndex(class: c, property: newProperty.name))
+                    result.append(
+                        newProperty.isIndexed
+                            ? .addedIndex(class: c, property: newProperty.name)
+                            : .removedIndex(class: c, property: newProperty.name))
                 }
             }
             for oldProperty in oldClass.properties where oldProperty.isPersisted {

@@ -33,12 +33,14 @@ final class ClassInfo {
             position += p.type == .mixed ? 2 : 1
         }
         var slotIndexByName = [String: Int]()
-        var summaries = [SlotSummary]() // names kept alive by `objectSchema` (see `StringBits`)
+        var summaries = [SlotSummary]()  // names kept alive by `objectSchema` (see `StringBits`)
         var slotList = [Slot]()
         for p in objectSchema.properties where slotIndexByName[p.name] == nil {
             let slot = rowSlots.first { $0.property.name == p.name } ?? Slot(p, position: nil)
             slotIndexByName[p.name] = slotList.count
-            summaries.append(SlotSummary(nameBits: StringBits(p.name), index: slotList.count, position: slot.position ?? -1, type: p.type))
+            summaries.append(
+                SlotSummary(
+                    nameBits: StringBits(p.name), index: slotList.count, position: slot.position ?? -1, type: p.type))
             slotList.append(slot)
         }
         self.rowSlots = rowSlots
@@ -134,7 +136,6 @@ final class ClassInfo {
         StorageLayout.quote(StorageLayout.typeTagColumn(storage[property.name] ?? property.name))
     }
 
-
     private var cachedSelectRowSQL: String?
 
     /// `t0."_key"` and every non-collection column of the row aliased `t0` (a mixed property's
@@ -166,7 +167,9 @@ final class ClassInfo {
     var insertSQL: String {
         if let cachedInsertSQL { return cachedInsertSQL }
         let cols = columnNames
-        let sql = cols.isEmpty ? "INSERT INTO \(quotedTable) DEFAULT VALUES"
+        let sql =
+            cols.isEmpty
+            ? "INSERT INTO \(quotedTable) DEFAULT VALUES"
             : "INSERT INTO \(quotedTable) (\(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count).joined(separator: ", ")))"
         cachedInsertSQL = sql
         return sql
@@ -198,9 +201,9 @@ struct StringBits: Equatable {
 
     init(_ string: String) {
         #if arch(x86_64) || arch(arm64)
-        (low, high) = unsafeBitCast(string, to: (UInt64, UInt64).self) // a String is two words here
+            (low, high) = unsafeBitCast(string, to: (UInt64, UInt64).self)  // a String is two words here
         #else
-        #error("StringBits reads a String as two 64-bit words: check the layout on this platform")
+            #error("StringBits reads a String as two 64-bit words: check the layout on this platform")
         #endif
     }
 }

@@ -17,9 +17,10 @@ enum KeyPathSQL {
         var hops = [Hop]()
         for (i, name) in parts.enumerated() {
             guard let p = current.objectSchema[name], p.isPersisted else {
-                throw RealmError(.invalidProperty,
-                                 "No property '\(name)' found on object type '\(current.className)' "
-                                     + "specified in '\(clause)' clause")
+                throw RealmError(
+                    .invalidProperty,
+                    "No property '\(name)' found on object type '\(current.className)' "
+                        + "specified in '\(clause)' clause")
             }
             let described = "Cannot \(clause) on key path '\(keyPath)': property '\(current.className).\(name)'"
             guard p.collection == .none else {

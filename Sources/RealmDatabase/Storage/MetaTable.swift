@@ -80,7 +80,8 @@ struct MetaTable {
     }
 
     func incrementSubscriptionsVersion() throws {
-        try connection.run("""
+        try connection.run(
+            """
             INSERT INTO _realm_meta (key, value) VALUES ('subscriptionsVersion', 1)
             ON CONFLICT(key) DO UPDATE SET value = value + 1
             """)

@@ -13,7 +13,8 @@ extension RowStore {
         var links = [IncomingLink]()
         for objectSchema in realm.schema.objectSchemas {
             guard let info = classInfos[objectSchema.className] else { continue }
-            for p in objectSchema.persistedProperties where (p.type == .object && p.objectClassName == className) || p.type == .mixed {
+            for p in objectSchema.persistedProperties
+            where (p.type == .object && p.objectClassName == className) || p.type == .mixed {
                 links.append(IncomingLink(info: info, property: p))
             }
         }
@@ -42,7 +43,8 @@ extension RowStore {
     private func deleteEmbeddedChildren(_ info: ClassInfo, key: Int64, row: [SQLiteValue]) throws {
         for p in info.objectSchema.persistedProperties where p.type == .object {
             guard let target = p.objectClassName, let targetInfo = classInfos[target],
-                  targetInfo.objectSchema.isEmbedded else { continue }
+                targetInfo.objectSchema.isEmbedded
+            else { continue }
             if p.isCollection {
                 let children = try RealmCollectionStorage(realm: realm, ownerInfo: info, ownerKey: key, property: p)
                     .allValues()
@@ -62,12 +64,16 @@ extension RowStore {
         let place = link.info.quotedStorage(link.property)
         let p = link.property
         let valueColumn = p.isCollection ? "value" : place
-        let (match, bind): (String, SQLiteValue) = p.type == .mixed
-            ? ("\(p.isCollection ? "value__t" : link.info.quotedTypeTag(p)) = \(MixedTag.object.rawValue) "
-               + "AND \(valueColumn) = ?", reference)
+        let (match, bind): (String, SQLiteValue) =
+            p.type == .mixed
+            ? (
+                "\(p.isCollection ? "value__t" : link.info.quotedTypeTag(p)) = \(MixedTag.object.rawValue) "
+                    + "AND \(valueColumn) = ?", reference
+            )
             : ("\(valueColumn) = ?", key)
         var owners = [Int64]()
-        let ownersSQL = p.isCollection
+        let ownersSQL =
+            p.isCollection
             ? "SELECT DISTINCT owner FROM \(place) WHERE \(match)"
             : "SELECT \"_key\" FROM \(link.info.quotedTable) WHERE \(match)"
         try connection.forEachRow(ownersSQL, [bind], cache: false) { owners.append($0.int64(at: 0)) }

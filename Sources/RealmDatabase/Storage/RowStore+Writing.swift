@@ -5,32 +5,42 @@ extension RowStore {
     func valuesByName(_ value: RealmValue, info: ClassInfo) throws -> [String: RealmValue] {
         switch value {
         case .dictionary(let d):
-            return d // `createOrUpdate` checks every name
+            return d  // `createOrUpdate` checks every name
         case .list(let array):
             let properties = info.objectSchema.properties.filter(\.isPersisted)
             guard array.count <= properties.count else {
-                throw RealmError(.invalidValue, "Invalid array input: more values (\(array.count)) than properties (\(properties.count)) for '\(info.className)'.")
+                throw RealmError(
+                    .invalidValue,
+                    "Invalid array input: more values (\(array.count)) than properties (\(properties.count)) for '\(info.className)'."
+                )
             }
             var d = [String: RealmValue]()
             for (p, v) in zip(properties, array) { d[p.name] = v }
             return d
         case .object(let o):
             guard o.className == info.className || o.managed == nil else {
-                throw RealmError(.invalidValue, "Cannot create a '\(info.className)' from an object of type '\(o.className)'.")
+                throw RealmError(
+                    .invalidValue, "Cannot create a '\(info.className)' from an object of type '\(o.className)'.")
             }
             return try o.dictionaryValue()
         default:
-            throw RealmError(.invalidValue, "Invalid value '\(value)' to initialize an object of type '\(info.className)': expected a dictionary, an array or an object.")
+            throw RealmError(
+                .invalidValue,
+                "Invalid value '\(value)' to initialize an object of type '\(info.className)': expected a dictionary, an array or an object."
+            )
         }
     }
 
     /// The key of the object a link value denotes, adding or creating it as needed.
-    func objectKey(for object: DynamicObject, targetClass: String, policy: UpdatePolicy, mode: LinkMode) throws -> Int64 {
+    func objectKey(for object: DynamicObject, targetClass: String, policy: UpdatePolicy, mode: LinkMode) throws -> Int64
+    {
         if let (other, info, key) = object.managed {
             let sameRealm = other === realm || (other.isSameFile(as: realm) && !other.isFrozen && !realm.isFrozen)
             if sameRealm && !info.isReadOnlyView {
                 guard info.className == targetClass else {
-                    throw RealmError(.invalidValue, "Cannot link an object of type '\(info.className)' where '\(targetClass)' is expected.")
+                    throw RealmError(
+                        .invalidValue,
+                        "Cannot link an object of type '\(info.className)' where '\(targetClass)' is expected.")
                 }
                 if object.isInvalidated { throw RealmError.addInvalidated }
                 return key
@@ -41,7 +51,9 @@ extension RowStore {
             return try createOrUpdate(targetInfo, values: try object.dictionaryValue(), policy: policy, mode: mode)
         }
         guard object.className == targetClass else {
-            throw RealmError(.invalidValue, "Cannot link an object of type '\(object.className)' where '\(targetClass)' is expected.")
+            throw RealmError(
+                .invalidValue, "Cannot link an object of type '\(object.className)' where '\(targetClass)' is expected."
+            )
         }
         let info = try classInfo(targetClass)
         guard case .unmanaged(_, let values) = object.state else { throw RealmError.addInvalidated }
@@ -55,8 +67,10 @@ extension RowStore {
     /// Inserts a new object, or updates the one with the same primary key (per `policy`). Every
     /// name in `values` must be a property of the class: an unknown one fails with an error
     /// naming it, before anything is written.
-    func createOrUpdate(_ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy,
-                        mode: LinkMode) throws -> Int64 {
+    func createOrUpdate(
+        _ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy,
+        mode: LinkMode
+    ) throws -> Int64 {
         var values = values
         if let existing = try existingObjectToUpdate(info, values: &values, policy: policy) {
             try update(info, key: existing, values: values, policy: policy)
@@ -70,11 +84,14 @@ extension RowStore {
 
     /// The key of the object an upsert updates: nil when it inserts. Fills in the primary key's
     /// default when the value leaves it out.
-    private func existingObjectToUpdate(_ info: ClassInfo, values: inout [String: RealmValue],
-                                        policy: UpdatePolicy) throws -> Int64? {
+    private func existingObjectToUpdate(
+        _ info: ClassInfo, values: inout [String: RealmValue],
+        policy: UpdatePolicy
+    ) throws -> Int64? {
         guard let pk = info.primaryKeyProperty else {
             if policy != .error && !isMigrating {
-                throw RealmError(.invalidValue, "'\(info.className)' does not have a primary key and can not be updated")
+                throw RealmError(
+                    .invalidValue, "'\(info.className)' does not have a primary key and can not be updated")
             }
             return nil
         }
@@ -83,7 +100,8 @@ extension RowStore {
         // With `.error` the unique index reports a duplicate (at insert): no lookup per insert.
         // Except for nil, which a unique index lets repeat.
         guard !isMigrating, policy != .error || pkValue.isNull,
-              let existing = try existingKey(info, primaryKey: pk, value: pkValue) else { return nil }
+            let existing = try existingKey(info, primaryKey: pk, value: pkValue)
+        else { return nil }
         if policy == .error { throw ConstraintErrors.primaryKeyExists(info.className, pkValue) }
         return existing
     }
@@ -106,8 +124,10 @@ extension RowStore {
     ///    value), maybe of this very class, which then prepares an INSERT of its own (see
     ///    `insertStatement(for:)`) so the bindings made here stay.
     /// Every parameter is bound each time, so the previous bindings need no clearing.
-    private func insertRow(_ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy,
-                           mode: LinkMode) throws -> Int64 {
+    private func insertRow(
+        _ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy,
+        mode: LinkMode
+    ) throws -> Int64 {
         let statement = try insertStatement(for: info)
         let isShared = statement === info.insertStatement
         if isShared { info.isInsertStatementBusy = true }
@@ -119,8 +139,9 @@ extension RowStore {
         do {
             while try statement.step() {}
         } catch let error as SQLiteError {
-            throw ConstraintErrors.realmError(for: error, info: info,
-                                              primaryKeyValue: info.primaryKeyProperty.flatMap { values[$0.name] })
+            throw ConstraintErrors.realmError(
+                for: error, info: info,
+                primaryKeyValue: info.primaryKeyProperty.flatMap { values[$0.name] })
                 ?? error
         }
         return connection.lastInsertRowID
@@ -140,41 +161,50 @@ extension RowStore {
     }
 
     /// Steps 1 and 2 of `insertRow`. Parameters are 1-based; row positions 0-based.
-    private func bindPlainValues(_ info: ClassInfo, values: [String: RealmValue], to statement: Statement,
-                                 policy: UpdatePolicy, mode: LinkMode) throws {
+    private func bindPlainValues(
+        _ info: ClassInfo, values: [String: RealmValue], to statement: Statement,
+        policy: UpdatePolicy, mode: LinkMode
+    ) throws {
         var givenPlainColumns = 0
         for (name, value) in values {
             let slot = try info.slot(name)
             guard let position = slot.position, !slot.encodingMayCreateObjects else { continue }
             givenPlainColumns += 1
-            let (stored, _) = try encodeForStorage(value, property: slot.property, info: info, policy: policy, mode: mode)
+            let (stored, _) = try encodeForStorage(
+                value, property: slot.property, info: info, policy: policy, mode: mode)
             try statement.bind(stored, at: Int32(position + 1))
         }
         guard givenPlainColumns < info.plainColumnCount else { return }
         for slot in info.rowSlots where !slot.encodingMayCreateObjects && values[slot.property.name] == nil {
             guard let position = slot.position else { continue }
-            let (stored, _) = try encodeForStorage(defaultValue(slot.property), property: slot.property, info: info,
-                                                   policy: policy, mode: mode)
+            let (stored, _) = try encodeForStorage(
+                defaultValue(slot.property), property: slot.property, info: info,
+                policy: policy, mode: mode)
             try statement.bind(stored, at: Int32(position + 1))
         }
     }
 
     /// Step 3 of `insertRow`: links and mixed values (and a mixed value's tag after it).
-    private func bindObjectCreatingValues(_ info: ClassInfo, values: [String: RealmValue], to statement: Statement,
-                                          policy: UpdatePolicy, mode: LinkMode) throws {
+    private func bindObjectCreatingValues(
+        _ info: ClassInfo, values: [String: RealmValue], to statement: Statement,
+        policy: UpdatePolicy, mode: LinkMode
+    ) throws {
         for slot in info.rowSlots where slot.encodingMayCreateObjects {
             guard let position = slot.position else { continue }
             let value = values[slot.property.name] ?? defaultValue(slot.property)
-            let (stored, tag) = try encodeForStorage(value, property: slot.property, info: info, policy: policy,
-                                                     mode: mode)
+            let (stored, tag) = try encodeForStorage(
+                value, property: slot.property, info: info, policy: policy,
+                mode: mode)
             try statement.bind(stored, at: Int32(position + 1))
             if slot.type == .mixed { try statement.bind(tag, at: Int32(position + 2)) }
         }
     }
 
     /// The collections of a new object, after its row.
-    private func insertCollections(_ info: ClassInfo, key: Int64, values: [String: RealmValue], policy: UpdatePolicy,
-                                   mode: LinkMode) throws {
+    private func insertCollections(
+        _ info: ClassInfo, key: Int64, values: [String: RealmValue], policy: UpdatePolicy,
+        mode: LinkMode
+    ) throws {
         for p in info.collectionProperties {
             let v = values[p.name] ?? .null
             if v.isNull { continue }
@@ -204,19 +234,27 @@ extension RowStore {
     }
 
     /// A value of a non-collection property as stored: the column value and (for mixed) the tag.
-    func encodeForStorage(_ value: RealmValue, property p: Property, info: ClassInfo, policy: UpdatePolicy, mode: LinkMode) throws -> (SQLiteValue, SQLiteValue) {
+    func encodeForStorage(
+        _ value: RealmValue, property p: Property, info: ClassInfo, policy: UpdatePolicy, mode: LinkMode
+    ) throws -> (SQLiteValue, SQLiteValue) {
         switch p.type {
         case .object:
             guard let target = p.objectClassName else { return (.null, .null) }
             return (try linkKey(value, target: target, policy: policy, mode: mode).map { .integer($0) } ?? .null, .null)
         case .mixed:
-            guard let (stored, tag) = try ValueCoding.encodeMixed(value, objectKey: { o in
-                (o.className, try objectKey(for: o, targetClass: o.className, policy: policy, mode: mode))
-            }) else { throw invalidValue(value, for: p, in: info) }
+            guard
+                let (stored, tag) = try ValueCoding.encodeMixed(
+                    value,
+                    objectKey: { o in
+                        (o.className, try objectKey(for: o, targetClass: o.className, policy: policy, mode: mode))
+                    })
+            else { throw invalidValue(value, for: p, in: info) }
             return (stored, .integer(tag.rawValue))
         default:
             if value.isNull && !p.isOptional { throw invalidValue(value, for: p, in: info) }
-            guard let stored = ValueCoding.encode(value, as: p.type) else { throw invalidValue(value, for: p, in: info) }
+            guard let stored = ValueCoding.encode(value, as: p.type) else {
+                throw invalidValue(value, for: p, in: info)
+            }
             return (stored, .null)
         }
     }
@@ -236,10 +274,12 @@ extension RowStore {
             }
             return try objectKey(for: o, targetClass: target, policy: policy, mode: mode)
         case .dictionary, .list:
-            return try createOrUpdate(targetInfo, values: try valuesByName(value, info: targetInfo),
-                                      policy: embedded ? .error : policy, mode: mode)
+            return try createOrUpdate(
+                targetInfo, values: try valuesByName(value, info: targetInfo),
+                policy: embedded ? .error : policy, mode: mode)
         default:
-            throw RealmError(.invalidValue, "Invalid value '\(value)' of type '\(value.typeName)' for a link to '\(target)'.")
+            throw RealmError(
+                .invalidValue, "Invalid value '\(value)' of type '\(value.typeName)' for a link to '\(target)'.")
         }
     }
 
@@ -247,13 +287,18 @@ extension RowStore {
 
     /// Writes one property of a stored object. With `compare`, an equal value is not written (nor
     /// reported as a modification): the `.modified` update policy.
-    func setProperty(_ info: ClassInfo, key: Int64, property p: Property, value: RealmValue, policy: UpdatePolicy, compare: Bool) throws {
+    func setProperty(
+        _ info: ClassInfo, key: Int64, property p: Property, value: RealmValue, policy: UpdatePolicy, compare: Bool
+    ) throws {
         guard p.isPersisted else {
-            throw RealmError(.invalidProperty, "Property '\(info.className).\(p.name)' is linking objects and cannot be set.")
+            throw RealmError(
+                .invalidProperty, "Property '\(info.className).\(p.name)' is linking objects and cannot be set.")
         }
         if p.isPrimaryKey && !isMigrating {
             let current = try fetchRow(info, key: key).flatMap { row in try? readValue(info, property: p, row: row) }
-            if current != value { throw RealmError(.primaryKeyChange, "Primary key can't be changed after an object is inserted.") }
+            if current != value {
+                throw RealmError(.primaryKeyChange, "Primary key can't be changed after an object is inserted.")
+            }
             return
         }
         if p.isCollection {
@@ -262,21 +307,26 @@ extension RowStore {
             try storage.replaceAll(with: value, policy: policy, mode: .assign, recordChange: true)
             return
         }
-        let ownsEmbedded = p.type == .object && (p.objectClassName.flatMap { classInfos[$0]?.objectSchema.isEmbedded } ?? false)
-        let old: RealmValue? = (compare || ownsEmbedded || realm.notifiers.wantsOldValues(info.className))
+        let ownsEmbedded =
+            p.type == .object && (p.objectClassName.flatMap { classInfos[$0]?.objectSchema.isEmbedded } ?? false)
+        let old: RealmValue? =
+            (compare || ownsEmbedded || realm.notifiers.wantsOldValues(info.className))
             ? try fetchRow(info, key: key).flatMap { try readValue(info, property: p, row: $0) } : nil
         if compare, let old, old == value { return }
         let (stored, tag) = try encodeForStorage(value, property: p, info: info, policy: policy, mode: .assign)
         if p.type == .mixed {
-            try connection.run("UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ?, \(info.quotedTypeTag(p)) = ? "
-                               + "WHERE \"_key\" = ?", [stored, tag, .integer(key)])
+            try connection.run(
+                "UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ?, \(info.quotedTypeTag(p)) = ? "
+                    + "WHERE \"_key\" = ?", [stored, tag, .integer(key)])
         } else {
-            try connection.run("UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \"_key\" = ?",
-                               [stored, .integer(key)])
+            try connection.run(
+                "UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \"_key\" = ?",
+                [stored, .integer(key)])
         }
         recordModification(info, key: key, property: p.name, oldValue: old)
         if ownsEmbedded, let targetClass = p.objectClassName, case .object(let previous)? = old,
-           let previousKey = previous.objectKey, stored != .integer(previousKey) {
+            let previousKey = previous.objectKey, stored != .integer(previousKey)
+        {
             // The embedded object replaced belongs to nobody else: delete it. After the update, so
             // that the owner no longer links to it and its modification is captured once.
             try deleteObject(try classInfo(targetClass), key: previousKey)

@@ -44,7 +44,8 @@ extension RowStore {
     // MARK: Reading
 
     func fetchRow(_ info: ClassInfo, key: Int64) throws -> [SQLiteValue]? {
-        let statement = try connection.cached("SELECT \(info.selectRowSQL) FROM \(info.quotedTable) AS t0 WHERE t0.\"_key\" = ?")
+        let statement = try connection.cached(
+            "SELECT \(info.selectRowSQL) FROM \(info.quotedTable) AS t0 WHERE t0.\"_key\" = ?")
         try statement.bind([.integer(key)])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
@@ -56,7 +57,8 @@ extension RowStore {
 
     func readValue(_ info: ClassInfo, property: Property, row: [SQLiteValue]) throws -> RealmValue {
         guard let i = rowIndex(info, property), i < row.count else {
-            throw RealmError(.invalidProperty, "Property '\(property.name)' does not exist on object type '\(info.className)'.")
+            throw RealmError(
+                .invalidProperty, "Property '\(property.name)' does not exist on object type '\(info.className)'.")
         }
         return try decodeStored(row[i], tag: property.type == .mixed ? row[i + 1] : nil, property: property)
     }
@@ -66,7 +68,9 @@ extension RowStore {
         try decodeStored(stored, tag: tag, type: property.type, objectClassName: property.objectClassName)
     }
 
-    func decodeStored(_ stored: SQLiteValue, tag: SQLiteValue?, type: PropertyType, objectClassName: String?) throws -> RealmValue {
+    func decodeStored(_ stored: SQLiteValue, tag: SQLiteValue?, type: PropertyType, objectClassName: String?) throws
+        -> RealmValue
+    {
         switch type {
         case .object:
             guard case .integer(let key) = stored, let target = objectClassName else { return .null }
@@ -83,21 +87,25 @@ extension RowStore {
 
     func objectFromMixedReference(_ ref: String) throws -> RealmValue {
         guard let colon = ref.lastIndex(of: ":"), let key = Int64(ref[ref.index(after: colon)...]),
-              let info = classInfos[String(ref[..<colon])] else { return .null }
+            let info = classInfos[String(ref[..<colon])]
+        else { return .null }
         let object = DynamicObject(realm: realm, info: info, key: key)
         return object.isInvalidated ? .null : .object(object)
     }
-
 
     func existingKey(_ info: ClassInfo, primaryKey pk: Property, value: RealmValue) throws -> Int64? {
         guard let encoded = ValueCoding.encode(value, as: pk.type) else {
             throw invalidValue(value, for: pk, in: info)
         }
-        return try connection.scalarInt("SELECT \"_key\" FROM \(info.quotedTable) WHERE \(info.quotedStorage(pk)) IS ?", [encoded])
+        return try connection.scalarInt(
+            "SELECT \"_key\" FROM \(info.quotedTable) WHERE \(info.quotedStorage(pk)) IS ?", [encoded])
     }
 
     func invalidValue(_ value: RealmValue, for property: Property, in info: ClassInfo) -> RealmError {
-        RealmError(.invalidValue, "Invalid value '\(value)' of type '\(value.typeName)' for '\(property.typeString)' property '\(info.className).\(property.name)'.")
+        RealmError(
+            .invalidValue,
+            "Invalid value '\(value)' of type '\(value.typeName)' for '\(property.typeString)' property '\(info.className).\(property.name)'."
+        )
     }
 
 }

@@ -110,6 +110,16 @@ enum StorageLayout {
 
 /// The type of a value held in a `mixed` column, stored in its `__t` column.
 enum MixedTag: Int64 {
-    case null = 0, int = 1, bool = 2, string = 3, data = 4, date = 5, float = 6, double = 7
-    case decimal128 = 8, object = 9, objectId = 10, uuid = 11
+    case null = 0
+    case int = 1
+    case bool = 2
+    case string = 3
+    case data = 4
+    case date = 5
+    case float = 6
+    case double = 7
+    case decimal128 = 8
+    case object = 9
+    case objectId = 10
+    case uuid = 11
 }

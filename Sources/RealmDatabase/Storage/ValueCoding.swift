@@ -59,7 +59,9 @@ enum ValueCoding {
     }
 
     /// A mixed value's stored value and tag. Objects are stored as the text `Class:key`.
-    static func encodeMixed(_ value: RealmValue, objectKey: (DynamicObject) throws -> (String, Int64)) rethrows -> (SQLiteValue, MixedTag)? {
+    static func encodeMixed(_ value: RealmValue, objectKey: (DynamicObject) throws -> (String, Int64)) rethrows -> (
+        SQLiteValue, MixedTag
+    )? {
         switch value {
         case .null: return (.null, .null)
         case .bool(let v): return (.integer(v ? 1 : 0), .bool)

@@ -85,7 +85,8 @@ public final class MutableSubscriptionSet {
 
     private func checkOpen() throws {
         guard isOpen else {
-            throw RealmError(.subscription, "Can only add, remove, or update subscriptions within a write subscription block.")
+            throw RealmError(
+                .subscription, "Can only add, remove, or update subscriptions within a write subscription block.")
         }
     }
 
@@ -105,16 +106,26 @@ public final class MutableSubscriptionSet {
         let now = SQLiteValue.integer(Timestamp.now.storedNanoseconds ?? 0)
         if let name = subscription.name {
             if first(named: name) != nil {
-                throw RealmError(.subscription, "A subscription named '\(name)' already exists. If you meant to update the existing subscription please use the `update` method.")
+                throw RealmError(
+                    .subscription,
+                    "A subscription named '\(name)' already exists. If you meant to update the existing subscription please use the `update` method."
+                )
             }
-        } else if try realm.connection.scalarInt("SELECT id FROM _realm_subscriptions WHERE name IS NULL AND object_class = ? AND query = ?",
-                                                 [.text(subscription.className), .text(subscription.query)]) != nil {
-            try realm.connection.run("UPDATE _realm_subscriptions SET updated_at = ? WHERE name IS NULL AND object_class = ? AND query = ?",
-                                     [now, .text(subscription.className), .text(subscription.query)])
+        } else if try realm.connection.scalarInt(
+            "SELECT id FROM _realm_subscriptions WHERE name IS NULL AND object_class = ? AND query = ?",
+            [.text(subscription.className), .text(subscription.query)]) != nil
+        {
+            try realm.connection.run(
+                "UPDATE _realm_subscriptions SET updated_at = ? WHERE name IS NULL AND object_class = ? AND query = ?",
+                [now, .text(subscription.className), .text(subscription.query)])
             return
         }
-        try realm.connection.run("INSERT INTO _realm_subscriptions (name, object_class, query, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-                                 [subscription.name.map { .text($0) } ?? .null, .text(subscription.className), .text(subscription.query), now, now])
+        try realm.connection.run(
+            "INSERT INTO _realm_subscriptions (name, object_class, query, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+            [
+                subscription.name.map { .text($0) } ?? .null, .text(subscription.className), .text(subscription.query),
+                now, now,
+            ])
     }
 
     /// Replaces the query of a named subscription, or adds it (core's `insert_or_assign`).
@@ -125,8 +136,9 @@ public final class MutableSubscriptionSet {
         if first(named: name) == nil {
             try append(QuerySubscription(className: className, name: name, query: query))
         } else {
-            try realm.connection.run("UPDATE _realm_subscriptions SET object_class = ?, query = ?, updated_at = ? WHERE name = ?",
-                                     [.text(className), .text(query), now, .text(name)])
+            try realm.connection.run(
+                "UPDATE _realm_subscriptions SET object_class = ?, query = ?, updated_at = ? WHERE name = ?",
+                [.text(className), .text(query), now, .text(name)])
         }
     }
 
@@ -139,7 +151,8 @@ public final class MutableSubscriptionSet {
     /// Removes the subscriptions on a class with this query.
     public func remove(ofType className: String, where query: String) throws {
         try checkOpen()
-        try realm.connection.run("DELETE FROM _realm_subscriptions WHERE object_class = ? AND query = ?", [.text(className), .text(query)])
+        try realm.connection.run(
+            "DELETE FROM _realm_subscriptions WHERE object_class = ? AND query = ?", [.text(className), .text(query)])
     }
 
     /// Removes every subscription on a class.
@@ -151,14 +164,16 @@ public final class MutableSubscriptionSet {
     /// Removes every subscription (or only the unnamed ones).
     public func removeAll(unnamedOnly: Bool = false) throws {
         try checkOpen()
-        try realm.connection.run(unnamedOnly ? "DELETE FROM _realm_subscriptions WHERE name IS NULL" : "DELETE FROM _realm_subscriptions")
+        try realm.connection.run(
+            unnamedOnly ? "DELETE FROM _realm_subscriptions WHERE name IS NULL" : "DELETE FROM _realm_subscriptions")
     }
 }
 
 /// The SQL behind subscriptions.
 enum SubscriptionStore {
     static func ensureTable(_ realm: Realm) throws {
-        try realm.connection.execute("""
+        try realm.connection.execute(
+            """
             CREATE TABLE IF NOT EXISTS _realm_subscriptions (
                 id INTEGER PRIMARY KEY, name TEXT UNIQUE, object_class TEXT NOT NULL, query TEXT NOT NULL,
                 created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)
@@ -166,7 +181,8 @@ enum SubscriptionStore {
     }
 
     static func hasTable(_ realm: Realm) throws -> Bool {
-        (try realm.connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_realm_subscriptions'") ?? 0) > 0
+        (try realm.connection.scalarInt(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_realm_subscriptions'") ?? 0) > 0
     }
 
     static func version(_ realm: Realm) throws -> Int64 {
@@ -176,9 +192,15 @@ enum SubscriptionStore {
     static func all(_ realm: Realm) throws -> [SyncSubscription] {
         guard try hasTable(realm) else { return [] }
         var out = [SyncSubscription]()
-        try realm.connection.forEachRow("SELECT name, object_class, query, created_at, updated_at FROM _realm_subscriptions ORDER BY id") { s in
-            out.append(SyncSubscription(name: s.isNull(at: 0) ? nil : s.string(at: 0), objectClassName: s.string(at: 1), queryString: s.string(at: 2),
-                                        createdAt: Timestamp(storedNanoseconds: s.int64(at: 3)), updatedAt: Timestamp(storedNanoseconds: s.int64(at: 4))))
+        try realm.connection.forEachRow(
+            "SELECT name, object_class, query, created_at, updated_at FROM _realm_subscriptions ORDER BY id"
+        ) { s in
+            out.append(
+                SyncSubscription(
+                    name: s.isNull(at: 0) ? nil : s.string(at: 0), objectClassName: s.string(at: 1),
+                    queryString: s.string(at: 2),
+                    createdAt: Timestamp(storedNanoseconds: s.int64(at: 3)),
+                    updatedAt: Timestamp(storedNanoseconds: s.int64(at: 4))))
         }
         return out
     }

@@ -14,10 +14,14 @@ public struct Decimal128: Hashable, Comparable, Sendable, CustomStringConvertibl
     /// Parses a decimal literal (`1.5`, `-2e10`, `NaN`); nil when it is not one.
     public init?(string: String) {
         let trimmed = string.trimmingCharacters(in: .whitespaces)
-        if trimmed.lowercased() == "nan" { value = .nan; return }
+        if trimmed.lowercased() == "nan" {
+            value = .nan
+            return
+        }
         guard !trimmed.isEmpty,
-              trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }),
-              let d = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+            trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }),
+            let d = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+        else { return nil }
         value = d
     }
 

@@ -14,10 +14,14 @@ public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible 
         let seconds = UInt32(truncatingIfNeeded: Int(Date().timeIntervalSince1970))
         let count = counter.add(1, ordering: .relaxed).newValue & 0xFF_FFFF
         var b = [UInt8](repeating: 0, count: 12)
-        b[0] = UInt8(seconds >> 24); b[1] = UInt8((seconds >> 16) & 0xff)
-        b[2] = UInt8((seconds >> 8) & 0xff); b[3] = UInt8(seconds & 0xff)
+        b[0] = UInt8(seconds >> 24)
+        b[1] = UInt8((seconds >> 16) & 0xff)
+        b[2] = UInt8((seconds >> 8) & 0xff)
+        b[3] = UInt8(seconds & 0xff)
         for i in 0..<5 { b[4 + i] = processRandom[i] }
-        b[9] = UInt8(count >> 16); b[10] = UInt8((count >> 8) & 0xff); b[11] = UInt8(count & 0xff)
+        b[9] = UInt8(count >> 16)
+        b[10] = UInt8((count >> 8) & 0xff)
+        b[11] = UInt8(count & 0xff)
         return ObjectId(uncheckedBytes: b)
     }
 

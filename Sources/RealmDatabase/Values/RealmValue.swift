@@ -41,12 +41,30 @@ public enum RealmValue: CustomStringConvertible {
         }
     }
 
-    public var boolValue: Bool? { if case .bool(let v) = self { return v }; return nil }
-    public var intValue: Int64? { if case .int(let v) = self { return v }; return nil }
-    public var stringValue: String? { if case .string(let v) = self { return v }; return nil }
-    public var objectValue: DynamicObject? { if case .object(let v) = self { return v }; return nil }
-    public var listValue: [RealmValue]? { if case .list(let v) = self { return v }; return nil }
-    public var dictionaryValue: [String: RealmValue]? { if case .dictionary(let v) = self { return v }; return nil }
+    public var boolValue: Bool? {
+        if case .bool(let v) = self { return v }
+        return nil
+    }
+    public var intValue: Int64? {
+        if case .int(let v) = self { return v }
+        return nil
+    }
+    public var stringValue: String? {
+        if case .string(let v) = self { return v }
+        return nil
+    }
+    public var objectValue: DynamicObject? {
+        if case .object(let v) = self { return v }
+        return nil
+    }
+    public var listValue: [RealmValue]? {
+        if case .list(let v) = self { return v }
+        return nil
+    }
+    public var dictionaryValue: [String: RealmValue]? {
+        if case .dictionary(let v) = self { return v }
+        return nil
+    }
 
     /// A number as a Double (int, float, double, decimal), else nil.
     public var numericValue: Double? {
@@ -85,26 +103,27 @@ extension RealmValue: Equatable {
     public static func == (a: RealmValue, b: RealmValue) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
-        case let (.bool(x), .bool(y)): return x == y
-        case let (.int(x), .int(y)): return x == y
-        case let (.float(x), .float(y)): return x == y
-        case let (.double(x), .double(y)): return x == y
-        case let (.string(x), .string(y)): return x == y
-        case let (.data(x), .data(y)): return x == y
-        case let (.date(x), .date(y)): return x == y
-        case let (.decimal128(x), .decimal128(y)): return x == y
-        case let (.objectId(x), .objectId(y)): return x == y
-        case let (.uuid(x), .uuid(y)): return x == y
-        case let (.object(x), .object(y)): return x.isSameObject(as: y)
-        case let (.list(x), .list(y)): return x == y
-        case let (.dictionary(x), .dictionary(y)): return x == y
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.int(let x), .int(let y)): return x == y
+        case (.float(let x), .float(let y)): return x == y
+        case (.double(let x), .double(let y)): return x == y
+        case (.string(let x), .string(let y)): return x == y
+        case (.data(let x), .data(let y)): return x == y
+        case (.date(let x), .date(let y)): return x == y
+        case (.decimal128(let x), .decimal128(let y)): return x == y
+        case (.objectId(let x), .objectId(let y)): return x == y
+        case (.uuid(let x), .uuid(let y)): return x == y
+        case (.object(let x), .object(let y)): return x.isSameObject(as: y)
+        case (.list(let x), .list(let y)): return x == y
+        case (.dictionary(let x), .dictionary(let y)): return x == y
         default: return false
         }
     }
 }
 
 extension RealmValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
     public init(nilLiteral: ()) { self = .null }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(integerLiteral value: Int64) { self = .int(value) }

@@ -20,8 +20,14 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         let whole = t.rounded(.towardZero)
         var s = Int64(whole)
         var ns = Int32(((t - whole) * 1e9).rounded())
-        if ns >= 1_000_000_000 { s += 1; ns -= 1_000_000_000 }
-        if ns <= -1_000_000_000 { s -= 1; ns += 1_000_000_000 }
+        if ns >= 1_000_000_000 {
+            s += 1
+            ns -= 1_000_000_000
+        }
+        if ns <= -1_000_000_000 {
+            s -= 1
+            ns += 1_000_000_000
+        }
         seconds = s
         nanoseconds = ns
     }
@@ -48,11 +54,16 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     public var description: String {
         var s = seconds
         var ns = Int64(nanoseconds)
-        if ns < 0 { s -= 1; ns += 1_000_000_000 }
+        if ns < 0 {
+            s -= 1
+            ns += 1_000_000_000
+        }
         let days = s >= 0 ? s / 86400 : (s - 86399) / 86400
         let secOfDay = s - days * 86400
         let (y, m, d) = civilFromDays(days)
-        var out = String(format: "%04lld-%02d-%02dT%02lld:%02lld:%02lld", y, m, d, secOfDay / 3600, (secOfDay / 60) % 60, secOfDay % 60)
+        var out = String(
+            format: "%04lld-%02d-%02dT%02lld:%02lld:%02lld", y, m, d, secOfDay / 3600, (secOfDay / 60) % 60,
+            secOfDay % 60)
         if ns != 0 {
             var frac = String(format: "%09lld", ns)
             while frac.hasSuffix("0") { frac.removeLast() }
@@ -69,24 +80,43 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
             var v: Int64 = 0
             var n = 0
             while i < chars.count, n < maxDigits, chars[i] >= 48, chars[i] <= 57 {
-                v = v * 10 + Int64(chars[i] - 48); i += 1; n += 1
+                v = v * 10 + Int64(chars[i] - 48)
+                i += 1
+                n += 1
             }
             return n >= minDigits ? v : nil
         }
         func expect(_ c: Character) -> Bool {
-            if i < chars.count, chars[i] == c.asciiValue! { i += 1; return true }
+            if i < chars.count, chars[i] == c.asciiValue! {
+                i += 1
+                return true
+            }
             return false
         }
         var negativeYear = false
-        if i < chars.count, chars[i] == UInt8(ascii: "-") { negativeYear = true; i += 1 }
-        guard var year = number(4, 6), expect("-"), let month = number(1, 2), expect("-"), let day = number(1, 2) else { return nil }
+        if i < chars.count, chars[i] == UInt8(ascii: "-") {
+            negativeYear = true
+            i += 1
+        }
+        guard var year = number(4, 6), expect("-"), let month = number(1, 2), expect("-"), let day = number(1, 2) else {
+            return nil
+        }
         if negativeYear { year = -year }
-        var hour: Int64 = 0, minute: Int64 = 0, second: Int64 = 0, nanos: Int64 = 0
-        if i < chars.count, chars[i] == UInt8(ascii: "T") || chars[i] == UInt8(ascii: " ") || chars[i] == UInt8(ascii: "@") {
+        var hour: Int64 = 0
+        var minute: Int64 = 0
+        var second: Int64 = 0
+        var nanos: Int64 = 0
+        if i < chars.count,
+            chars[i] == UInt8(ascii: "T") || chars[i] == UInt8(ascii: " ") || chars[i] == UInt8(ascii: "@")
+        {
             i += 1
             guard let h = number(1, 2), expect(":"), let mi = number(1, 2) else { return nil }
-            hour = h; minute = mi
-            if expect(":") { guard let s = number(1, 2) else { return nil }; second = s }
+            hour = h
+            minute = mi
+            if expect(":") {
+                guard let s = number(1, 2) else { return nil }
+                second = s
+            }
             if expect(".") || expect(":") {
                 let start = i
                 guard let f = number(1, 9) else { return nil }
@@ -104,10 +134,14 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
             let om = number(2, 2) ?? 0
             offset = sign * (oh * 3600 + om * 60)
         }
-        guard i == chars.count, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        guard i == chars.count, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
         var total = daysFromCivil(year, Int(month), Int(day)) * 86400 + hour * 3600 + minute * 60 + second - offset
         var ns = Int32(nanos)
-        if total < 0 && ns > 0 { total += 1; ns = ns - 1_000_000_000 }
+        if total < 0 && ns > 0 {
+            total += 1
+            ns = ns - 1_000_000_000
+        }
         self.init(seconds: total, nanoseconds: ns)
     }
 

@@ -20,7 +20,9 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "The format of the dump (json).")
     var format: Format = .json
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Write the dump to this file rather than standard output.", valueName: "file"))
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp("Write the dump to this file rather than standard output.", valueName: "file"))
     var output: String?
 
     func run() throws {
@@ -28,7 +30,8 @@ struct ExportCommand: ParsableCommand {
             let user = try checkedUser(self.user)
             let host = try self.host.makeHost()
             guard FileManager.default.fileExists(atPath: try host.fileURL(for: user).path) else {
-                throw CLIError.failed("user '\(user)' has no realm in \(displayPath(host.dataFolder)) (no \(user).realm)")
+                throw CLIError.failed(
+                    "user '\(user)' has no realm in \(displayPath(host.dataFolder)) (no \(user).realm)")
             }
             var data = try host.exportJSON(user: user)
             if data.last != UInt8(ascii: "\n") { data.append(UInt8(ascii: "\n")) }
@@ -51,7 +54,8 @@ struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Load a JSON dump (from export) into a user's realm.",
-        discussion: "The load is one transaction: if any part of it fails, nothing is kept. Use - to read standard input."
+        discussion:
+            "The load is one transaction: if any part of it fails, nothing is kept. Use - to read standard input."
     )
 
     @OptionGroup var host: HostFlags
@@ -67,7 +71,9 @@ struct ImportCommand: ParsableCommand {
             let user = try checkedUser(self.user)
             let data: Data
             do {
-                data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
+                data =
+                    file == "-"
+                    ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
             } catch {
                 throw CLIError.failed("\(file): cannot read the dump: \(error.localizedDescription)")
             }

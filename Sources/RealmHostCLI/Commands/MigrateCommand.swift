@@ -9,11 +9,11 @@ struct MigrateCommand: ParsableCommand {
         commandName: "migrate",
         abstract: "Bring users' realms to the plugins' schema version.",
         discussion: """
-        Each user's realm migrates in one transaction: a user whose migration fails is reported \
-        and left untouched, the others are migrated. With --dry-run every migration runs and is \
-        rolled back, and the report says what it would do. The exit status is 0 when every user \
-        succeeded, 1 otherwise. A progress bar shows on a terminal.
-        """
+            Each user's realm migrates in one transaction: a user whose migration fails is reported \
+            and left untouched, the others are migrated. With --dry-run every migration runs and is \
+            rolled back, and the report says what it would do. The exit status is 0 when every user \
+            succeeded, 1 otherwise. A progress bar shows on a terminal.
+            """
     )
 
     @OptionGroup var host: HostFlags
@@ -21,7 +21,9 @@ struct MigrateCommand: ParsableCommand {
     @Flag(name: .long, help: "Migrate every user with a realm in the data folder.")
     var allUsers = false
 
-    @Option(name: .long, help: ArgumentHelp("Migrate this user (default: 'default'); repeat for several.", valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Migrate this user (default: 'default'); repeat for several.", valueName: "name"))
     var user: [String] = []
 
     @Flag(name: .long, help: "Run the migrations, report, and roll everything back.")
@@ -40,7 +42,8 @@ struct MigrateCommand: ParsableCommand {
             } else {
                 users = try (user.isEmpty ? ["default"] : user).map(checkedUser)
                 for name in users where !FileManager.default.fileExists(atPath: try host.fileURL(for: name).path) {
-                    throw CLIError.failed("user '\(name)' has no realm in \(displayPath(host.dataFolder)) (no \(name).realm)")
+                    throw CLIError.failed(
+                        "user '\(name)' has no realm in \(displayPath(host.dataFolder)) (no \(name).realm)")
                 }
             }
             let target = host.registry.schemaVersion
@@ -57,7 +60,9 @@ struct MigrateCommand: ParsableCommand {
                 progress.draw()
                 while start < users.count {
                     let slice = Array(users[start..<min(users.count, start + batch)])
-                    results += host.migrate(users: slice, dryRun: dryRun) { user, step in progress.step(user: user, step) }
+                    results += host.migrate(users: slice, dryRun: dryRun) { user, step in
+                        progress.step(user: user, step)
+                    }
                     start += slice.count
                     progress.finished(results.count)
                 }
@@ -77,7 +82,9 @@ enum MigrationReportTable {
     static func render(_ results: [TenantMigrationResult], target: UInt64, dryRun: Bool, style: Style) -> String {
         var table = TextTable(headers: ["user", "from", "to", "result", "details"], rightAligned: [1, 2])
         table.maxCellWidth = 200
-        var migrated = 0, current = 0, failed = 0
+        var migrated = 0
+        var current = 0
+        var failed = 0
         for r in results {
             if let error = r.error {
                 failed += 1
@@ -85,7 +92,10 @@ enum MigrationReportTable {
             } else if let report = r.report {
                 if report.migrated {
                     migrated += 1
-                    table.rows.append([r.user, "\(report.fromVersion)", "\(report.toVersion)", dryRun ? "would migrate" : "migrated", details(report)])
+                    table.rows.append([
+                        r.user, "\(report.fromVersion)", "\(report.toVersion)", dryRun ? "would migrate" : "migrated",
+                        details(report),
+                    ])
                 } else {
                     current += 1
                     table.rows.append([r.user, "\(report.fromVersion)", "\(report.toVersion)", "up to date", ""])

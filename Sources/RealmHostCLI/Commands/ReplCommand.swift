@@ -8,13 +8,13 @@ struct ReplCommand: ParsableCommand {
         commandName: "repl",
         abstract: "Start the Lua REPL on a user's realm (the default command).",
         discussion: """
-        Type Lua (see LUA-API.md) with `realm` bound to the user's realm; an expression prints \
-        its value, objects and results as tables. Writes commit at once unless they are inside \
-        realm:write(function() … end). Dot commands: .help, .user NAME, .users, .schema [CLASS], \
-        .subs, .mode table|json|lua, .timer on|off, .read FILE.lua, the plugins' commands, .quit.
-        With standard input not a terminal (realm-host repl < script.lua) there is no prompt: the \
-        chunks run in order and the exit status is 1 if any failed.
-        """
+            Type Lua (see LUA-API.md) with `realm` bound to the user's realm; an expression prints \
+            its value, objects and results as tables. Writes commit at once unless they are inside \
+            realm:write(function() … end). Dot commands: .help, .user NAME, .users, .schema [CLASS], \
+            .subs, .mode table|json|lua, .timer on|off, .read FILE.lua, the plugins' commands, .quit.
+            With standard input not a terminal (realm-host repl < script.lua) there is no prompt: the \
+            chunks run in order and the exit status is 1 if any failed.
+            """
     )
 
     @OptionGroup var host: HostFlags
@@ -37,14 +37,17 @@ struct ReplCommand: ParsableCommand {
             let user = try checkedUser(self.user)
             let host = try self.host.makeHost()
             let interactive = Terminal.inputIsTerminal
-            let session = ReplSession(host: host, user: user, mode: OutputMode(rawValue: mode) ?? .table, interactive: interactive,
-                                      colour: interactive && Terminal.colourAllowed(onTerminal: Terminal.outputIsTerminal),
-                                      errorColour: interactive && Terminal.colourAllowed(onTerminal: Terminal.errorIsTerminal))
+            let session = ReplSession(
+                host: host, user: user, mode: OutputMode(rawValue: mode) ?? .table, interactive: interactive,
+                colour: interactive && Terminal.colourAllowed(onTerminal: Terminal.outputIsTerminal),
+                errorColour: interactive && Terminal.colourAllowed(onTerminal: Terminal.errorIsTerminal))
             Interrupts.shared.install()
             if interactive {
                 let history = noHistory ? nil : host.dataFolder.appendingPathComponent(".realm-host-history")
                 let completer = Completer(session: session)
-                session.input = EditedLines(historyFile: history) { before, word in completer.complete(before: before, word: word) }
+                session.input = EditedLines(historyFile: history) { before, word in
+                    completer.complete(before: before, word: word)
+                }
             } else {
                 session.input = PipedLines()
             }

@@ -9,12 +9,12 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Run a Lua script against a user's realm.",
         discussion: """
-        The script runs with `realm` bound to the user's realm and `arg` set to its arguments, as \
-        the lua program does. What it prints goes to standard output. An error prints \
-        `file:line: message` on standard error and exits with status 1; the script's open write \
-        transaction, if any, is rolled back. Ctrl-C stops the script (status 130), rolling back too.
-        Options go before the script: what follows it is passed to the script.
-        """
+            The script runs with `realm` bound to the user's realm and `arg` set to its arguments, as \
+            the lua program does. What it prints goes to standard output. An error prints \
+            `file:line: message` on standard error and exits with status 1; the script's open write \
+            transaction, if any, is rolled back. Ctrl-C stops the script (status 130), rolling back too.
+            Options go before the script: what follows it is passed to the script.
+            """
     )
 
     @OptionGroup var host: HostFlags
@@ -25,15 +25,21 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "On error, print the Lua traceback too.")
     var traceback = false
 
-    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The script, then its arguments (arg[1], arg[2], …).", valueName: "script.lua args"))
+    @Argument(
+        parsing: .captureForPassthrough,
+        help: ArgumentHelp("The script, then its arguments (arg[1], arg[2], …).", valueName: "script.lua args"))
     var scriptAndArguments: [String] = []
 
     func validate() throws {
         // The arguments capture everything after `run`, --help included.
-        if let first = scriptAndArguments.first, ["-h", "--help", "-help"].contains(first) { throw CleanExit.helpRequest(self) }
+        if let first = scriptAndArguments.first, ["-h", "--help", "-help"].contains(first) {
+            throw CleanExit.helpRequest(self)
+        }
         var rest = scriptAndArguments
         if rest.first == "--" { rest.removeFirst() }
-        guard !rest.isEmpty else { throw ValidationError("Missing the script to run (realm-host run SCRIPT.lua [ARGS…]).") }
+        guard !rest.isEmpty else {
+            throw ValidationError("Missing the script to run (realm-host run SCRIPT.lua [ARGS…]).")
+        }
     }
 
     func run() throws {
@@ -68,8 +74,9 @@ struct RunCommand: ParsableCommand {
             return failure.kind == .interrupted ? 130 : 1
         }
         if try session.rollbackOpenWrites() {
-            StandardStreams.errorLine("\(script): warning: the script ended inside a write transaction; "
-                + "it was rolled back (call commitWrite)")
+            StandardStreams.errorLine(
+                "\(script): warning: the script ended inside a write transaction; "
+                    + "it was rolled back (call commitWrite)")
         }
         return 0
     }

@@ -8,7 +8,8 @@ struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
         abstract: "Print the schema stored in a user's realm (opened read-only).",
-        discussion: "With --plugins-schema, print the schema the plugins declare instead (what migrate brings realms to)."
+        discussion:
+            "With --plugins-schema, print the schema the plugins declare instead (what migrate brings realms to)."
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case table, lua }
@@ -39,14 +40,16 @@ struct SchemaCommand: ParsableCommand {
                 let user = try checkedUser(self.user)
                 let url = try host.fileURL(for: user)
                 guard FileManager.default.fileExists(atPath: url.path) else {
-                    throw CLIError.failed("user '\(user)' has no realm in \(displayPath(host.dataFolder)) (no \(user).realm)")
+                    throw CLIError.failed(
+                        "user '\(user)' has no realm in \(displayPath(host.dataFolder)) (no \(user).realm)")
                 }
                 let realm = try Realm(configuration: Realm.Configuration(fileURL: url, readOnly: true))
                 schema = realm.schema
                 version = realm.schemaVersion
             }
             if let className, schema[className] == nil {
-                throw CLIError.failed("no class '\(className)' in the schema (classes: \(schema.classNames.joined(separator: ", ")))")
+                throw CLIError.failed(
+                    "no class '\(className)' in the schema (classes: \(schema.classNames.joined(separator: ", ")))")
             }
             switch format {
             case .table:
@@ -54,7 +57,8 @@ struct SchemaCommand: ParsableCommand {
                 StandardStreams.line(style.dim("schema version \(version)"))
                 StandardStreams.line(SchemaText.tables(schema, only: className, style: style))
             case .lua:
-                let filtered = className.map { name in Schema(schema.objectSchemas.filter { $0.className == name }) } ?? schema
+                let filtered =
+                    className.map { name in Schema(schema.objectSchemas.filter { $0.className == name }) } ?? schema
                 StandardStreams.line("schemaVersion = \(version)")
                 StandardStreams.line(SchemaText.lua(filtered))
             }

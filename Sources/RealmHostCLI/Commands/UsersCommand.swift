@@ -35,7 +35,9 @@ enum UsersTable {
                 continue
             }
             let total = u.objectCounts.values.reduce(0, +)
-            let classes = u.objectCounts.keys.sorted().filter { u.objectCounts[$0]! > 0 }.map { "\($0) \(u.objectCounts[$0]!)" }.joined(separator: ", ")
+            let classes = u.objectCounts.keys.sorted().filter { u.objectCounts[$0]! > 0 }.map {
+                "\($0) \(u.objectCounts[$0]!)"
+            }.joined(separator: ", ")
             table.rows.append([name, "\(u.schemaVersion)", "\(total)", formatBytes(u.fileSize), classes])
         }
         return table.render(style: style)

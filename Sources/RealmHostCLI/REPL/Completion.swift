@@ -19,10 +19,14 @@ struct Completer {
     unowned let session: ReplSession
 
     /// String arguments that name a class.
-    static let classArgumentMethods: Set<String> = ["objects", "object", "create", "Object", "enumerateObjects", "deleteData",
-                                                     "QuerySubscription", "removeAll", "renameProperty"]
+    static let classArgumentMethods: Set<String> = [
+        "objects", "object", "create", "Object", "enumerateObjects", "deleteData",
+        "QuerySubscription", "removeAll", "renameProperty",
+    ]
     /// String arguments that name properties of the receiver's class.
-    static let propertyArgumentMethods: Set<String> = ["where", "filter", "sorted", "distinct", "min", "max", "sum", "average", "get"]
+    static let propertyArgumentMethods: Set<String> = [
+        "where", "filter", "sorted", "distinct", "min", "max", "sum", "average", "get",
+    ]
 
     /// The words that can replace `word`, which follows `before` on the line.
     func complete(before: String, word: String) -> [String] {
@@ -76,7 +80,8 @@ struct Completer {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return [] }
         return names.filter { !$0.hasPrefix(".") }.compactMap { name in
             var isDirectory: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(name), isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(
+                atPath: (path as NSString).appendingPathComponent(name), isDirectory: &isDirectory)
             if isDirectory.boolValue { return folder + name + "/" }
             return name.hasSuffix(".lua") ? folder + name : nil
         }
@@ -133,9 +138,10 @@ struct Completer {
             return (try? session.withTenant { $0.realm.schema.classNames }) ?? []
         }
         if Completer.propertyArgumentMethods.contains(call.function), let receiver = call.receiver {
-            return (try? session.withTenant { tenant in
-                tenant.runtime.objectSchema(ofReceiver: receiver)?.properties.map(\.name) ?? []
-            }) ?? []
+            return
+                (try? session.withTenant { tenant in
+                    tenant.runtime.objectSchema(ofReceiver: receiver)?.properties.map(\.name) ?? []
+                }) ?? []
         }
         return []
     }

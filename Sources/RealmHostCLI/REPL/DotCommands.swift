@@ -47,7 +47,8 @@ enum DotCommands {
             case "help": StandardStreams.line(try help(session))
             case "quit", "exit": session.quitRequested = true
             case "user": try user(args, session)
-            case "users": StandardStreams.line(try UsersTable.render(session.host, current: session.user, style: session.style))
+            case "users":
+                StandardStreams.line(try UsersTable.render(session.host, current: session.user, style: session.style))
             case "schema": try schema(args, session)
             case "subs": try subscriptions(session)
             case "mode": try mode(args, session)
@@ -76,13 +77,17 @@ enum DotCommands {
             let usage = "." + b.name + (b.arguments.isEmpty ? "" : " " + b.arguments)
             lines.append("  " + style.bold(usage) + String(repeating: " ", count: max(1, width - usage.count)) + b.help)
         }
-        let commands = try session.withTenant { tenant in tenant.commandNames.map { ($0, tenant.commandPlugin($0) ?? "?") } }
+        let commands = try session.withTenant { tenant in
+            tenant.commandNames.map { ($0, tenant.commandPlugin($0) ?? "?") }
+        }
         if !commands.isEmpty {
             lines.append("")
             lines.append("Plugin commands (arguments are words; quote one with spaces: .dogs \"weight > 20\"):")
             for (name, plugin) in commands {
                 let usage = "." + name
-                lines.append("  " + style.bold(usage) + String(repeating: " ", count: max(1, width - usage.count)) + "from plugin \(plugin)")
+                lines.append(
+                    "  " + style.bold(usage) + String(repeating: " ", count: max(1, width - usage.count))
+                        + "from plugin \(plugin)")
             }
         }
         lines.append("")
@@ -92,7 +97,8 @@ enum DotCommands {
 
     static func user(_ args: [String], _ session: ReplSession) throws {
         guard let name = args.first else {
-            StandardStreams.line("User '\(session.user)' (\(displayPath(try session.host.fileURL(for: session.user)))).")
+            StandardStreams.line(
+                "User '\(session.user)' (\(displayPath(try session.host.fileURL(for: session.user)))).")
             return
         }
         guard args.count == 1 else { throw usage("user", "NAME (quote a name with spaces)") }
@@ -106,11 +112,13 @@ enum DotCommands {
             let schema = tenant.realm.schema
             if let className = args.first {
                 guard schema[className] != nil else {
-                    throw HostError.configuration("No class '\(className)'. Classes: \(schema.classNames.joined(separator: ", ")).")
+                    throw HostError.configuration(
+                        "No class '\(className)'. Classes: \(schema.classNames.joined(separator: ", ")).")
                 }
             }
             if schema.objectSchemas.isEmpty { return "The realm has no classes (no plugin declares a schema)." }
-            return session.style.dim("schema version \(tenant.realm.schemaVersion)") + "\n" + SchemaText.tables(schema, only: args.first, style: session.style)
+            return session.style.dim("schema version \(tenant.realm.schemaVersion)") + "\n"
+                + SchemaText.tables(schema, only: args.first, style: session.style)
         }
         StandardStreams.line(text)
     }
@@ -161,7 +169,11 @@ enum DotCommands {
             StandardStreams.line("No error yet.")
             return
         }
-        if let lua = error as? LuaError { StandardStreams.line(lua.descriptionWithTraceback) } else { StandardStreams.line("\(error)") }
+        if let lua = error as? LuaError {
+            StandardStreams.line(lua.descriptionWithTraceback)
+        } else {
+            StandardStreams.line("\(error)")
+        }
     }
 
     // MARK: Plugin commands
@@ -190,15 +202,25 @@ enum DotCommands {
         var escaped = false
         for c in text {
             if let q = quote {
-                if escaped { current.append(c); escaped = false }
-                else if c == "\\" && q == "\"" { escaped = true }
-                else if c == q { quote = nil }
-                else { current.append(c) }
+                if escaped {
+                    current.append(c)
+                    escaped = false
+                } else if c == "\\" && q == "\"" {
+                    escaped = true
+                } else if c == q {
+                    quote = nil
+                } else {
+                    current.append(c)
+                }
             } else if c == "\"" || c == "'" {
                 quote = c
                 inWord = true
             } else if c.isWhitespace {
-                if inWord { words.append(current); current = ""; inWord = false }
+                if inWord {
+                    words.append(current)
+                    current = ""
+                    inWord = false
+                }
             } else {
                 current.append(c)
                 inWord = true

@@ -96,7 +96,10 @@ enum KeyReader {
             if Interrupts.shared.count != interruptsBefore { return nil }
             var fds = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
             let ready = poll(&fds, 1, 250)
-            if ready < 0 { if errno == EINTR { continue }; return nil }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
             if ready == 0 { continue }
             var b: UInt8 = 0
             let n = read(0, &b, 1)
@@ -128,33 +131,38 @@ private let readKey: @convention(c) (UnsafeMutablePointer<FILE>?) -> Int32 = { _
 /// The bridge from libedit's completion callback (a C function) to Swift.
 enum Completion {
     /// Characters that end a word: what is left of the cursor up to one of them is completed.
-    nonisolated(unsafe) static let wordBreaks: UnsafePointer<CChar> = UnsafePointer(strdup(" \t\n\"'`@$><=;|&{}(),.:[]+-*/%^~#!\\")!)
+    nonisolated(unsafe) static let wordBreaks: UnsafePointer<CChar> = UnsafePointer(
+        strdup(" \t\n\"'`@$><=;|&{}(),.:[]+-*/%^~#!\\")!)
     nonisolated(unsafe) static var provider: ((String, String) -> [String])?
 }
 
 /// libedit calls this on Tab with the word left of the cursor and its byte offsets in the line.
 /// It returns a malloc'ed, NULL-terminated array: the replacement, then the matches to list.
-private let completionEntry: @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, start, _ in
-    rh_edit_completion_over()
-    guard let provider = Completion.provider else { return nil }
-    let word = text.map { String(cString: $0) } ?? ""
-    let line = rh_edit_line_buffer().map { Array(String(cString: $0).utf8) } ?? []
-    let before = String(decoding: line.prefix(max(0, min(Int(start), line.count))), as: UTF8.self)
-    let matches = Array(Set(provider(before, word))).sorted()
-    guard !matches.isEmpty else { return nil }
-    // libedit frees the array and its strings with free().
-    guard let raw = malloc(MemoryLayout<UnsafeMutablePointer<CChar>?>.stride * (matches.count + 2)) else { return nil }
-    let array = raw.bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: matches.count + 2)
-    if matches.count == 1 {
-        array[0] = strdup(matches[0])
-        array[1] = nil
+private let completionEntry:
+    @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = {
+        text, start, _ in
+        rh_edit_completion_over()
+        guard let provider = Completion.provider else { return nil }
+        let word = text.map { String(cString: $0) } ?? ""
+        let line = rh_edit_line_buffer().map { Array(String(cString: $0).utf8) } ?? []
+        let before = String(decoding: line.prefix(max(0, min(Int(start), line.count))), as: UTF8.self)
+        let matches = Array(Set(provider(before, word))).sorted()
+        guard !matches.isEmpty else { return nil }
+        // libedit frees the array and its strings with free().
+        guard let raw = malloc(MemoryLayout<UnsafeMutablePointer<CChar>?>.stride * (matches.count + 2)) else {
+            return nil
+        }
+        let array = raw.bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: matches.count + 2)
+        if matches.count == 1 {
+            array[0] = strdup(matches[0])
+            array[1] = nil
+            return array
+        }
+        array[0] = strdup(commonPrefix(matches))
+        for (i, m) in matches.enumerated() { array[i + 1] = strdup(m) }
+        array[matches.count + 1] = nil
         return array
     }
-    array[0] = strdup(commonPrefix(matches))
-    for (i, m) in matches.enumerated() { array[i + 1] = strdup(m) }
-    array[matches.count + 1] = nil
-    return array
-}
 
 /// The longest prefix (in characters) the strings share.
 func commonPrefix(_ strings: [String]) -> String {

@@ -77,16 +77,21 @@ struct ValuePrinter {
             }
         }
         if case .table(let ref) = value, let (objects, schema) = try objectSequence(ref) {
-            return try objectsTable(Array(objects.prefix(maxRows)), schema: schema, total: objects.count, numbered: true)
+            return try objectsTable(
+                Array(objects.prefix(maxRows)), schema: schema, total: objects.count, numbered: true)
         }
         return try display(value)
     }
 
     /// Objects as rows, their persisted properties as columns.
     /// A list or set: its objects as a table of objects, or its values numbered.
-    private func collectionTable(_ collection: ManagedCollection, count total: Int, element: (Int) throws -> RealmValue) throws -> String {
+    private func collectionTable(_ collection: ManagedCollection, count total: Int, element: (Int) throws -> RealmValue)
+        throws -> String
+    {
         let property = collection.property
-        if property.type == .object, let className = property.objectClassName, let schema = collection.realm.schema[className] {
+        if property.type == .object, let className = property.objectClassName,
+            let schema = collection.realm.schema[className]
+        {
             var objects = [DynamicObject]()
             for i in 0..<min(total, maxRows) { if let o = try element(i).objectValue { objects.append(o) } }
             return try objectsTable(objects, schema: schema, total: total, numbered: true)
@@ -95,7 +100,9 @@ struct ValuePrinter {
         for i in 0..<min(total, maxRows) { rows.append(["\(i + 1)", cell(try element(i))]) }
         var table = TextTable(headers: ["#", property.name], rows: rows, rightAligned: [0])
         table.maxCellWidth = 60
-        var text = rows.isEmpty ? style.dim("(empty \(property.collection.rawValue))") : table.render(style: style, maxWidth: maxWidth)
+        var text =
+            rows.isEmpty
+            ? style.dim("(empty \(property.collection.rawValue))") : table.render(style: style, maxWidth: maxWidth)
         if total > rows.count { text += "\n" + style.dim("… \(total - rows.count) more") }
         return text
     }
@@ -106,7 +113,8 @@ struct ValuePrinter {
         var table = TextTable(headers: (numbered ? ["#"] : []) + properties.map(\.name))
         let offset = numbered ? 1 : 0
         if numbered { table.rightAligned.insert(0) }
-        for (i, p) in properties.enumerated() where !p.isCollection && [.int, .float, .double, .decimal128].contains(p.type) {
+        for (i, p) in properties.enumerated()
+        where !p.isCollection && [.int, .float, .double, .decimal128].contains(p.type) {
             table.rightAligned.insert(i + offset)
         }
         for (n, object) in objects.enumerated() {
@@ -161,7 +169,8 @@ struct ValuePrinter {
         if o.isManaged && o.isInvalidated { return "\(o.className)(deleted)" }
         guard let schema = o.objectSchema else { return o.className }
         if let p = schema.properties.first(where: { $0.type == .string && !$0.isCollection && !$0.isPrimaryKey }),
-           case .string(let s)? = try? o.value(forKey: p.name), !s.isEmpty {
+            case .string(let s)? = try? o.value(forKey: p.name), !s.isEmpty
+        {
             return "\(o.className)(\(s))"
         }
         if let pk = schema.primaryKey, let v = try? o.value(forKey: pk) { return "\(o.className)(\(v))" }
@@ -174,7 +183,8 @@ struct ValuePrinter {
         for o in realm.schema.objectSchemas where !o.isEmbedded {
             parts.append("\(o.className) \((try? realm.objects(o.className).countObjects()) ?? 0)")
         }
-        return "Realm(\(name)\(realm.isFrozen ? ", frozen" : "")) schema version \(realm.schemaVersion)" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
+        return "Realm(\(name)\(realm.isFrozen ? ", frozen" : "")) schema version \(realm.schemaVersion)"
+            + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
     }
 
     /// A value the way the `lua` program prints it (strings bare), tables as constructors.
@@ -203,8 +213,10 @@ struct ValuePrinter {
                     try r.forEach { items.append(try luaObject($0, indent: indent + "  ", depth: depth + 1)) }
                     return luaList(items, indent: indent)
                 case .list(let l):
-                    return luaList(try l.values().map { try luaLiteral($0, indent: indent + "  ", depth: depth + 1) }, indent: indent)
-                case .set, .map: break // as their values, below
+                    return luaList(
+                        try l.values().map { try luaLiteral($0, indent: indent + "  ", depth: depth + 1) },
+                        indent: indent)
+                case .set, .map: break  // as their values, below
                 case .realm: return try tostring(value)
                 }
             }
@@ -277,17 +289,20 @@ struct ValuePrinter {
         case .uuid(let u): return "UUID(\(LuaText.quoted(u.uuidString)))"
         case .object(let o):
             if let schema = o.objectSchema, let pk = schema.primaryKey, o.isManaged {
-                return "realm:object(\(LuaText.quoted(o.className)), \(try luaLiteral(try o.value(forKey: pk), indent: indent, depth: depth + 1)))"
+                return
+                    "realm:object(\(LuaText.quoted(o.className)), \(try luaLiteral(try o.value(forKey: pk), indent: indent, depth: depth + 1)))"
             }
             guard depth < 6 else { return LuaText.quoted(o.description) }
             return try luaObject(o, indent: indent, depth: depth + 1)
         case .list(let items):
-            return luaList(try items.map { try luaLiteral($0, indent: indent + "  ", depth: depth + 1) }, indent: indent)
+            return luaList(
+                try items.map { try luaLiteral($0, indent: indent + "  ", depth: depth + 1) }, indent: indent)
         case .dictionary(let d):
-            return luaList(try d.keys.sorted().map { k in
-                let key = LuaText.isIdentifier(k) ? k : "[\(LuaText.quoted(k))]"
-                return "\(key) = \(try luaLiteral(d[k]!, indent: indent + "  ", depth: depth + 1))"
-            }, indent: indent)
+            return luaList(
+                try d.keys.sorted().map { k in
+                    let key = LuaText.isIdentifier(k) ? k : "[\(LuaText.quoted(k))]"
+                    return "\(key) = \(try luaLiteral(d[k]!, indent: indent + "  ", depth: depth + 1))"
+                }, indent: indent)
         }
     }
 
@@ -316,17 +331,21 @@ struct ValuePrinter {
                     return JSONText.array(items)
                 case .list(let l):
                     return JSONText.array(try l.values().map { try jsonValue($0, depth: depth + 1) })
-                case .set, .map: break // as their values, below
+                case .set, .map: break  // as their values, below
                 case .realm: return JSONText.quoted(try tostring(value))
                 }
             }
             if let v = try? reader.realmValue(value) { return try jsonValue(v, depth: depth) }
             return JSONText.quoted(try tostring(value))
         case .table(let ref):
-            guard depth < 16, let table = try? reader.copy(ref, maxDepth: 16) else { return JSONText.quoted(try tostring(value)) }
+            guard depth < 16, let table = try? reader.copy(ref, maxDepth: 16) else {
+                return JSONText.quoted(try tostring(value))
+            }
             return try json(.plainTable(table), depth: depth)
         case .plainTable(let t):
-            if t.hash.isEmpty { return JSONText.array(try t.array.map { try json($0, depth: depth + 1) }, compact: true) }
+            if t.hash.isEmpty {
+                return JSONText.array(try t.array.map { try json($0, depth: depth + 1) }, compact: true)
+            }
             var fields = [(String, String)]()
             for (i, v) in t.array.enumerated() { fields.append((String(i + 1), try json(v, depth: depth + 1))) }
             for (k, v) in t.hash {

@@ -94,8 +94,9 @@ final class ReplSession {
 
     private func finish() {
         if (try? tenantSession.rollbackOpenWrites()) == true {
-            StandardStreams.errorLine(errorStyle.yellow(
-                "The open write transaction was rolled back (it was never committed)."))
+            StandardStreams.errorLine(
+                errorStyle.yellow(
+                    "The open write transaction was rolled back (it was never committed)."))
         }
     }
 
@@ -169,8 +170,9 @@ final class ReplSession {
     }
 
     func printer(_ reader: LuaValueReader) -> ValuePrinter {
-        ValuePrinter(reader: reader, mode: mode, style: style,
-                     maxWidth: Terminal.outputIsTerminal ? Terminal.width : nil)
+        ValuePrinter(
+            reader: reader, mode: mode, style: style,
+            maxWidth: Terminal.outputIsTerminal ? Terminal.width : nil)
     }
 
     // MARK: Errors
@@ -185,7 +187,7 @@ final class ReplSession {
             switch lua.kind {
             case .interrupted:
                 message += " (Ctrl-C)"
-                if interactive { message = "\n" + message }   // after the terminal's "^C"
+                if interactive { message = "\n" + message }  // after the terminal's "^C"
             case .timeLimit, .instructionLimit, .memory: message += " [\(lua.kind.rawValue)]"
             default: break
             }
@@ -239,15 +241,22 @@ final class ReplSession {
     }
 
     func banner() -> String {
-        var lines = ["RealmHost \(realmHostVersion) · Lua 5.4 · user '\(user)' (\((try? host.fileURL(for: user)).map(displayPath) ?? "?"))"]
+        var lines = [
+            "RealmHost \(realmHostVersion) · Lua 5.4 · user '\(user)' (\((try? host.fileURL(for: user)).map(displayPath) ?? "?"))"
+        ]
         let plugins = host.registry.plugins
         if plugins.isEmpty {
             let folders = host.options.pluginFolders.map(displayPath).joined(separator: ", ")
-            lines.append(errorStyle.yellow("No plugins in \(folders.isEmpty ? "(none)" : folders): the realm has no classes (use --plugins DIR)."))
+            lines.append(
+                errorStyle.yellow(
+                    "No plugins in \(folders.isEmpty ? "(none)" : folders): the realm has no classes (use --plugins DIR)."
+                ))
         } else {
             let names = plugins.map { "\($0.name) \($0.version)" }.joined(separator: ", ")
             let commands = plugins.flatMap(\.commandNames).map { "." + $0 }.joined(separator: " ")
-            lines.append("Plugins: \(names)" + (commands.isEmpty ? "" : " (\(commands))") + ", schema version \(host.registry.schemaVersion)")
+            lines.append(
+                "Plugins: \(names)" + (commands.isEmpty ? "" : " (\(commands))")
+                    + ", schema version \(host.registry.schemaVersion)")
         }
         lines.append(style.dim("`realm` is your realm. Type Lua; .help for help, Tab to complete, Ctrl-D to quit."))
         return lines.joined(separator: "\n")

@@ -4,14 +4,24 @@ import RealmHost
 
 /// The options every command that opens the host takes: where the data and the plugins are.
 struct HostFlags: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The data folder, with one <user>.realm per user (default: $REALM_HOST_DATA, else ./data).", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The data folder, with one <user>.realm per user (default: $REALM_HOST_DATA, else ./data).",
+            valueName: "dir"))
     var data: String?
 
-    @Option(name: .long, help: ArgumentHelp("A folder of plugins (each in a subfolder with a plugin.lua); repeat for several (default: ./plugins).", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A folder of plugins (each in a subfolder with a plugin.lua); repeat for several (default: ./plugins).",
+            valueName: "dir"))
     var plugins: [String] = []
 
     var options: HostOptions {
-        let folders = (plugins.isEmpty ? ["plugins"] : plugins).map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
+        let folders = (plugins.isEmpty ? ["plugins"] : plugins).map {
+            URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL
+        }
         return HostOptions(dataFolder: HostOptions.defaultDataFolder(data), pluginFolders: folders)
     }
 

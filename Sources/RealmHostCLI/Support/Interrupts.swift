@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import LuaSandbox
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 // Ctrl-C. The signal handler only does async-signal-safe things: it counts the signal and writes
 // a byte to a pipe. A watcher thread reads the pipe and cancels the script that is running, if
@@ -73,9 +74,9 @@ final class Interrupts: @unchecked Sendable {
         thread.start()
         var action = sigaction()
         #if canImport(Glibc)
-        action.__sigaction_handler.sa_handler = sigintHandler
+            action.__sigaction_handler.sa_handler = sigintHandler
         #else
-        action.__sigaction_u.__sa_handler = sigintHandler
+            action.__sigaction_u.__sa_handler = sigintHandler
         #endif
         sigemptyset(&action.sa_mask)
         action.sa_flags = 0
@@ -86,7 +87,10 @@ final class Interrupts: @unchecked Sendable {
     /// that lands just before the script's call starts is cleared by the call, so one is not enough.
     private func cancelRunning() {
         lock.lock()
-        guard let handle = running else { lock.unlock(); return }
+        guard let handle = running else {
+            lock.unlock()
+            return
+        }
         let run = generation
         lock.unlock()
         handle.cancel()

@@ -19,7 +19,11 @@ enum SchemaText {
             if p.isPrimaryKey { notes.append("primary key") }
             if p.isIndexed && !p.isPrimaryKey { notes.append("indexed") }
             if let d = p.defaultValue { notes.append("default \(literal(d))") }
-            if p.type == .linkingObjects { notes.append("computed: the \(p.objectClassName ?? "?") objects whose \(p.linkOriginPropertyName ?? "?") link here") }
+            if p.type == .linkingObjects {
+                notes.append(
+                    "computed: the \(p.objectClassName ?? "?") objects whose \(p.linkOriginPropertyName ?? "?") link here"
+                )
+            }
             table.rows.append([p.name, p.typeString, notes.joined(separator: ", ")])
         }
         table.maxCellWidth = 80
@@ -37,7 +41,8 @@ enum SchemaText {
             for p in o.properties {
                 let value: String
                 if p.type == .linkingObjects {
-                    value = "{ type = \"linkingObjects\", objectType = \(quoted(p.objectClassName ?? "")), property = \(quoted(p.linkOriginPropertyName ?? "")) }"
+                    value =
+                        "{ type = \"linkingObjects\", objectType = \(quoted(p.objectClassName ?? "")), property = \(quoted(p.linkOriginPropertyName ?? "")) }"
                 } else if p.defaultValue != nil || (p.isIndexed && !p.isPrimaryKey) {
                     var fields = ["type = \(quoted(p.typeString))"]
                     if p.isIndexed && !p.isPrimaryKey { fields.append("indexed = true") }
@@ -70,12 +75,17 @@ enum SchemaText {
 
 /// Lua source text helpers.
 enum LuaText {
-    static let keywords: Set<String> = ["and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
-                                        "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while"]
+    static let keywords: Set<String> = [
+        "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
+        "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
+    ]
 
     static func isIdentifier(_ s: String) -> Bool {
-        guard let first = s.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
-        return s.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) } && !keywords.contains(s)
+        guard let first = s.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic)
+        else { return false }
+        return s.unicodeScalars.allSatisfy {
+            $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+        } && !keywords.contains(s)
     }
 
     /// A Lua string literal.
@@ -90,7 +100,11 @@ enum LuaText {
             case "\t": out += "\\t"
             case "\0": out += "\\0"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F { out += "\\\(scalar.value)" } else { out.unicodeScalars.append(scalar) }
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    out += "\\\(scalar.value)"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out + "\""

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Unbuffered writes to standard output and error: what a script prints and what the REPL prints
@@ -34,9 +34,9 @@ enum StandardStreams {
 
     private static func systemWrite(_ fd: Int32, _ p: UnsafePointer<UInt8>, _ count: Int) -> Int {
         #if canImport(Glibc)
-        return Glibc.write(fd, p, count)
+            return Glibc.write(fd, p, count)
         #else
-        return Darwin.write(fd, p, count)
+            return Darwin.write(fd, p, count)
         #endif
     }
 }

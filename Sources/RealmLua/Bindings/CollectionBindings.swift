@@ -15,26 +15,30 @@ extension RealmLuaRuntime {
 
     private func registerList() throws {
         unowned let runtime = self
-        try register(List.self, name: "List", listTable(),
-                     index: { try runtime.listElement($0) },
-                     indexKeys: [],
-                     newIndex: { try runtime.setListElement($0) },
-                     metamethods: [
-                        "__len": { ctx in
-                            try ctx.returning(.integer(Int64(try ctx.userdata(1, as: List.self).fetchCount())))
-                        },
-                        "__tostring": { ctx in
-                            try ctx.returning(.string(Self.listDescription(try ctx.userdata(1, as: List.self))))
-                        },
-                        "__pairs": { try runtime.listPairs($0) },
-                     ])
+        try register(
+            List.self, name: "List", listTable(),
+            index: { try runtime.listElement($0) },
+            indexKeys: [],
+            newIndex: { try runtime.setListElement($0) },
+            metamethods: [
+                "__len": { ctx in
+                    try ctx.returning(.integer(Int64(try ctx.userdata(1, as: List.self).fetchCount())))
+                },
+                "__tostring": { ctx in
+                    try ctx.returning(.string(Self.listDescription(try ctx.userdata(1, as: List.self))))
+                },
+                "__pairs": { try runtime.listPairs($0) },
+            ])
     }
 
     private func listTable() -> BindingTable {
         unowned let runtime = self
         func list(_ ctx: LuaCallContext) throws -> List { try ctx.userdata(1, as: List.self) }
         var t = BindingTable()
-        t.method("append") { ctx in try list(ctx).append(try runtime.realmArgument(ctx, 2)); return 0 }
+        t.method("append") { ctx in
+            try list(ctx).append(try runtime.realmArgument(ctx, 2))
+            return 0
+        }
         t.method("remove") { try runtime.listRemove($0) }
         t.method("insert") { try runtime.listInsert($0) }
         t.method("move") { try runtime.listMove($0) }
@@ -138,8 +142,14 @@ extension RealmLuaRuntime {
         unowned let runtime = self
         func set(_ ctx: LuaCallContext) throws -> MutableSet { try ctx.userdata(1, as: MutableSet.self) }
         var t = BindingTable()
-        t.method("insert") { ctx in try set(ctx).insert(try runtime.realmArgument(ctx, 2)); return 0 }
-        t.method("remove") { ctx in try set(ctx).remove(try runtime.realmArgument(ctx, 2)); return 0 }
+        t.method("insert") { ctx in
+            try set(ctx).insert(try runtime.realmArgument(ctx, 2))
+            return 0
+        }
+        t.method("remove") { ctx in
+            try set(ctx).remove(try runtime.realmArgument(ctx, 2))
+            return 0
+        }
         t.method("contains") { ctx in
             try ctx.returning(.boolean(try set(ctx).contains(try runtime.realmArgument(ctx, 2))))
         }
@@ -150,24 +160,26 @@ extension RealmLuaRuntime {
         }
         t.method("count") { ctx in try ctx.returning(.integer(Int64(try set(ctx).fetchCount()))) }
         t.method("toTable") { ctx in try ctx.returning(try runtime.toLua(.list(try set(ctx).values()))) }
-        try register(MutableSet.self, name: "Set", t,
-                     index: { ctx in
-                         let s = try set(ctx)
-                         guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(try s.fetchCount()) else {
-                             return try ctx.returning(.nil)
-                         }
-                         return try ctx.returning(try runtime.toLua(try s[Int(i) - 1]))
-                     },
-                     metamethods: [
-                        "__len": { ctx in try ctx.returning(.integer(Int64(try set(ctx).fetchCount()))) },
-                        "__tostring": { ctx in try ctx.returning(.string("Set(\(try set(ctx).count) items)")) },
-                        "__pairs": { ctx in
-                            let s = try set(ctx)
-                            let next = try runtime.indexIterator(count: { s.count },
-                                                                 element: { try runtime.toLua(try s[$0]) })
-                            return try ctx.returning(.function(next))
-                        },
-                     ])
+        try register(
+            MutableSet.self, name: "Set", t,
+            index: { ctx in
+                let s = try set(ctx)
+                guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(try s.fetchCount()) else {
+                    return try ctx.returning(.nil)
+                }
+                return try ctx.returning(try runtime.toLua(try s[Int(i) - 1]))
+            },
+            metamethods: [
+                "__len": { ctx in try ctx.returning(.integer(Int64(try set(ctx).fetchCount()))) },
+                "__tostring": { ctx in try ctx.returning(.string("Set(\(try set(ctx).count) items)")) },
+                "__pairs": { ctx in
+                    let s = try set(ctx)
+                    let next = try runtime.indexIterator(
+                        count: { s.count },
+                        element: { try runtime.toLua(try s[$0]) })
+                    return try ctx.returning(.function(next))
+                },
+            ])
     }
 
     // MARK: Map
@@ -185,26 +197,27 @@ extension RealmLuaRuntime {
             return 0
         }
         t.method("toTable") { ctx in try ctx.returning(try runtime.toLua(.dictionary(try map(ctx).entries()))) }
-        try register(Map.self, name: "Map", t,
-                     index: { ctx in
-                         guard case .string(let key) = ctx.argument(2) else { return try ctx.returning(.nil) }
-                         return try ctx.returning(try map(ctx).value(forKey: key).map(runtime.toLua) ?? .nil)
-                     },
-                     newIndex: { ctx in
-                         let m = try map(ctx)
-                         let key = try ctx.string(2)
-                         if ctx.isNil(3) {
-                             try m.removeValue(forKey: key)
-                         } else {
-                             try m.setValue(try runtime.realmArgument(ctx, 3), forKey: key)
-                         }
-                         return 0
-                     },
-                     metamethods: [
-                        "__len": { ctx in try ctx.returning(.integer(Int64(try map(ctx).fetchCount()))) },
-                        "__tostring": { ctx in try ctx.returning(.string("Map(\(try map(ctx).count) entries)")) },
-                        "__pairs": { try runtime.mapPairs(try map($0), $0) },
-                     ])
+        try register(
+            Map.self, name: "Map", t,
+            index: { ctx in
+                guard case .string(let key) = ctx.argument(2) else { return try ctx.returning(.nil) }
+                return try ctx.returning(try map(ctx).value(forKey: key).map(runtime.toLua) ?? .nil)
+            },
+            newIndex: { ctx in
+                let m = try map(ctx)
+                let key = try ctx.string(2)
+                if ctx.isNil(3) {
+                    try m.removeValue(forKey: key)
+                } else {
+                    try m.setValue(try runtime.realmArgument(ctx, 3), forKey: key)
+                }
+                return 0
+            },
+            metamethods: [
+                "__len": { ctx in try ctx.returning(.integer(Int64(try map(ctx).fetchCount()))) },
+                "__tostring": { ctx in try ctx.returning(.string("Map(\(try map(ctx).count) entries)")) },
+                "__pairs": { try runtime.mapPairs(try map($0), $0) },
+            ])
     }
 
     /// `pairs(map)`: the entries in key order.
@@ -224,7 +237,10 @@ extension RealmLuaRuntime {
         let numbers = values.compactMap(\.numericValue)
         switch name {
         case "sum":
-            if values.allSatisfy({ if case .int = $0 { return true }; return $0.isNull }) {
+            if values.allSatisfy({
+                if case .int = $0 { return true }
+                return $0.isNull
+            }) {
                 return .int(values.compactMap(\.intValue).reduce(0, +))
             }
             return .double(numbers.reduce(0, +))

@@ -18,19 +18,23 @@ extension RealmLuaRuntime {
         for (name, read) in configurationReaders {
             t.field(name) { ctx in try ctx.returning(read(try ctx.userdata(1, as: ConfigurationBox.self))) }
         }
-        try register(ConfigurationBox.self, name: "Configuration", t,
-                     newIndex: { ctx in
-                         let box = try ctx.userdata(1, as: ConfigurationBox.self)
-                         try runtime.setConfigurationField(box, try ctx.string(2), ctx.argument(3))
-                         return 0
-                     },
-                     metamethods: ["__tostring": { ctx in
-                         let c = try ctx.userdata(1, as: ConfigurationBox.self).configuration
-                         let place = c.inMemoryIdentifier.map { "inMemoryIdentifier = \($0)" }
-                             ?? "fileURL = \(c.fileURL?.lastPathComponent ?? "nil")"
-                         let text = "Realm.Configuration(\(place), schemaVersion = \(c.schemaVersion))"
-                         return try ctx.returning(.string(text))
-                     }])
+        try register(
+            ConfigurationBox.self, name: "Configuration", t,
+            newIndex: { ctx in
+                let box = try ctx.userdata(1, as: ConfigurationBox.self)
+                try runtime.setConfigurationField(box, try ctx.string(2), ctx.argument(3))
+                return 0
+            },
+            metamethods: [
+                "__tostring": { ctx in
+                    let c = try ctx.userdata(1, as: ConfigurationBox.self).configuration
+                    let place =
+                        c.inMemoryIdentifier.map { "inMemoryIdentifier = \($0)" }
+                        ?? "fileURL = \(c.fileURL?.lastPathComponent ?? "nil")"
+                    let text = "Realm.Configuration(\(place), schemaVersion = \(c.schemaVersion))"
+                    return try ctx.returning(.string(text))
+                }
+            ])
     }
 
     private func registerUser() throws {
@@ -40,9 +44,13 @@ extension RealmLuaRuntime {
             try runtime.flexibleSyncConfiguration($0)
         }
         t.field("name") { ctx in try ctx.returning(.string(try ctx.userdata(1, as: UserBox.self).name)) }
-        try register(UserBox.self, name: "User", t, metamethods: ["__tostring": { ctx in
-            try ctx.returning(.string("User(\(try ctx.userdata(1, as: UserBox.self).name))"))
-        }])
+        try register(
+            UserBox.self, name: "User", t,
+            metamethods: [
+                "__tostring": { ctx in
+                    try ctx.returning(.string("User(\(try ctx.userdata(1, as: UserBox.self).name))"))
+                }
+            ])
         try state.setGlobal("user", try box(UserBox(userName)))
     }
 
@@ -79,28 +87,33 @@ extension RealmLuaRuntime {
                 // `Realm.Configuration{ schema = {…} }` failed with "nested too deeply" (found by ReliabilityTests).
                 let t = try state.copy(fields)
                 for (k, _) in t.hash {
-                    guard let key = k.stringValue else { throw ctx.argumentError(1, "configuration fields must be named") }
+                    guard let key = k.stringValue else {
+                        throw ctx.argumentError(1, "configuration fields must be named")
+                    }
                     try setConfigurationField(box, key, try state.get(fields, k))
                 }
             }
             return try push(ctx, box)
         }
-        _ = try state.call(try state.load("""
-            local open, getDefault, setDefault, newConfiguration = ...
-            local Configuration = setmetatable({}, {
-              __index = function(_, k) if k == "defaultConfiguration" then return getDefault() end end,
-              __newindex = function(_, k, v)
-                if k ~= "defaultConfiguration" then error("Realm.Configuration has no field '" .. tostring(k) .. "' to set", 2) end
-                setDefault(v)
-              end,
-              __call = function(_, fields) return newConfiguration(fields) end,
-              __metatable = "Realm.Configuration",
-            })
-            Realm = setmetatable({ Configuration = Configuration }, {
-              __call = function(_, config) return open(config) end,
-              __metatable = "Realm",
-            })
-            """, chunkName: "=realm-api"), [.function(openRealm), .function(getDefault), .function(setDefault), .function(newConfiguration)])
+        _ = try state.call(
+            try state.load(
+                """
+                local open, getDefault, setDefault, newConfiguration = ...
+                local Configuration = setmetatable({}, {
+                  __index = function(_, k) if k == "defaultConfiguration" then return getDefault() end end,
+                  __newindex = function(_, k, v)
+                    if k ~= "defaultConfiguration" then error("Realm.Configuration has no field '" .. tostring(k) .. "' to set", 2) end
+                    setDefault(v)
+                  end,
+                  __call = function(_, fields) return newConfiguration(fields) end,
+                  __metatable = "Realm.Configuration",
+                })
+                Realm = setmetatable({ Configuration = Configuration }, {
+                  __call = function(_, config) return open(config) end,
+                  __metatable = "Realm",
+                })
+                """, chunkName: "=realm-api"),
+            [.function(openRealm), .function(getDefault), .function(setDefault), .function(newConfiguration)])
     }
 
     private func relativePath(_ url: URL?) -> LuaValue {
@@ -120,7 +133,9 @@ extension RealmLuaRuntime {
             "schema": { box in
                 box.schemaTable.isNil ? (box.configuration.schema.map(runtime.schemaTable) ?? .nil) : box.schemaTable
             },
-            "objectTypes": { $0.configuration.objectTypes.map { .plainTable(LuaTable(array: $0.map { .string($0) })) } ?? .nil },
+            "objectTypes": {
+                $0.configuration.objectTypes.map { .plainTable(LuaTable(array: $0.map { .string($0) })) } ?? .nil
+            },
             "migrationBlock": { $0.migrationBlock.map { .function($0) } ?? .nil },
             "initialSubscriptions": { $0.initialSubscriptions.map { .function($0) } ?? .nil },
             "rerunOnOpen": { .boolean($0.configuration.rerunOnOpen) },
@@ -134,50 +149,90 @@ extension RealmLuaRuntime {
 
     func setConfigurationField(_ box: ConfigurationBox, _ key: String, _ value: LuaValue) throws {
         func bool() throws -> Bool {
-            guard let b = value.boolValue else { throw luaError("Realm.Configuration.\(key) must be a boolean, got \(value.typeName)") }
+            guard let b = value.boolValue else {
+                throw luaError("Realm.Configuration.\(key) must be a boolean, got \(value.typeName)")
+            }
             return b
         }
         switch key {
         case "fileURL":
             guard let path = value.stringValue, !path.isEmpty else {
-                if value.isNil { box.configuration.fileURL = nil; return }
+                if value.isNil {
+                    box.configuration.fileURL = nil
+                    return
+                }
                 throw luaError("Realm.Configuration.fileURL must be a file name or path, got \(value.typeName)")
             }
             let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
             try fileAccessPolicy(url)
             box.configuration.fileURL = url
         case "inMemoryIdentifier":
-            if value.isNil { box.configuration.inMemoryIdentifier = nil; return }
-            guard let id = value.stringValue, !id.isEmpty else { throw luaError("Realm.Configuration.inMemoryIdentifier must be a non-empty string") }
+            if value.isNil {
+                box.configuration.inMemoryIdentifier = nil
+                return
+            }
+            guard let id = value.stringValue, !id.isEmpty else {
+                throw luaError("Realm.Configuration.inMemoryIdentifier must be a non-empty string")
+            }
             box.configuration.inMemoryIdentifier = "\(userName)/\(id)"
         case "schemaVersion":
-            guard let v = value.integerValue, v >= 0 else { throw luaError("Realm.Configuration.schemaVersion must be a non-negative integer, got \(value)") }
+            guard let v = value.integerValue, v >= 0 else {
+                throw luaError("Realm.Configuration.schemaVersion must be a non-negative integer, got \(value)")
+            }
             box.configuration.schemaVersion = UInt64(v)
         case "schema":
-            if value.isNil { box.configuration.schema = nil; box.schemaTable = .nil; return }
+            if value.isNil {
+                box.configuration.schema = nil
+                box.schemaTable = .nil
+                return
+            }
             box.configuration.schema = try schema(from: value, where: "Realm.Configuration.schema")
             box.schemaTable = value
         case "objectTypes":
-            if value.isNil { box.configuration.objectTypes = nil; return }
-            guard case .table(let ref) = value else { throw luaError("Realm.Configuration.objectTypes must be a list of class names") }
+            if value.isNil {
+                box.configuration.objectTypes = nil
+                return
+            }
+            guard case .table(let ref) = value else {
+                throw luaError("Realm.Configuration.objectTypes must be a list of class names")
+            }
             box.configuration.objectTypes = try state.copy(ref).array.map {
-                guard let s = $0.stringValue else { throw luaError("Realm.Configuration.objectTypes must hold class names") }
+                guard let s = $0.stringValue else {
+                    throw luaError("Realm.Configuration.objectTypes must hold class names")
+                }
                 return s
             }
         case "migrationBlock":
-            if value.isNil { box.migrationBlock = nil; box.configuration.migrationBlock = nil; return }
-            guard case .function(let f) = value else { throw luaError("Realm.Configuration.migrationBlock must be a function(migration, oldSchemaVersion)") }
+            if value.isNil {
+                box.migrationBlock = nil
+                box.configuration.migrationBlock = nil
+                return
+            }
+            guard case .function(let f) = value else {
+                throw luaError("Realm.Configuration.migrationBlock must be a function(migration, oldSchemaVersion)")
+            }
             box.migrationBlock = f
         case "initialSubscriptions":
-            if value.isNil { box.initialSubscriptions = nil; box.configuration.initialSubscriptions = nil; return }
-            guard case .function(let f) = value else { throw luaError("Realm.Configuration.initialSubscriptions must be a function(subscriptions)") }
+            if value.isNil {
+                box.initialSubscriptions = nil
+                box.configuration.initialSubscriptions = nil
+                return
+            }
+            guard case .function(let f) = value else {
+                throw luaError("Realm.Configuration.initialSubscriptions must be a function(subscriptions)")
+            }
             box.initialSubscriptions = f
         case "rerunOnOpen": box.configuration.rerunOnOpen = try bool()
         case "deleteRealmIfMigrationNeeded": box.configuration.deleteRealmIfMigrationNeeded = try bool()
         case "readOnly": box.configuration.readOnly = try bool()
         case "maximumNumberOfActiveVersions":
-            if value.isNil { box.configuration.maximumNumberOfActiveVersions = nil; return }
-            guard let v = value.integerValue, v > 0 else { throw luaError("Realm.Configuration.maximumNumberOfActiveVersions must be a positive integer") }
+            if value.isNil {
+                box.configuration.maximumNumberOfActiveVersions = nil
+                return
+            }
+            guard let v = value.integerValue, v > 0 else {
+                throw luaError("Realm.Configuration.maximumNumberOfActiveVersions must be a positive integer")
+            }
             box.configuration.maximumNumberOfActiveVersions = UInt(v)
         default:
             throw luaError("Realm.Configuration has no field '\(key)'")

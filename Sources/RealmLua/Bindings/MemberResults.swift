@@ -38,12 +38,16 @@ struct BindingTable {
 extension RealmLuaRuntime {
     /// Registers `type` under `name` with the table's methods and fields, and records what its
     /// members give.
-    func register<T: AnyObject>(_ type: T.Type, name: String, _ table: BindingTable, index: LuaFunction? = nil,
-                                indexKeys: [String] = [], newIndex: LuaFunction? = nil,
-                                metamethods: [String: LuaFunction] = [:]) throws {
-        try state.registerType(type, name: name, metatable: LuaMetatable(
-            methods: table.methods, fields: table.fields, index: index, indexKeys: indexKeys, newIndex: newIndex,
-            metamethods: metamethods))
+    func register<T: AnyObject>(
+        _ type: T.Type, name: String, _ table: BindingTable, index: LuaFunction? = nil,
+        indexKeys: [String] = [], newIndex: LuaFunction? = nil,
+        metamethods: [String: LuaFunction] = [:]
+    ) throws {
+        try state.registerType(
+            type, name: name,
+            metatable: LuaMetatable(
+                methods: table.methods, fields: table.fields, index: index, indexKeys: indexKeys, newIndex: newIndex,
+                metamethods: metamethods))
         memberResults[name] = table.results
     }
 }

@@ -7,18 +7,19 @@ import RealmDatabase
 extension RealmLuaRuntime {
     func registerObject() throws {
         unowned let runtime = self
-        try register(DynamicObject.self, name: "Object", objectTable(),
-                     index: { ctx in
-                         let o = try ctx.userdata(1, as: DynamicObject.self)
-                         guard case .string(let key) = ctx.argument(2) else { return try ctx.returning(.nil) }
-                         return try ctx.returning(try runtime.property(o, key))
-                     },
-                     newIndex: { ctx in
-                         let o = try ctx.userdata(1, as: DynamicObject.self)
-                         try o.setValue(try runtime.realmArgument(ctx, 3), forKey: try ctx.string(2), mode: .implicit)
-                         return 0
-                     },
-                     metamethods: objectMetamethods())
+        try register(
+            DynamicObject.self, name: "Object", objectTable(),
+            index: { ctx in
+                let o = try ctx.userdata(1, as: DynamicObject.self)
+                guard case .string(let key) = ctx.argument(2) else { return try ctx.returning(.nil) }
+                return try ctx.returning(try runtime.property(o, key))
+            },
+            newIndex: { ctx in
+                let o = try ctx.userdata(1, as: DynamicObject.self)
+                try o.setValue(try runtime.realmArgument(ctx, 3), forKey: try ctx.string(2), mode: .implicit)
+                return 0
+            },
+            metamethods: objectMetamethods())
         try state.register("Object") { try runtime.newObject($0) }
     }
 
@@ -52,7 +53,8 @@ extension RealmLuaRuntime {
             },
             "__eq": { ctx in
                 guard let a = ctx.testUserdata(1, as: DynamicObject.self),
-                      let b = ctx.testUserdata(2, as: DynamicObject.self) else { return try ctx.returning(false) }
+                    let b = ctx.testUserdata(2, as: DynamicObject.self)
+                else { return try ctx.returning(false) }
                 return try ctx.returning(.boolean(a.isSameObject(as: b)))
             },
             "__pairs": { try runtime.objectPairs($0) },
@@ -77,9 +79,12 @@ extension RealmLuaRuntime {
         case .error(let e): return .plainTable(LuaTable(fields: ["kind": "error", "error": .string("\(e)")]))
         case .change(_, let props):
             let list = props.map { p -> LuaValue in
-                .plainTable(LuaTable(fields: ["name": .string(p.name),
-                                              "oldValue": (try? p.oldValue.map(toLua) ?? .nil) ?? .nil,
-                                              "newValue": (try? p.newValue.map(toLua) ?? .nil) ?? .nil]))
+                .plainTable(
+                    LuaTable(fields: [
+                        "name": .string(p.name),
+                        "oldValue": (try? p.oldValue.map(toLua) ?? .nil) ?? .nil,
+                        "newValue": (try? p.newValue.map(toLua) ?? .nil) ?? .nil,
+                    ]))
             }
             return .plainTable(LuaTable(fields: ["kind": "change", "properties": .plainTable(LuaTable(array: list))]))
         }
@@ -154,7 +159,9 @@ extension RealmLuaRuntime {
         switch v {
         case .string(let s): return "\"\(s)\""
         case .object(let o):
-            if let pk = o.objectSchema?.primaryKey, let k = try? o.value(forKey: pk) { return "\(o.className)(\(short(k)))" }
+            if let pk = o.objectSchema?.primaryKey, let k = try? o.value(forKey: pk) {
+                return "\(o.className)(\(short(k)))"
+            }
             return o.className
         default: return v.description
         }

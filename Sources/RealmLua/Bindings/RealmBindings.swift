@@ -5,21 +5,27 @@ import RealmDatabase
 /// The `Realm` userdata: reading, writing, freezing, observing.
 extension RealmLuaRuntime {
     func registerRealm() throws {
-        try register(Realm.self, name: "Realm", realmTable(), metamethods: [
-            "__tostring": { ctx in
-                let r = try ctx.userdata(1, as: Realm.self)
-                let name = r.configuration.inMemoryIdentifier ?? r.configuration.fileURL?.lastPathComponent ?? "?"
-                return try ctx.returning(.string("Realm(\(name)\(r.isFrozen ? ", frozen" : ""))"))
-            },
-            "__eq": { ctx in
-                guard let a = ctx.testUserdata(1, as: Realm.self), let b = ctx.testUserdata(2, as: Realm.self) else {
-                    return try ctx.returning(false)
-                }
-                return try ctx.returning(.boolean(a === b))
-            },
-        ])
+        try register(
+            Realm.self, name: "Realm", realmTable(),
+            metamethods: [
+                "__tostring": { ctx in
+                    let r = try ctx.userdata(1, as: Realm.self)
+                    let name = r.configuration.inMemoryIdentifier ?? r.configuration.fileURL?.lastPathComponent ?? "?"
+                    return try ctx.returning(.string("Realm(\(name)\(r.isFrozen ? ", frozen" : ""))"))
+                },
+                "__eq": { ctx in
+                    guard let a = ctx.testUserdata(1, as: Realm.self), let b = ctx.testUserdata(2, as: Realm.self)
+                    else {
+                        return try ctx.returning(false)
+                    }
+                    return try ctx.returning(.boolean(a === b))
+                },
+            ])
         var token = BindingTable()
-        token.method("invalidate") { ctx in try ctx.userdata(1, as: NotificationToken.self).invalidate(); return 0 }
+        token.method("invalidate") { ctx in
+            try ctx.userdata(1, as: NotificationToken.self).invalidate()
+            return 0
+        }
         try register(NotificationToken.self, name: "NotificationToken", token)
     }
 
@@ -39,9 +45,18 @@ extension RealmLuaRuntime {
             let body = try ctx.function(2)
             return try ctx.returning(try r.write { try runtime.state.call(body, []) })
         }
-        t.method("beginWrite") { ctx in try realm(ctx).beginWrite(); return 0 }
-        t.method("commitWrite") { ctx in try realm(ctx).commitWrite(); return 0 }
-        t.method("cancelWrite") { ctx in try realm(ctx).cancelWrite(); return 0 }
+        t.method("beginWrite") { ctx in
+            try realm(ctx).beginWrite()
+            return 0
+        }
+        t.method("commitWrite") { ctx in
+            try realm(ctx).commitWrite()
+            return 0
+        }
+        t.method("cancelWrite") { ctx in
+            try realm(ctx).cancelWrite()
+            return 0
+        }
         t.method("add", returns: .plain("Object")) { try runtime.add($0) }
         t.method("create", returns: .classArgument("Object")) { try runtime.create($0) }
         t.method("delete") { ctx in
@@ -77,7 +92,9 @@ extension RealmLuaRuntime {
         t.field("schema") { ctx in try ctx.returning(runtime.schemaTable(try realm(ctx).schema)) }
         t.field("isFrozen") { ctx in try ctx.returning(.boolean(try realm(ctx).isFrozen)) }
         t.field("isInWriteTransaction") { ctx in try ctx.returning(.boolean(try realm(ctx).isInWriteTransaction)) }
-        t.field("schemaVersion") { ctx in try ctx.returning(.integer(Int64(clamping: try realm(ctx).fetchSchemaVersion()))) }
+        t.field("schemaVersion") { ctx in
+            try ctx.returning(.integer(Int64(clamping: try realm(ctx).fetchSchemaVersion())))
+        }
         t.field("subscriptions", returns: .plain("SubscriptionSet")) { ctx in
             try runtime.push(ctx, try realm(ctx).subscriptions)
         }
@@ -150,12 +167,21 @@ extension RealmLuaRuntime {
 
     /// A change set as the Lua table `{kind = "update", deletions = {…}, insertions = {…}, modifications = {…}}`.
     func changeTable(_ change: RealmCollectionChange) -> LuaValue {
-        func list(_ indexes: [Int]) -> LuaValue { .plainTable(LuaTable(array: indexes.map { .integer(Int64($0 + 1)) })) }
+        func list(_ indexes: [Int]) -> LuaValue {
+            .plainTable(LuaTable(array: indexes.map { .integer(Int64($0 + 1)) }))
+        }
         switch change {
         case .initial:
-            return .plainTable(LuaTable(fields: ["kind": "initial", "deletions": list([]), "insertions": list([]), "modifications": list([])]))
-        case let .update(_, deletions, insertions, modifications):
-            return .plainTable(LuaTable(fields: ["kind": "update", "deletions": list(deletions), "insertions": list(insertions), "modifications": list(modifications)]))
+            return .plainTable(
+                LuaTable(fields: [
+                    "kind": "initial", "deletions": list([]), "insertions": list([]), "modifications": list([]),
+                ]))
+        case .update(_, let deletions, let insertions, let modifications):
+            return .plainTable(
+                LuaTable(fields: [
+                    "kind": "update", "deletions": list(deletions), "insertions": list(insertions),
+                    "modifications": list(modifications),
+                ]))
         case .error(let e):
             return .plainTable(LuaTable(fields: ["kind": "error", "error": .string("\(e)")]))
         }

@@ -7,9 +7,10 @@ import RealmDatabase
 /// a list of objects (see `queryReceiver`).
 extension RealmLuaRuntime {
     func registerResults() throws {
-        try register(Results.self, name: "Results", resultsTable(),
-                     index: { [unowned self] ctx in try resultsElement(ctx) },
-                     metamethods: resultsMetamethods())
+        try register(
+            Results.self, name: "Results", resultsTable(),
+            index: { [unowned self] ctx in try resultsElement(ctx) },
+            metamethods: resultsMetamethods())
     }
 
     /// The receiver of a query verb: a Results, or a list of objects queried in list order.
@@ -22,8 +23,10 @@ extension RealmLuaRuntime {
     }
 
     /// The verbs a list of objects shares with Results.
-    static let queryVerbs = ["where", "filter", "sorted", "distinct", "min", "max", "sum", "average", "observe",
-                             "first", "last"]
+    static let queryVerbs = [
+        "where", "filter", "sorted", "distinct", "min", "max", "sum", "average", "observe",
+        "first", "last",
+    ]
 
     func resultsTable() -> BindingTable {
         unowned let runtime = self
@@ -153,8 +156,9 @@ extension RealmLuaRuntime {
             },
             "__pairs": { ctx in
                 let r = try ctx.userdata(1, as: Results.self)
-                let next = try runtime.indexIterator(count: { try r.countObjects() },
-                                                     element: { try runtime.box(try r[$0]) })
+                let next = try runtime.indexIterator(
+                    count: { try r.countObjects() },
+                    element: { try runtime.box(try r[$0]) })
                 return try ctx.returning(.function(next))
             },
         ]
@@ -170,7 +174,9 @@ extension RealmLuaRuntime {
                 switch item {
                 case .string(let keyPath): return RealmDatabase.SortDescriptor(keyPath: keyPath)
                 case .plainTable(let t):
-                    guard let keyPath = t[.integer(1)].stringValue ?? t["keyPath"].stringValue else { throw ctx.argumentError(2, "each sort key needs a key path") }
+                    guard let keyPath = t[.integer(1)].stringValue ?? t["keyPath"].stringValue else {
+                        throw ctx.argumentError(2, "each sort key needs a key path")
+                    }
                     let ascending = t[.integer(2)].boolValue ?? t["ascending"].boolValue ?? true
                     return RealmDatabase.SortDescriptor(keyPath: keyPath, ascending: ascending)
                 default: throw ctx.argumentError(2, "sort keys must be strings or {keyPath, ascending} tables")
@@ -182,7 +188,9 @@ extension RealmLuaRuntime {
     }
 
     /// An iterator function for `pairs` over positions 1…count.
-    func indexIterator(count: @escaping () throws -> Int, element: @escaping (Int) throws -> LuaValue) throws -> LuaFunctionRef {
+    func indexIterator(count: @escaping () throws -> Int, element: @escaping (Int) throws -> LuaValue) throws
+        -> LuaFunctionRef
+    {
         var i = 0
         return try state.makeFunction { ctx in
             guard i < (try count()) else { return try ctx.returning(.nil) }

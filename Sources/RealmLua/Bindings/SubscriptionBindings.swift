@@ -30,20 +30,21 @@ extension RealmLuaRuntime {
         }
         t.field("state") { ctx in try ctx.returning(.string(try set(ctx).state.rawValue)) }
         t.field("version") { ctx in try ctx.returning(.integer(try set(ctx).version)) }
-        try register(SubscriptionSet.self, name: "SubscriptionSet", t,
-                     index: { ctx in
-                         let s = try set(ctx)
-                         guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(s.count) else {
-                             return try ctx.returning(.nil)
-                         }
-                         return try ctx.returning(try runtime.subscriptionTable(s[Int(i) - 1]))
-                     },
-                     metamethods: [
-                        "__len": { ctx in try ctx.returning(.integer(Int64(try set(ctx).count))) },
-                        "__tostring": { ctx in
-                            try ctx.returning(.string("SubscriptionSet(\(try set(ctx).count) subscriptions)"))
-                        },
-                     ])
+        try register(
+            SubscriptionSet.self, name: "SubscriptionSet", t,
+            index: { ctx in
+                let s = try set(ctx)
+                guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(s.count) else {
+                    return try ctx.returning(.nil)
+                }
+                return try ctx.returning(try runtime.subscriptionTable(s[Int(i) - 1]))
+            },
+            metamethods: [
+                "__len": { ctx in try ctx.returning(.integer(Int64(try set(ctx).count))) },
+                "__tostring": { ctx in
+                    try ctx.returning(.string("SubscriptionSet(\(try set(ctx).count) subscriptions)"))
+                },
+            ])
     }
 
     private func registerMutableSubscriptionSet() throws {
@@ -56,7 +57,10 @@ extension RealmLuaRuntime {
             try mutable(ctx).append(try ctx.userdata(2, as: QuerySubscriptionBox.self).subscription)
             return 0
         }
-        t.method("remove") { ctx in try mutable(ctx).remove(named: try ctx.string(2)); return 0 }
+        t.method("remove") { ctx in
+            try mutable(ctx).remove(named: try ctx.string(2))
+            return 0
+        }
         t.method("removeAll") { ctx in
             if let className = try ctx.optionalString(2) {
                 try mutable(ctx).removeAll(ofType: className)
@@ -69,15 +73,16 @@ extension RealmLuaRuntime {
             let s = try mutable(ctx)
             return try runtime.firstSubscription(ctx, named: s.first(named:), matching: s.first(ofType:where:))
         }
-        try register(MutableSubscriptionSet.self, name: "MutableSubscriptionSet", t,
-                     index: { ctx in
-                         let s = try mutable(ctx)
-                         guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(s.count) else {
-                             return try ctx.returning(.nil)
-                         }
-                         return try ctx.returning(try runtime.subscriptionTable(s.subscriptions[Int(i) - 1]))
-                     },
-                     metamethods: ["__len": { ctx in try ctx.returning(.integer(Int64(try mutable(ctx).count))) }])
+        try register(
+            MutableSubscriptionSet.self, name: "MutableSubscriptionSet", t,
+            index: { ctx in
+                let s = try mutable(ctx)
+                guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(s.count) else {
+                    return try ctx.returning(.nil)
+                }
+                return try ctx.returning(try runtime.subscriptionTable(s.subscriptions[Int(i) - 1]))
+            },
+            metamethods: ["__len": { ctx in try ctx.returning(.integer(Int64(try mutable(ctx).count))) }])
     }
 
     private func registerQuerySubscription() throws {
@@ -101,18 +106,21 @@ extension RealmLuaRuntime {
 
     /// A subscription as the table `{name =, objectClassName =, queryString =, createdAt =, updatedAt =}`.
     private func subscriptionTable(_ s: SyncSubscription) throws -> LuaValue {
-        .plainTable(LuaTable(fields: [
-            "name": s.name.map { .string($0) } ?? .nil,
-            "objectClassName": .string(s.objectClassName),
-            "queryString": .string(s.queryString),
-            "createdAt": try box(DateBox(s.createdAt)),
-            "updatedAt": try box(DateBox(s.updatedAt)),
-        ]))
+        .plainTable(
+            LuaTable(fields: [
+                "name": s.name.map { .string($0) } ?? .nil,
+                "objectClassName": .string(s.objectClassName),
+                "queryString": .string(s.queryString),
+                "createdAt": try box(DateBox(s.createdAt)),
+                "updatedAt": try box(DateBox(s.updatedAt)),
+            ]))
     }
 
     /// `first("name")` or `first("Class", "query")`.
-    private func firstSubscription(_ ctx: LuaCallContext, named: (String) -> SyncSubscription?,
-                                   matching: (String, String) -> SyncSubscription?) throws -> Int {
+    private func firstSubscription(
+        _ ctx: LuaCallContext, named: (String) -> SyncSubscription?,
+        matching: (String, String) -> SyncSubscription?
+    ) throws -> Int {
         let found = ctx.isNil(3) ? named(try ctx.string(2)) : matching(try ctx.string(2), try ctx.string(3))
         return try ctx.returning(try found.map(subscriptionTable) ?? .nil)
     }

@@ -5,17 +5,31 @@ import RealmDatabase
 /// `ObjectId()`, `UUID()`, `Date()`, `Decimal128()`, `Data()`: values with `tostring`, `==` and `<`.
 extension RealmLuaRuntime {
     func registerValueTypes() throws {
-        try registerComparable(ObjectIdBox.self, name: "ObjectId", describe: { $0.value.stringValue }, less: { $0.value < $1.value }, equal: { $0.value == $1.value })
-        try registerComparable(UUIDBox.self, name: "UUID", describe: { $0.value.uuidString }, less: { $0.value.uuidString < $1.value.uuidString }, equal: { $0.value == $1.value })
-        try registerComparable(DateBox.self, name: "Date", describe: { $0.value.description }, less: { $0.value < $1.value }, equal: { $0.value == $1.value },
-                               fields: ["seconds": { .integer($0.value.seconds) }, "nanoseconds": { .integer(Int64($0.value.nanoseconds)) }])
-        try registerComparable(Decimal128Box.self, name: "Decimal128", describe: { $0.value.description }, less: { $0.value < $1.value }, equal: { $0.value == $1.value })
-        try registerComparable(DataBox.self, name: "Data", describe: { String(decoding: $0.value, as: UTF8.self) }, less: { $0.value.lexicographicallyPrecedes($1.value) }, equal: { $0.value == $1.value },
-                               fields: ["count": { .integer(Int64($0.value.count)) }], raw: { .bytes([UInt8]($0.value)) })
+        try registerComparable(
+            ObjectIdBox.self, name: "ObjectId", describe: { $0.value.stringValue }, less: { $0.value < $1.value },
+            equal: { $0.value == $1.value })
+        try registerComparable(
+            UUIDBox.self, name: "UUID", describe: { $0.value.uuidString },
+            less: { $0.value.uuidString < $1.value.uuidString }, equal: { $0.value == $1.value })
+        try registerComparable(
+            DateBox.self, name: "Date", describe: { $0.value.description }, less: { $0.value < $1.value },
+            equal: { $0.value == $1.value },
+            fields: [
+                "seconds": { .integer($0.value.seconds) }, "nanoseconds": { .integer(Int64($0.value.nanoseconds)) },
+            ])
+        try registerComparable(
+            Decimal128Box.self, name: "Decimal128", describe: { $0.value.description }, less: { $0.value < $1.value },
+            equal: { $0.value == $1.value })
+        try registerComparable(
+            DataBox.self, name: "Data", describe: { String(decoding: $0.value, as: UTF8.self) },
+            less: { $0.value.lexicographicallyPrecedes($1.value) }, equal: { $0.value == $1.value },
+            fields: ["count": { .integer(Int64($0.value.count)) }], raw: { .bytes([UInt8]($0.value)) })
 
         try state.register("ObjectId") { [unowned self] ctx in
             guard let text = try ctx.optionalString(1) else { return try push(ctx, ObjectIdBox(.generate())) }
-            guard let id = ObjectId(string: text) else { throw ctx.argumentError(1, "invalid ObjectId '\(text)': expected 24 hexadecimal digits") }
+            guard let id = ObjectId(string: text) else {
+                throw ctx.argumentError(1, "invalid ObjectId '\(text)': expected 24 hexadecimal digits")
+            }
             return try push(ctx, ObjectIdBox(id))
         }
         try state.register("UUID") { [unowned self] ctx in
@@ -37,7 +51,8 @@ extension RealmLuaRuntime {
                 let seconds = try ctx.integer(1)
                 let nanos = try ctx.optionalInteger(2) ?? 0
                 guard let n = Int32(exactly: nanos), let t = Timestamp(seconds: seconds, nanoseconds: n) else {
-                    throw ctx.argumentError(2, "nanoseconds must be below 1e9 in size and of the same sign as the seconds")
+                    throw ctx.argumentError(
+                        2, "nanoseconds must be below 1e9 in size and of the same sign as the seconds")
                 }
                 return try push(ctx, DateBox(t))
             }
@@ -50,7 +65,10 @@ extension RealmLuaRuntime {
             case .string(let s): d = Decimal128(string: s)
             default: d = nil
             }
-            guard let d else { throw ctx.argumentError(1, "invalid Decimal128 '\(ctx.argument(1))': expected a number or a decimal string") }
+            guard let d else {
+                throw ctx.argumentError(
+                    1, "invalid Decimal128 '\(ctx.argument(1))': expected a number or a decimal string")
+            }
             return try push(ctx, Decimal128Box(d))
         }
         try state.register("Data") { [unowned self] ctx in
@@ -58,9 +76,11 @@ extension RealmLuaRuntime {
         }
     }
 
-    private func registerComparable<T: AnyObject>(_ type: T.Type, name: String, describe: @escaping (T) -> String,
-                                                  less: @escaping (T, T) -> Bool, equal: @escaping (T, T) -> Bool,
-                                                  fields: [String: (T) -> LuaValue] = [:], raw: ((T) -> LuaValue)? = nil) throws {
+    private func registerComparable<T: AnyObject>(
+        _ type: T.Type, name: String, describe: @escaping (T) -> String,
+        less: @escaping (T, T) -> Bool, equal: @escaping (T, T) -> Bool,
+        fields: [String: (T) -> LuaValue] = [:], raw: ((T) -> LuaValue)? = nil
+    ) throws {
         var metamethods: [String: LuaFunction] = [
             "__tostring": { ctx in
                 let v = try ctx.userdata(1, as: T.self)
@@ -68,18 +88,30 @@ extension RealmLuaRuntime {
                 return try ctx.returning(.string(describe(v)))
             },
             "__eq": { ctx in
-                guard let a = ctx.testUserdata(1, as: T.self), let b = ctx.testUserdata(2, as: T.self) else { return try ctx.returning(false) }
+                guard let a = ctx.testUserdata(1, as: T.self), let b = ctx.testUserdata(2, as: T.self) else {
+                    return try ctx.returning(false)
+                }
                 return try ctx.returning(.boolean(equal(a, b)))
             },
-            "__lt": { ctx in try ctx.returning(.boolean(less(try ctx.userdata(1, as: T.self), try ctx.userdata(2, as: T.self)))) },
+            "__lt": { ctx in
+                try ctx.returning(.boolean(less(try ctx.userdata(1, as: T.self), try ctx.userdata(2, as: T.self))))
+            },
             "__le": { ctx in
-                let a = try ctx.userdata(1, as: T.self), b = try ctx.userdata(2, as: T.self)
+                let a = try ctx.userdata(1, as: T.self)
+                let b = try ctx.userdata(2, as: T.self)
                 return try ctx.returning(.boolean(less(a, b) || equal(a, b)))
             },
         ]
-        if name == "Data" { metamethods["__len"] = { ctx in try ctx.returning(.integer(Int64((try ctx.userdata(1, as: DataBox.self)).value.count))) } }
-        try state.registerType(type, name: name, metatable: LuaMetatable(
-            fields: fields.mapValues { read in { ctx in try ctx.returning(read(try ctx.userdata(1, as: T.self))) } },
-            metamethods: metamethods))
+        if name == "Data" {
+            metamethods["__len"] = { ctx in
+                try ctx.returning(.integer(Int64((try ctx.userdata(1, as: DataBox.self)).value.count)))
+            }
+        }
+        try state.registerType(
+            type, name: name,
+            metatable: LuaMetatable(
+                fields: fields.mapValues { read in { ctx in try ctx.returning(read(try ctx.userdata(1, as: T.self))) }
+                },
+                metamethods: metamethods))
     }
 }

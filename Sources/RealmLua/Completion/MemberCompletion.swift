@@ -153,7 +153,8 @@ extension RealmLuaRuntime {
         limits.instructions = 100_000
         limits.time = .milliseconds(250)
         guard let results = try? state.withLimits(limits, { try state.call(helper, [value, .boolean(methodsOnly)]) }),
-              case .table(let ref)? = results.first, let list = try? state.copy(ref, maxDepth: 1) else { return [] }
+            case .table(let ref)? = results.first, let list = try? state.copy(ref, maxDepth: 1)
+        else { return [] }
         return list.array.compactMap(\.stringValue).filter(Self.isIdentifier)
     }
 
@@ -161,7 +162,8 @@ extension RealmLuaRuntime {
     /// script's code. Compiled once per runtime.
     private func completionHelper() throws -> LuaFunctionRef {
         if let completionKeys { return completionKeys }
-        let helper = try state.load("""
+        let helper = try state.load(
+            """
             local v, methodsOnly = ...
             local out, seen = {}, {}
             local function add(t, depth)

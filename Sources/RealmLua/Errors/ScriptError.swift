@@ -61,15 +61,19 @@ extension RealmLuaRuntime {
     /// Registers the error type and makes the state raise it for database errors.
     func registerErrors() throws {
         // Only the two fields: any other key reads as nil.
-        try state.registerType(ScriptError.self, name: "RealmError", metatable: LuaMetatable(
-            fields: [
-                "code": { ctx in try ctx.returning(.string(try ctx.userdata(1, as: ScriptError.self).code)) },
-                "message": { ctx in try ctx.returning(.string(try ctx.userdata(1, as: ScriptError.self).message)) },
-            ],
-            metamethods: ["__tostring": { ctx in
-                let error = try ctx.userdata(1, as: ScriptError.self)
-                return try ctx.returning(.string(error.position + error.message))
-            }]))
+        try state.registerType(
+            ScriptError.self, name: "RealmError",
+            metatable: LuaMetatable(
+                fields: [
+                    "code": { ctx in try ctx.returning(.string(try ctx.userdata(1, as: ScriptError.self).code)) },
+                    "message": { ctx in try ctx.returning(.string(try ctx.userdata(1, as: ScriptError.self).message)) },
+                ],
+                metamethods: [
+                    "__tostring": { ctx in
+                        let error = try ctx.userdata(1, as: ScriptError.self)
+                        return try ctx.returning(.string(error.position + error.message))
+                    }
+                ]))
         state.errorValue = { [unowned self] error, position in scriptError(error, position: position) }
     }
 
@@ -77,8 +81,9 @@ extension RealmLuaRuntime {
     /// plain string error) for the rest.
     private func scriptError(_ error: any Error, position: String) -> LuaValue? {
         guard let realmError = error as? RealmError else { return nil }
-        let value = ScriptError(code: ScriptErrorCode.name(realmError.code), message: realmError.message,
-                                position: position)
+        let value = ScriptError(
+            code: ScriptErrorCode.name(realmError.code), message: realmError.message,
+            position: position)
         return try? box(value)
     }
 }

@@ -96,7 +96,8 @@ extension JSONValue: Decodable {
             return .ref(key, className: className)
         }
         if keys.count == 1, let tag = names.first, tag.hasPrefix("$"), tag != "$key",
-           let text = try? keyed.decode(String.self, forKey: keys[0]) {
+            let text = try? keyed.decode(String.self, forKey: keys[0])
+        {
             return .tagged(tag, text)
         }
         return .object(try keys.map { Field($0.stringValue, try keyed.decode(JSONValue.self, forKey: $0)) })
@@ -171,8 +172,10 @@ extension JSONValue {
         }
     }
 
-    private static func writeList(_ items: [(String, JSONValue)], open: String, close: String,
-                                  to out: inout String, layout: Layout, indent: String) {
+    private static func writeList(
+        _ items: [(String, JSONValue)], open: String, close: String,
+        to out: inout String, layout: Layout, indent: String
+    ) {
         guard !items.isEmpty else {
             out += open + close
             return

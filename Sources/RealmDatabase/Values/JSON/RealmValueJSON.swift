@@ -38,8 +38,10 @@ public enum RealmValueJSON {
 
     /// A value as JSON. `property` is the value's property, when known (it tells whether a link
     /// is in a mixed value).
-    public static func encode(_ value: RealmValue, style: Style, property: Property? = nil,
-                              depth: Int = 0) throws -> JSONValue {
+    public static func encode(
+        _ value: RealmValue, style: Style, property: Property? = nil,
+        depth: Int = 0
+    ) throws -> JSONValue {
         switch value {
         case .null: return .null
         case .bool(let b): return .bool(b)
@@ -56,14 +58,18 @@ public enum RealmValueJSON {
         case .list(let items):
             return .array(try items.map { try encode($0, style: style, property: property, depth: depth + 1) })
         case .dictionary(let d):
-            return .object(try d.keys.sorted().map { key in
-                JSONValue.Field(key, try encode(d[key] ?? .null, style: style, property: property, depth: depth + 1))
-            })
+            return .object(
+                try d.keys.sorted().map { key in
+                    JSONValue.Field(
+                        key, try encode(d[key] ?? .null, style: style, property: property, depth: depth + 1))
+                })
         }
     }
 
-    private static func encodeLink(_ o: DynamicObject, style: Style, property: Property?,
-                                   depth: Int) throws -> JSONValue {
+    private static func encodeLink(
+        _ o: DynamicObject, style: Style, property: Property?,
+        depth: Int
+    ) throws -> JSONValue {
         let schema = o.objectSchema
         if schema?.isEmbedded == true { return try encode(object: o, style: style, withKey: false, depth: depth + 1) }
         switch style {
@@ -80,15 +86,21 @@ public enum RealmValueJSON {
 
     /// An object's persisted properties in schema order; `withKey` puts its stored key first as
     /// `"$key"` (what `{"$ref": key}` links point at).
-    public static func encode(object o: DynamicObject, style: Style, withKey: Bool = false,
-                              depth: Int = 0) throws -> JSONValue {
+    public static func encode(
+        object o: DynamicObject, style: Style, withKey: Bool = false,
+        depth: Int = 0
+    ) throws -> JSONValue {
         guard let schema = o.objectSchema else { return .string(o.description) }
         if o.isManaged && o.isInvalidated { return .null }
         var fields = [JSONValue.Field]()
         if withKey, let key = o.objectKey { fields.append(JSONValue.Field("$key", .int(key))) }
         for p in schema.properties where p.isPersisted {
-            fields.append(JSONValue.Field(p.name, try encode(try o.value(forKey: p.name), style: style, property: p,
-                                                             depth: depth)))
+            fields.append(
+                JSONValue.Field(
+                    p.name,
+                    try encode(
+                        try o.value(forKey: p.name), style: style, property: p,
+                        depth: depth)))
         }
         return .object(fields)
     }
@@ -107,8 +119,10 @@ public enum RealmValueJSON {
     /// JSON types must match the property's type: `true` is no int and `1` no bool. Embedded
     /// objects come back as `.dictionary` (what `Realm.create` takes).
     /// - Throws: `RealmJSONError` at `path` (`Dog[3].weight`).
-    public static func decode(_ json: JSONValue, as property: Property, schema: Schema, links: Links,
-                              at path: String) throws -> RealmValue {
+    public static func decode(
+        _ json: JSONValue, as property: Property, schema: Schema, links: Links,
+        at path: String
+    ) throws -> RealmValue {
         if json == .null { return .null }
         guard property.collection != .none else { return try decodeElement(json, property, schema, links, path) }
         var element = property
@@ -123,16 +137,19 @@ public enum RealmValueJSON {
         case (.map, _):
             throw RealmJSONError(path: path, "a map must be an object, found \(json.kindName)")
         case (_, .array(let items)):
-            return .list(try items.enumerated().map { i, item in
-                try decodeElement(item, element, schema, links, path + "[\(i)]")
-            })
+            return .list(
+                try items.enumerated().map { i, item in
+                    try decodeElement(item, element, schema, links, path + "[\(i)]")
+                })
         default:
             throw RealmJSONError(path: path, "a list or set must be an array, found \(json.kindName)")
         }
     }
 
-    private static func decodeElement(_ json: JSONValue, _ p: Property, _ schema: Schema, _ links: Links,
-                                      _ path: String) throws -> RealmValue {
+    private static func decodeElement(
+        _ json: JSONValue, _ p: Property, _ schema: Schema, _ links: Links,
+        _ path: String
+    ) throws -> RealmValue {
         func mismatch() -> RealmJSONError {
             RealmJSONError(path: path, "expected \(p.type.rawValue), found \(json.kindName)")
         }
@@ -164,8 +181,10 @@ public enum RealmValueJSON {
         }
     }
 
-    private static func decodeTagged(_ tag: String, _ text: String, _ p: Property,
-                                     _ path: String) throws -> RealmValue {
+    private static func decodeTagged(
+        _ tag: String, _ text: String, _ p: Property,
+        _ path: String
+    ) throws -> RealmValue {
         let value: RealmValue?
         let type: PropertyType
         switch tag {
@@ -186,8 +205,10 @@ public enum RealmValueJSON {
         return value
     }
 
-    private static func decodeRef(_ key: Int64, _ className: String?, _ links: Links,
-                                  _ path: String) throws -> RealmValue {
+    private static func decodeRef(
+        _ key: Int64, _ className: String?, _ links: Links,
+        _ path: String
+    ) throws -> RealmValue {
         let className = className ?? ""
         guard let object = links.objects[className]?[key] else {
             throw RealmJSONError(path: path, "no \(className) with $key \(key) in the file")
@@ -195,8 +216,10 @@ public enum RealmValueJSON {
         return .object(object)
     }
 
-    private static func decodeEmbedded(_ fields: [JSONValue.Field], _ p: Property, _ schema: Schema, _ links: Links,
-                                       _ path: String) throws -> RealmValue {
+    private static func decodeEmbedded(
+        _ fields: [JSONValue.Field], _ p: Property, _ schema: Schema, _ links: Links,
+        _ path: String
+    ) throws -> RealmValue {
         guard let target = p.objectClassName, let embedded = schema[target], embedded.isEmbedded else {
             throw RealmJSONError(path: path, "an object is only valid for an embedded object")
         }
