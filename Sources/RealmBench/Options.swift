@@ -56,7 +56,9 @@ struct Options {
                 }
                 scale = f
             case "--runs":
-                guard let n = Int(try value(arg)), n >= 1 else { throw OptionsError("--runs needs a whole number ≥ 1") }
+                guard let n = Int(try value(arg)), n >= 1 else {
+                    throw OptionsError("--runs needs a whole number ≥ 1")
+                }
                 runs = n
             case "--min-time":
                 guard let t = Double(try value(arg)), t >= 0, t.isFinite else {

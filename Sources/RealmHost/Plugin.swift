@@ -73,7 +73,8 @@ enum PluginLoader {
             let digits = name.prefix { $0.isNumber }
             guard !digits.isEmpty, let n = UInt64(digits) else {
                 throw HostError.plugin(
-                    "\(dir.path)/\(name): a migration file name must start with its version number, e.g. 0002_add_favorite_treat.lua"
+                    "\(dir.path)/\(name): a migration file name must start with its version number, "
+                        + "e.g. 0002_add_favorite_treat.lua"
                 )
             }
             if let other = out[n] {

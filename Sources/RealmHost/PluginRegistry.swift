@@ -35,7 +35,8 @@ public struct PluginRegistry {
             let loaded = try PluginLoader.load(folder: dir, into: scratch)
             if let other = manifests.first(where: { $0.name == loaded.manifest.name }) {
                 throw HostError.plugin(
-                    "\(loaded.manifest.manifestPath): a plugin named '\(other.name)' is already loaded from \(other.manifestPath)"
+                    "\(loaded.manifest.manifestPath): a plugin named '\(other.name)' "
+                        + "is already loaded from \(other.manifestPath)"
                 )
             }
             manifests.append(loaded.manifest)
@@ -50,8 +51,10 @@ public struct PluginRegistry {
             for objectSchema in m.schema.objectSchemas {
                 if let i = classes.firstIndex(where: { $0.className == objectSchema.className }) {
                     guard classes[i] == objectSchema else {
+                        let other = owner[objectSchema.className]
                         throw HostError.plugin(
-                            "\(m.manifestPath): class '\(objectSchema.className)' is also declared, differently, by plugin '\(owner[objectSchema.className]?.name ?? "?")' (\(owner[objectSchema.className]?.manifestPath ?? "?"))"
+                            "\(m.manifestPath): class '\(objectSchema.className)' is also declared, differently, "
+                                + "by plugin '\(other?.name ?? "?")' (\(other?.manifestPath ?? "?"))"
                         )
                     }
                     continue

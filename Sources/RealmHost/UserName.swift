@@ -34,9 +34,8 @@ public enum UserName {
                 || scalar.properties.generalCategory == .lineSeparator
                 || scalar.properties.generalCategory == .paragraphSeparator
             {
-                throw bad(
-                    "it contains a control or invisible character (U+\(String(scalar.value, radix: 16, uppercase: true)))"
-                )
+                let code = String(scalar.value, radix: 16, uppercase: true)
+                throw bad("it contains a control or invisible character (U+\(code))")
             }
             if scalar.properties.isWhitespace && scalar != " " {
                 throw bad("it contains whitespace other than a space")

@@ -20,7 +20,8 @@ public enum QueryFuzzer {
         public var seconds = 0.0
 
         public var description: String {
-            "\(iterations) runs in \(String(format: "%.1f", seconds)) s: \(parsed) parsed, \(compiled) compiled, \(executed) executed, \(failures.count) failures"
+            "\(iterations) runs in \(String(format: "%.1f", seconds)) s: \(parsed) parsed, \(compiled) compiled, "
+                + "\(executed) executed, \(failures.count) failures"
                 + (failures.isEmpty ? "" : "\n" + failures.prefix(20).joined(separator: "\n"))
         }
     }

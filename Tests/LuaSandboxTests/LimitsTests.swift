@@ -88,7 +88,8 @@ final class LimitsTests: XCTestCase {
         // point is the error kind, not speed.
         let state = try LuaState(limits: LuaLimits(time: .seconds(120)))
         let recursion =
-            "local function f() local a, b, c, d, e, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u = 1 return 1 + f() end return f()"
+            "local function f() local a, b, c, d, e, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u = 1 "
+            + "return 1 + f() end return f()"
         let error = expectLuaError { try state.execute(recursion, chunkName: "=r") }
         XCTAssertEqual(error?.kind, .runtime)
         XCTAssertTrue(error?.message.contains("stack overflow") ?? false, error?.message ?? "")
@@ -154,7 +155,8 @@ final class LimitsTests: XCTestCase {
             [.boolean(false), "handled x"])
         XCTAssertEqual(
             try state.eval(
-                "local co = coroutine.wrap(function() return xpcall(coroutine.yield, print, 1) end) co() return select(2, co(9))"
+                "local co = coroutine.wrap(function() return xpcall(coroutine.yield, print, 1) end) "
+                    + "co() return select(2, co(9))"
             ),
             .integer(9))
     }

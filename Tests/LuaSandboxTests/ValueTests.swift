@@ -7,7 +7,8 @@ final class ValueTests: XCTestCase {
         let state = try LuaState()
         let f = try state.load("return ...", chunkName: "=echo")
         let values: [LuaValue] = [
-            .nil, true, false, 0, .integer(Int64.max), .integer(Int64.min), 1.5, .number(-0.25), "", "héllo", "a\u{0}b",
+            .nil, true, false, 0, .integer(Int64.max), .integer(Int64.min), 1.5, .number(-0.25), "", "héllo",
+            "a\u{0}b",
         ]
         XCTAssertEqual(try state.call(f, values), values)
         XCTAssertEqual(try state.execute("return math.type(3), math.type(3.0)", chunkName: "=t"), ["integer", "float"])

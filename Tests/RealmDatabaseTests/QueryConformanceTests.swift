@@ -605,7 +605,8 @@ final class QueryConformanceTests: XCTestCase {
             QueryCase("TRUEPREDICATE LIMIT(2) SORT(name DESC)", ["Bob", "Alice"], ordered: true),
             QueryCase("TRUEPREDICATE DISTINCT(age)", ["Alice", "Bob", "carol", "Émile", "Zed"], ordered: true),
             QueryCase(
-                "TRUEPREDICATE SORT(name DESC) DISTINCT(age)", ["Émile", "dave", "carol", "Zed", "Bob"], ordered: true),
+                "TRUEPREDICATE SORT(name DESC) DISTINCT(age)", ["Émile", "dave", "carol", "Zed", "Bob"],
+                ordered: true),
             QueryCase(
                 "TRUEPREDICATE SORT(name ASC) SORT(age ASC)", ["Zed", "Bob", "Alice", "dave", "carol", "Émile"],
                 ordered: true),
@@ -613,7 +614,8 @@ final class QueryConformanceTests: XCTestCase {
             QueryCase("TRUEPREDICATE LIMIT(0)", [], ordered: true),
             QueryCase("TRUEPREDICATE DISTINCT(active, age)", ["Alice", "Bob", "carol", "Émile", "Zed"], ordered: true),
             QueryCase(
-                "TRUEPREDICATE SORT(friend.name ASC)", ["Bob", "Zed", "carol", "Alice", "Émile", "dave"], ordered: true),
+                "TRUEPREDICATE SORT(friend.name ASC)", ["Bob", "Zed", "carol", "Alice", "Émile", "dave"],
+                ordered: true),
             QueryCase("age > 20 SORT(age ASC) DISTINCT(active) LIMIT(1)", ["Bob"], ordered: true),
             QueryCase("TRUEPREDICATE LIMIT(5) LIMIT(2)", ["Alice", "Bob"], ordered: true),
             QueryCase("TRUEPREDICATE sort(age ascending) limit(3)", ["Zed", "Bob", "Alice"], ordered: true),

@@ -203,7 +203,8 @@ final class QueryErrorTests: XCTestCase {
         let message = compileError(ErrorCase("age BEGINSWITH 3", column: 5, ""))
         XCTAssertEqual(
             message,
-            "Invalid query 'age BEGINSWITH 3' at column 5: Unsupported comparison operator 'BEGINSWITH' for 'age' of type 'int': it applies to strings and binary data"
+            "Invalid query 'age BEGINSWITH 3' at column 5: Unsupported comparison operator 'BEGINSWITH' "
+                + "for 'age' of type 'int': it applies to strings and binary data"
         )
     }
 

@@ -56,7 +56,9 @@ final class QueryLimitsTests: XCTestCase {
             // Just under the threshold where compiling moves to a large-stack thread.
             (0..<12).reduce("age > 1") { q, i in "NOT (age > \(i) \(i % 2 == 0 ? "AND" : "OR") (\(q)))" },
             (0..<23).reduce("age > 1") { q, _ in "(\(q))" },
-            "SUBQUERY(dogs, $a, SUBQUERY($a.walkers, $b, SUBQUERY($b.dogs, $c, $c.age > 1 AND ($c.name == 'x' OR ($c.age < 3))).@count > 0).@count > 0).@count > 0",
+            "SUBQUERY(dogs, $a, SUBQUERY($a.walkers, $b, "
+                + "SUBQUERY($b.dogs, $c, $c.age > 1 AND ($c.name == 'x' OR ($c.age < 3))).@count > 0)"
+                + ".@count > 0).@count > 0",
             String(repeating: "(", count: 101) + "age > 1" + String(repeating: ")", count: 101),
         ]
         let done = DispatchSemaphore(value: 0)

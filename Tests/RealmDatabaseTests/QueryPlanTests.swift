@@ -13,8 +13,9 @@ final class QueryPlanTests: XCTestCase {
             query, arguments: args, objectSchema: schema[className]!, schema: schema
         ) { _ in 1 }
         var details = [String]()
+        let table = StorageLayout.quotedTable(className)
         try realm.connection.forEachRow(
-            "EXPLAIN QUERY PLAN SELECT t0.\"_key\" FROM \(StorageLayout.quotedTable(className)) AS t0 WHERE \(compiled.predicateSQL)",
+            "EXPLAIN QUERY PLAN SELECT t0.\"_key\" FROM \(table) AS t0 WHERE \(compiled.predicateSQL)",
             compiled.bindings, cache: false
         ) { row in
             details.append(row.string(at: 3))

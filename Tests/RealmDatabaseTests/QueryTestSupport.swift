@@ -19,14 +19,23 @@ import XCTest
 ///
 /// Collections and links:
 ///
-/// | name  | tags             | nums       | doubles    | decs      | mixes           | tagSet | attrs                    | counts      | friend | dogs             | address | petMap           |
-/// |-------|------------------|------------|------------|-----------|-----------------|--------|--------------------------|-------------|--------|------------------|---------|------------------|
-/// | Alice | red, green       | 1, 2, 3    | 1.5, 2.5   | 1.1, 2.2  | 1, "one", true  | x, y   | eye: blue, hair: brown   | a: 1, b: 2  | Bob    | Rex, Fido        | Paris   | main: Rex        |
-/// | Bob   | –                | –          | –          | –         | –               | –      | –                        | –           | nil    | –                | nil     | –                |
-/// | carol | Blue, red        | nil, 5     | 3          | 10        | 2.5, nil        | y      | eye: green               | a: 5        | Alice  | Rex              | Lyon    | main: Fido       |
-/// | Émile | ÉCOLE            | 10, 20     | –          | –         | "École"         | –      | –                        | –           | carol  | Spot, Fido, Spot | Paris2  | a: Spot, b: Rex  |
-/// | dave  | green            | 3          | 0.5        | 0.5       | 5               | x      | hair: black              | b: 7        | dave   | –                | nil     | –                |
-/// | Zed   | *, ?             | 0          | –          | –         | –               | –      | –                        | –           | nil    | Lonely           | Lyon    | –                |
+/// | name  | tags       | nums    | doubles  | decs     | mixes          | tagSet |
+/// |-------|------------|---------|----------|----------|----------------|--------|
+/// | Alice | red, green | 1, 2, 3 | 1.5, 2.5 | 1.1, 2.2 | 1, "one", true | x, y   |
+/// | Bob   | –          | –       | –        | –        | –              | –      |
+/// | carol | Blue, red  | nil, 5  | 3        | 10       | 2.5, nil       | y      |
+/// | Émile | ÉCOLE      | 10, 20  | –        | –        | "École"        | –      |
+/// | dave  | green      | 3       | 0.5      | 0.5      | 5              | x      |
+/// | Zed   | *, ?       | 0       | –        | –        | –              | –      |
+///
+/// | name  | attrs                  | counts     | friend | dogs             | address | petMap          |
+/// |-------|------------------------|------------|--------|------------------|---------|-----------------|
+/// | Alice | eye: blue, hair: brown | a: 1, b: 2 | Bob    | Rex, Fido        | Paris   | main: Rex       |
+/// | Bob   | –                      | –          | nil    | –                | nil     | –               |
+/// | carol | eye: green             | a: 5       | Alice  | Rex              | Lyon    | main: Fido      |
+/// | Émile | –                      | –          | carol  | Spot, Fido, Spot | Paris2  | a: Spot, b: Rex |
+/// | dave  | hair: black            | b: 7       | dave   | –                | nil     | –               |
+/// | Zed   | –                      | –          | nil    | Lonely           | Lyon    | –               |
 ///
 /// Dogs: Rex (age 3, breed lab, weight 30.5, mood "happy", toys ball), Fido (5, nil, 10, mood 7,
 /// no toys), Spot (1, pug, 8.25, mood nil, toys ball, bone), Lonely (10, lab, 40, mood 2.5, no toys, walked by Zed).

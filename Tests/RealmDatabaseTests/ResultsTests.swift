@@ -19,7 +19,8 @@ final class ResultsTests: RealmTestCase {
         try super.tearDownWithError()
     }
 
-    /// Items (id, name, score, weight, rating): 1 b 3 1.5 nil · 2 a 1 2.5 4 · 3 c 3 0.5 2 · 4 a 2 4.0 nil · 5 b 1 1.5 5
+    /// Items (id, name, score, weight, rating): 1 b 3 1.5 nil · 2 a 1 2.5 4 · 3 c 3 0.5 2 ·
+    /// 4 a 2 4.0 nil · 5 b 1 1.5 5
     private func seed() throws {
         let rows: [(Int64, String, Int64, Double, RealmValue)] = [
             (1, "b", 3, 1.5, nil), (2, "a", 1, 2.5, 4.0), (3, "c", 3, 0.5, 2.0), (4, "a", 2, 4.0, nil),

@@ -118,7 +118,8 @@ final class SchemaTests: RealmTestCase {
             [Property(name: "id", type: .int), Property(name: "name", type: .string)], primaryKey: "name")
         assertRealmError(
             try Realm(configuration: config(new)),
-            "Migration is required due to the following errors:\n- Property 'Dog.age' has been removed.\n- Primary Key for class 'Dog' has changed from 'id' to 'name'."
+            "Migration is required due to the following errors:\n- Property 'Dog.age' has been removed.\n"
+                + "- Primary Key for class 'Dog' has changed from 'id' to 'name'."
         )
     }
 

@@ -48,7 +48,8 @@ final class SubscriptionTests: RealmTestCase {
         ) { error in
             XCTAssertEqual(
                 (error as? RealmError)?.message,
-                "A subscription named 'dogs' already exists. If you meant to update the existing subscription please use the `update` method."
+                "A subscription named 'dogs' already exists. "
+                    + "If you meant to update the existing subscription please use the `update` method."
             )
         }
         let after = try realm.subscriptions

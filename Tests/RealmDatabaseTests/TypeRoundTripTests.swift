@@ -190,7 +190,8 @@ final class TypeRoundTripTests: RealmTestCase {
                     value: [
                         "pk": 100, "mixedList": .list(values),
                         "mixedMap": .dictionary(
-                            Dictionary(uniqueKeysWithValues: values.enumerated().map { ("k\($0.offset)", $0.element) })),
+                            Dictionary(
+                                uniqueKeysWithValues: values.enumerated().map { ("k\($0.offset)", $0.element) })),
                     ])
             }
         }

@@ -271,7 +271,8 @@ final class PseudoTerminal {
                     return out
                 }
                 XCTFail(
-                    "expected \(String(reflecting: text)) in the output; got after the last match:\n\(transcript[consumed...])\n--- whole transcript:\n\(transcript.suffix(3000))",
+                    "expected \(String(reflecting: text)) in the output; got after the last match:\n"
+                        + "\(transcript[consumed...])\n--- whole transcript:\n\(transcript.suffix(3000))",
                     file: file, line: line)
                 return ""
             }

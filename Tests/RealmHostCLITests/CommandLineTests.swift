@@ -331,7 +331,8 @@ final class CommandLineTests: XCTestCase {
             "fill.lua",
             """
             local p = realm:create("Person", { firstName = "Dale", lastName = "Cooper" })
-            p.dogs:append{ name = "Diane", weight = 12, profileImageUrl = "https://example.com/\\u{e9}.png", favoriteToy = { name = "Wubba" } }
+            p.dogs:append{ name = "Diane", weight = 12, profileImageUrl = "https://example.com/\\u{e9}.png",
+              favoriteToy = { name = "Wubba" } }
             """)
         XCTAssertEqual(try workspace.run(["run", "--user", "alice", "fill.lua"]).status, 0)
         let export = try workspace.run(["export", "--user", "alice", "--format", "json"])

@@ -13,7 +13,8 @@ final class ExportImportTests: XCTestCase {
         try """
         return { name = "all", schemaVersion = 1, schema = {
           { name = "All", primaryKey = "id", properties = {
-              id = "objectId", b = "bool", i = "int", f = "float", d = "double", s = "string", data = "data", date = "date",
+              id = "objectId", b = "bool", i = "int", f = "float", d = "double", s = "string", data = "data",
+              date = "date",
               dec = "decimal128", u = "uuid", m = "mixed", mlink = "mixed", oi = "int?", os = "string?",
               ints = "int[]", strs = "string<>", map = "double{}", link = "Other?", links = "Other[]", addr = "Addr?",
               addrs = "Addr[]", mixes = "mixed[]" } },
@@ -30,11 +31,13 @@ final class ExportImportTests: XCTestCase {
                   local o1 = realm:create("Other", { name = "one" })
                   local o2 = realm:create("Other", { name = "two" })
                   local a = realm:create("All", {
-                    b = true, i = -9007199254740993, f = 1.25, d = 0.1, s = "héllo\\n\\"x\\"", data = Data("\\0\\1\\255"),
+                    b = true, i = -9007199254740993, f = 1.25, d = 0.1, s = "héllo\\n\\"x\\"",
+                    data = Data("\\0\\1\\255"),
                     date = Date(-1, -5), dec = Decimal128("123.4500"), u = UUID("3B241101-E2BB-4255-8CAF-4136C566A962"),
                     m = 3.5, mlink = o2, oi = nil, os = "set",
                     ints = { 3, 1, 3 }, strs = { "a", "b" }, map = { x = 1.5, y = -0.0 },
-                    link = o1, links = { o2, o1, o2 }, addr = { city = "Paris", other = o1 }, addrs = { { city = "A" }, { city = "B", other = o2 } },
+                    link = o1, links = { o2, o1, o2 }, addr = { city = "Paris", other = o1 },
+                    addrs = { { city = "A" }, { city = "B", other = o2 } },
                     mixes = { 1, "two", true, Decimal128("3"), o1 } })
                   o1.back = a
                 end)
@@ -60,8 +63,10 @@ final class ExportImportTests: XCTestCase {
             let r = try t.runtime.execute(
                 """
                 local a = realm:objects("All")[1]
-                return a.i, a.d, a.s, tostring(a.date), a.date.nanoseconds, tostring(a.dec), #a.links, a.links[1].name, a.addr.other.name,
-                       a.mlink.name, a.link.back.s, tostring(a.data) == "\\0\\1\\255", a.map.y, #realm:objects("Other") -- -0.0 is stored as 0 (SQLite REAL)
+                return a.i, a.d, a.s, tostring(a.date), a.date.nanoseconds, tostring(a.dec), #a.links, a.links[1].name,
+                       a.addr.other.name, a.mlink.name, a.link.back.s, tostring(a.data) == "\\0\\1\\255",
+                       a.map.y, -- -0.0 is stored as 0 (SQLite REAL)
+                       #realm:objects("Other")
                 """, chunkName: "=check")
             XCTAssertEqual(
                 r.map(\.description),

@@ -47,7 +47,8 @@ final class PluginTests: XCTestCase {
             "p", "return { name = 'p', schemaVersion = 1, schema = { { name = 'T', properties = { x = 'int' } } } }",
             files: [
                 "tests/t.lua":
-                    "test('ok', function() assertEqual(1, 1) end)\ntest('bad', function() assertEqual(#realm:objects('T'), 5) end)"
+                    "test('ok', function() assertEqual(1, 1) end)\n"
+                    + "test('bad', function() assertEqual(#realm:objects('T'), 5) end)"
             ])
         var lines = [String]()
         let report = try PluginTestRunner.run(pluginFolder: dir) { lines.append($0) }
@@ -123,7 +124,8 @@ final class PluginTests: XCTestCase {
             }
         }
         let v3 =
-            "return { name = 'm', schemaVersion = 3, schema = { { name = 'T', properties = { x = 'int', y = 'int', z = 'int' } } } }"
+            "return { name = 'm', schemaVersion = 3, schema = { "
+            + "{ name = 'T', properties = { x = 'int', y = 'int', z = 'int' } } } }"
         try FileManager.default.removeItem(at: plugins.appendingPathComponent("m"))
         _ = try writePlugin(
             "m", v3,
@@ -131,7 +133,8 @@ final class PluginTests: XCTestCase {
                 "migrations/0002_y.lua":
                     "return function(m) m:enumerateObjects('T', function(old, new) new.y = old.x + 1 end) end",
                 "migrations/0003_z.lua":
-                    "return function(m) m:enumerateObjects('T', function(old, new) if new.x == 99 then error('bad data') end new.z = new.y + 1 end) end",
+                    "return function(m) m:enumerateObjects('T', function(old, new) "
+                    + "if new.x == 99 then error('bad data') end new.z = new.y + 1 end) end",
             ])
         // Make bob's data fail step 3.
         let bobURL = data.appendingPathComponent("bob.realm")

@@ -29,7 +29,8 @@ final class LuaAPITests: LuaTestCase {
             """
             realm = Realm()
             local dogs = realm:objects("Dog")
-            local d = dogs:append({ name = "Rex", age = 2, tags = { "a", "b", "c" }, attributes = { color = "red", size = 3 },
+            local d = dogs:append({ name = "Rex", age = 2, tags = { "a", "b", "c" },
+                                    attributes = { color = "red", size = 3 },
                                     favoriteToy = { name = "Ball" } })
             local e = dogs:append({})
             return #d.tags, d.tags[3], d.attributes.color, d.attributes.size, d.favoriteToy.name, e.name, e.age, #dogs
@@ -102,7 +103,8 @@ final class LuaAPITests: LuaTestCase {
             local a, b = ObjectId("000000000000000000000001"), ObjectId("000000000000000000000002")
             local d = Date("2024-01-01T00:00:00Z")
             return tostring(a), a < b, a == ObjectId("000000000000000000000001"), tostring(d), d.seconds,
-                   tostring(Decimal128("1.5")), tostring(Data("raw")), #Data("raw"), tostring(UUID("3B241101-E2BB-4255-8CAF-4136C566A962"))
+                   tostring(Decimal128("1.5")), tostring(Data("raw")), #Data("raw"),
+                   tostring(UUID("3B241101-E2BB-4255-8CAF-4136C566A962"))
             """)
         XCTAssertEqual(
             r.map(\.description),
@@ -116,7 +118,8 @@ final class LuaAPITests: LuaTestCase {
         let r = try run(
             """
             realm = Realm()
-            local person = realm:create("Person", { firstName = "Dale", address = { street = "1 Main", city = "Twin Peaks" } })
+            local person = realm:create("Person", { firstName = "Dale",
+                                                    address = { street = "1 Main", city = "Twin Peaks" } })
             person.dogs:append({ name = "Diane", tags = { "good", "dog" } })
             local dog = person.dogs[1]
             return #person.dogs, dog.tags[2], #dog.owners, dog.owners[1].firstName, person.address.city
@@ -129,7 +132,8 @@ final class LuaAPITests: LuaTestCase {
             """
             realm = Realm()
             realm:write(function()
-              realm:create("Company", { companyName = "MongoDB", employees = { { name = "Dachary" } }, dogs = { { name = "Maui" } } })
+              realm:create("Company", { companyName = "MongoDB", employees = { { name = "Dachary" } },
+                                        dogs = { { name = "Maui" } } })
             end)
             local frozenCompany = realm:objects("Company"):freeze()[1]
             local ok = pcall(function() frozenCompany.companyName = "x" end)
@@ -180,13 +184,17 @@ final class LuaAPITests: LuaTestCase {
             local config = user:flexibleSyncConfiguration{
               initialSubscriptions = function(subs)
                 if subs:first("people") == nil then subs:append(QuerySubscription("Person", { name = "people" })) end
-                if subs:first("dogs") == nil then subs:append(QuerySubscription("Dog", { name = "dogs", where = "age > 3" })) end
+                if subs:first("dogs") == nil then
+                  subs:append(QuerySubscription("Dog", { name = "dogs", where = "age > 3" }))
+                end
               end,
             }
             config.fileURL = "synced.realm"
             local realm = Realm(config)
             local subs = realm.subscriptions
-            local ok, err = pcall(function() subs:update(function(s) s:append(QuerySubscription("Dog", { name = "dogs" })) end) end)
+            local ok, err = pcall(function()
+              subs:update(function(s) s:append(QuerySubscription("Dog", { name = "dogs" })) end)
+            end)
             return #subs, subs:first("dogs").queryString, subs.state, ok, tostring(err)
             """)
         XCTAssertEqual(r[0].integerValue, 2)
@@ -232,7 +240,8 @@ final class LuaAPITests: LuaTestCase {
             local dogs = Realm():objects("Dog")
             dogs:append{ name = "b", age = 2 } dogs:append{ name = "a", age = 7 } dogs:append{ name = "c", age = 4 }
             local sorted = dogs:sorted("age", false)
-            return sorted[1].name, dogs:sorted{ {"name", true} }[1].name, dogs:max("age"), dogs:sum("age"), dogs:average("age")
+            return sorted[1].name, dogs:sorted{ {"name", true} }[1].name, dogs:max("age"), dogs:sum("age"),
+                   dogs:average("age")
             """)
         XCTAssertEqual(r.map(\.description), ["\"a\"", "\"a\"", "7", "13", "4.333333333333333"])
     }

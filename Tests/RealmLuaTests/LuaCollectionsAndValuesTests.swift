@@ -9,7 +9,8 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
         let r = try run(
             """
             realm = Realm()
-            local dog = realm:create("Dog", { name = "Rex", nicknames = { "r", "rexy" }, attributes = { color = "brown", age = 3 } })
+            local dog = realm:create("Dog", { name = "Rex", nicknames = { "r", "rexy" },
+                                              attributes = { color = "brown", age = 3 } })
             dog.nicknames:insert("r")            -- already there
             dog.nicknames:insert("king")
             dog.nicknames:remove("rexy")
@@ -17,7 +18,8 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
             dog.attributes.color = nil           -- removes the key
             local keys = {}
             for k, v in pairs(dog.attributes) do keys[#keys + 1] = k .. "=" .. tostring(v) end
-            return #dog.nicknames, dog.nicknames:contains("king"), dog.nicknames:contains("rexy"), table.concat(keys, ","), #dog.attributes
+            return #dog.nicknames, dog.nicknames:contains("king"), dog.nicknames:contains("rexy"),
+                   table.concat(keys, ","), #dog.attributes
             """)
         XCTAssertEqual(r.map(\.description), ["2", "true", "false", "\"age=3,size=1.5\"", "2"])
     }
@@ -45,9 +47,11 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
             realm = Realm()
             local toy = realm:create("DogToy", { name = "Wubba" })
             local dog = realm:create("Dog", { name = "Rex", attributes = {
-              i = 1, d = 1.5, s = "x", b = true, date = Date(5, 0), oid = ObjectId("000000000000000000000001"), toy = toy, dec = Decimal128("2.5") } })
+              i = 1, d = 1.5, s = "x", b = true, date = Date(5, 0), oid = ObjectId("000000000000000000000001"),
+              toy = toy, dec = Decimal128("2.5") } })
             local a = dog.attributes
-            return math.type(a.i), math.type(a.d), a.s, a.b, a.date.seconds, tostring(a.oid), a.toy.name, tostring(a.dec)
+            return math.type(a.i), math.type(a.d), a.s, a.b, a.date.seconds, tostring(a.oid), a.toy.name,
+                   tostring(a.dec)
             """)
         XCTAssertEqual(
             r.map(\.description),
@@ -105,7 +109,8 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
             local classes = {}
             for _, cls in ipairs(realm.schema) do classes[#classes + 1] = cls.name end
             local errors = {}
-            for _, f in ipairs{ function() c.schemaVersion = -1 end, function() c.readOnly = "yes" end, function() c.nope = 1 end } do
+            for _, f in ipairs{ function() c.schemaVersion = -1 end, function() c.readOnly = "yes" end,
+                                function() c.nope = 1 end } do
               local ok, e = pcall(f); errors[#errors + 1] = tostring(e)
             end
             return #same:objects("Dog"), c.fileURL, table.concat(classes, ","), table.concat(errors, " | ")
@@ -121,7 +126,8 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
 
     func testBadSchemaNamesTheClassAndProperty() throws {
         let message = failure(
-            "local c = Realm.Configuration.defaultConfiguration; c.schema = { { name = 'Cat', properties = { age = 'integer' } } }"
+            "local c = Realm.Configuration.defaultConfiguration; "
+                + "c.schema = { { name = 'Cat', properties = { age = 'integer' } } }"
         )
         XCTAssertTrue(message.contains("Cat") && message.contains("age"), message)
     }
@@ -156,7 +162,9 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
             local seen = {}
             local token = dog:observe(function(c)
               if c.kind == "change" then
-                for _, p in ipairs(c.properties) do seen[#seen + 1] = p.name .. ":" .. tostring(p.oldValue) .. "->" .. tostring(p.newValue) end
+                for _, p in ipairs(c.properties) do
+                  seen[#seen + 1] = p.name .. ":" .. tostring(p.oldValue) .. "->" .. tostring(p.newValue)
+                end
               else seen[#seen + 1] = c.kind end
             end)
             dog.age = 2

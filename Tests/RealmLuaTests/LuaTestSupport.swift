@@ -35,7 +35,8 @@ class LuaTestCase: XCTestCase {
             defaultConfiguration: Realm.Configuration(fileURL: folder.appendingPathComponent("default.realm")))
         runtime.output = { [unowned self] in printed.append($0) }
         try run(
-            "local c = Realm.Configuration.defaultConfiguration; c.schema = \(Self.doggoSchemaLua); Realm.Configuration.defaultConfiguration = c"
+            "local c = Realm.Configuration.defaultConfiguration; c.schema = \(Self.doggoSchemaLua); "
+                + "Realm.Configuration.defaultConfiguration = c"
         )
     }
 

@@ -28,7 +28,9 @@ struct LuaInsertBulk: Workload {
                         """
                         local names, ages, breeds, weights = ...
                         local dogs = {}
-                        for i = 1, #names do dogs[i] = { name = names[i], age = ages[i], breed = breeds[i] or nil, weight = weights[i] } end
+                        for i = 1, #names do
+                          dogs[i] = { name = names[i], age = ages[i], breed = breeds[i] or nil, weight = weights[i] }
+                        end
                         return function()
                           realm:write(function()
                             local results = realm:objects("Dog")

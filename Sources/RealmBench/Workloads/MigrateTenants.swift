@@ -14,7 +14,8 @@ struct MigrateTenants: Workload {
     static let pluginV2 = """
         return { name = "tiny", schemaVersion = 2, schema = {
           { name = "Note", primaryKey = "_id", properties = {
-              { name = "_id", type = "objectId" }, { name = "text", type = "string" }, { name = "tag", type = "string" } } } } }
+              { name = "_id", type = "objectId" }, { name = "text", type = "string" },
+              { name = "tag", type = "string" } } } } }
         """
 
     static func schemaV1() -> Schema {

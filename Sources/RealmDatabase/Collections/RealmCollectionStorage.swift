@@ -74,8 +74,10 @@ struct RealmCollectionStorage {
     /// The row id and position of the element at `index` (list order).
     func row(at index: Int) throws -> (row: Int64, pos: Int64, value: RealmValue) {
         guard index >= 0 else { throw outOfRange(index) }
+        let posColumn = order == "\"_row\"" ? "\"_row\"" : "pos"
         let statement = try realm.connection.cached(
-            "SELECT \"_row\", \(order == "\"_row\"" ? "\"_row\"" : "pos"), \(valueColumns) FROM \(table) WHERE owner = ? ORDER BY \(order) LIMIT 1 OFFSET ?"
+            "SELECT \"_row\", \(posColumn), \(valueColumns) FROM \(table) "
+                + "WHERE owner = ? ORDER BY \(order) LIMIT 1 OFFSET ?"
         )
         try statement.bind([owner, .integer(Int64(index))])
         defer { statement.reset() }
@@ -127,8 +129,9 @@ struct RealmCollectionStorage {
         let encoded = try encode(value, policy: policy, mode: mode)
         switch property.collection {
         case .list:
+            let nextPos = "(SELECT coalesce(max(pos) + 1, 0) FROM \(table) WHERE owner = ?)"
             try realm.connection.run(
-                "INSERT INTO \(table) (owner, pos, \(valueColumns)) VALUES (?, (SELECT coalesce(max(pos) + 1, 0) FROM \(table) WHERE owner = ?), \(isMixed ? "?, ?" : "?"))",
+                "INSERT INTO \(table) (owner, pos, \(valueColumns)) VALUES (?, \(nextPos), \(isMixed ? "?, ?" : "?"))",
                 [owner, owner] + encoded)
         case .set:
             if try contains(encoded: encoded) { return }
@@ -228,7 +231,8 @@ struct RealmCollectionStorage {
         default:
             throw RealmError(
                 .invalidValue,
-                "Invalid value '\(value)' for '\(property.typeString)' property '\(ownerInfo.className).\(property.name)'."
+                "Invalid value '\(value)' for '\(property.typeString)' property "
+                    + "'\(ownerInfo.className).\(property.name)'."
             )
         }
         if record { recordChange() }
@@ -287,13 +291,17 @@ struct RealmCollectionStorage {
         guard !key.isEmpty, !key.contains("."), !key.hasPrefix("$") else {
             throw RealmError(
                 .invalidValue,
-                "Invalid key '\(key)' for the map '\(ownerInfo.className).\(property.name)': keys must not be empty, contain '.' or start with '$'."
+                "Invalid key '\(key)' for the map '\(ownerInfo.className).\(property.name)': "
+                    + "keys must not be empty, contain '.' or start with '$'."
             )
         }
         if let old = try self.value(forKey: key) { try deleteOwnedObject(old) }
         let encoded = try encode(value, policy: policy, mode: mode)
+        let placeholders = isMixed ? "?, ?" : "?"
+        let updates = isMixed ? "value = excluded.value, value__t = excluded.value__t" : "value = excluded.value"
         try realm.connection.run(
-            "INSERT INTO \(table) (owner, key, \(valueColumns)) VALUES (?, ?, \(isMixed ? "?, ?" : "?")) ON CONFLICT(owner, key) DO UPDATE SET \(isMixed ? "value = excluded.value, value__t = excluded.value__t" : "value = excluded.value")",
+            "INSERT INTO \(table) (owner, key, \(valueColumns)) VALUES (?, ?, \(placeholders)) "
+                + "ON CONFLICT(owner, key) DO UPDATE SET \(updates)",
             [owner, .text(key)] + encoded)
         if record { recordChange() }
     }

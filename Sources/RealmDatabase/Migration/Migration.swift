@@ -131,7 +131,8 @@ public final class Migration {
         if newClass[oldName] != nil {
             throw RealmError(
                 .migration,
-                "Cannot rename property '\(className).\(oldName)' to '\(newName)' because the source property still exists."
+                "Cannot rename property '\(className).\(oldName)' to '\(newName)' "
+                    + "because the source property still exists."
             )
         }
         guard let oldProperty = oldClass[oldName], oldProperty.isPersisted, oldInfo.storage[oldName] != nil else {
@@ -145,13 +146,15 @@ public final class Migration {
         {
             throw RealmError(
                 .migration,
-                "Cannot rename property '\(className).\(oldName)' to '\(newName)' because it would change from type '\(oldProperty.realmTypeName)' to '\(newProperty.realmTypeName)'."
+                "Cannot rename property '\(className).\(oldName)' to '\(newName)' because it would change "
+                    + "from type '\(oldProperty.realmTypeName)' to '\(newProperty.realmTypeName)'."
             )
         }
         if oldProperty.isOptional && !newProperty.isOptional {
             throw RealmError(
                 .migration,
-                "Cannot rename property '\(className).\(oldName)' to '\(newName)' because it would change from optional to required."
+                "Cannot rename property '\(className).\(oldName)' to '\(newName)' "
+                    + "because it would change from optional to required."
             )
         }
         let newInfo = try realm.classInfo(className)
@@ -168,8 +171,9 @@ public final class Migration {
             if newProperty.type == .mixed {
                 try realm.connection.execute(
                     "ALTER TABLE \(newInfo.quotedTable) DROP COLUMN \(q(StorageLayout.typeTagColumn(to)))")
+                let (fromTag, toTag) = (q(StorageLayout.typeTagColumn(from)), q(StorageLayout.typeTagColumn(to)))
                 try realm.connection.execute(
-                    "ALTER TABLE \(newInfo.quotedTable) RENAME COLUMN \(q(StorageLayout.typeTagColumn(from))) TO \(q(StorageLayout.typeTagColumn(to)))"
+                    "ALTER TABLE \(newInfo.quotedTable) RENAME COLUMN \(fromTag) TO \(toTag)"
                 )
             }
             try realm.connection.execute("ALTER TABLE \(newInfo.quotedTable) RENAME COLUMN \(q(from)) TO \(q(to))")

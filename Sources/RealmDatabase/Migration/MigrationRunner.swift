@@ -220,12 +220,14 @@ struct MigrationRunner {
             (stored, tag) = try realm.rows.encodeForStorage(
                 defaultValue, property: p, info: info, policy: .error, mode: .copy)
         }
+        let declaredType = StorageLayout.declaredType(p.type)
         try connection.execute(
-            "ALTER TABLE \(info.quotedTable) ADD COLUMN \(q(name)) \(StorageLayout.declaredType(p.type)) DEFAULT \(sqlLiteral(stored))"
+            "ALTER TABLE \(info.quotedTable) ADD COLUMN \(q(name)) \(declaredType) DEFAULT \(sqlLiteral(stored))"
         )
         if p.type == .mixed {
+            let tagColumn = q(StorageLayout.typeTagColumn(name))
             try connection.execute(
-                "ALTER TABLE \(info.quotedTable) ADD COLUMN \(q(StorageLayout.typeTagColumn(name))) INTEGER DEFAULT \(sqlLiteral(tag))"
+                "ALTER TABLE \(info.quotedTable) ADD COLUMN \(tagColumn) INTEGER DEFAULT \(sqlLiteral(tag))"
             )
         }
         if fresh {

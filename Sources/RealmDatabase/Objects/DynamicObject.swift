@@ -185,7 +185,8 @@ public final class DynamicObject: CustomStringConvertible {
                 if info.isReadOnlyView {
                     throw RealmError(
                         .migration,
-                        "Cannot modify '\(info.className).\(name)' of the old object in a migration: the old object is read-only."
+                        "Cannot modify '\(info.className).\(name)' of the old object in a migration: "
+                            + "the old object is read-only."
                     )
                 }
                 _ = try self.loadRow()

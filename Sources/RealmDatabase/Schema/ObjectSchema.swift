@@ -36,7 +36,8 @@ public struct ObjectSchema: Equatable, Codable {
         guard isValidIdentifier(c) else {
             throw RealmError(
                 .schemaValidation,
-                "Class name '\(c)' is invalid: use letters, digits and '_', not starting with a digit, at most 57 bytes."
+                "Class name '\(c)' is invalid: use letters, digits and '_', "
+                    + "not starting with a digit, at most 57 bytes."
             )
         }
         var seen = Set<String>()
@@ -45,7 +46,8 @@ public struct ObjectSchema: Equatable, Codable {
             guard isValidIdentifier(p.name), !p.name.hasPrefix("__") else {
                 throw RealmError(
                     .schemaValidation,
-                    "Property '\(c).\(p.name)' has an invalid name: use letters, digits and '_', not starting with a digit or '__'."
+                    "Property '\(c).\(p.name)' has an invalid name: use letters, digits and '_', "
+                        + "not starting with a digit or '__'."
                 )
             }
             guard p.name != "_key" else {
@@ -58,7 +60,8 @@ public struct ObjectSchema: Equatable, Codable {
                 guard let target = p.objectClassName, let targetSchema = schema[target] else {
                     throw RealmError(
                         .schemaValidation,
-                        "Property '\(c).\(p.name)' of type '\(p.typeString)' links to an unknown class '\(p.objectClassName ?? "")'."
+                        "Property '\(c).\(p.name)' of type '\(p.typeString)' "
+                            + "links to an unknown class '\(p.objectClassName ?? "")'."
                     )
                 }
                 // A default value for a link makes every new object create a linked object, whose
@@ -83,7 +86,8 @@ public struct ObjectSchema: Equatable, Codable {
                     else {
                         throw RealmError(
                             .schemaValidation,
-                            "Property '\(c).\(p.name)' declares linking objects through '\(target).\(p.linkOriginPropertyName ?? "")', which is not a link to '\(c)'."
+                            "Property '\(c).\(p.name)' declares linking objects through "
+                                + "'\(target).\(p.linkOriginPropertyName ?? "")', which is not a link to '\(c)'."
                         )
                     }
                 }

@@ -56,7 +56,8 @@ public struct Schema: Equatable, Codable {
                     if let other = columns.updateValue(owner, forKey: key(column)) {
                         throw RealmError(
                             .schemaValidation,
-                            "'\(owner)' and '\(other)' would both be stored in the column '\(column)' of class '\(c)': rename one of them."
+                            "'\(owner)' and '\(other)' would both be stored in the column '\(column)' "
+                                + "of class '\(c)': rename one of them."
                         )
                     }
                 }

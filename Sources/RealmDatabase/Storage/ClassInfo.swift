@@ -167,10 +167,11 @@ final class ClassInfo {
     var insertSQL: String {
         if let cachedInsertSQL { return cachedInsertSQL }
         let cols = columnNames
+        let placeholders = Array(repeating: "?", count: cols.count).joined(separator: ", ")
         let sql =
             cols.isEmpty
             ? "INSERT INTO \(quotedTable) DEFAULT VALUES"
-            : "INSERT INTO \(quotedTable) (\(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count).joined(separator: ", ")))"
+            : "INSERT INTO \(quotedTable) (\(cols.joined(separator: ", "))) VALUES (\(placeholders))"
         cachedInsertSQL = sql
         return sql
     }

@@ -8,7 +8,8 @@ import Foundation
 ///   `<name>__t` holding its `MixedTag`.
 /// - List property `Dog.tags` → `list_Dog_tags(_row INTEGER PRIMARY KEY, owner, pos, value[, value__t])`,
 ///   ordered by `pos` within an owner (positions may have gaps; order is what counts).
-/// - Set property → `set_Dog_p(_row, owner, value[, value__t])`; map → `map_Dog_p(_row, owner, key, value[, value__t])`.
+/// - Set property → `set_Dog_p(_row, owner, value[, value__t])`; map →
+///   `map_Dog_p(_row, owner, key, value[, value__t])`.
 /// - Links (to-one columns and collection `value`s) hold the target's `_key`, and are indexed.
 /// - `_realm_meta(key PRIMARY KEY, value)` holds `format`, `schema` (JSON), `schemaVersion`, `version`,
 ///   `subscriptionsVersion`; `MetaTable` is the only code that reads or writes it.

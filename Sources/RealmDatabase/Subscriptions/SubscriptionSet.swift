@@ -108,7 +108,8 @@ public final class MutableSubscriptionSet {
             if first(named: name) != nil {
                 throw RealmError(
                     .subscription,
-                    "A subscription named '\(name)' already exists. If you meant to update the existing subscription please use the `update` method."
+                    "A subscription named '\(name)' already exists. "
+                        + "If you meant to update the existing subscription please use the `update` method."
                 )
             }
         } else if try realm.connection.scalarInt(
@@ -121,7 +122,8 @@ public final class MutableSubscriptionSet {
             return
         }
         try realm.connection.run(
-            "INSERT INTO _realm_subscriptions (name, object_class, query, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO _realm_subscriptions (name, object_class, query, created_at, updated_at) "
+                + "VALUES (?, ?, ?, ?, ?)",
             [
                 subscription.name.map { .text($0) } ?? .null, .text(subscription.className), .text(subscription.query),
                 now, now,

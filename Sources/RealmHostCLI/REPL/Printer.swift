@@ -289,8 +289,8 @@ struct ValuePrinter {
         case .uuid(let u): return "UUID(\(LuaText.quoted(u.uuidString)))"
         case .object(let o):
             if let schema = o.objectSchema, let pk = schema.primaryKey, o.isManaged {
-                return
-                    "realm:object(\(LuaText.quoted(o.className)), \(try luaLiteral(try o.value(forKey: pk), indent: indent, depth: depth + 1)))"
+                let key = try luaLiteral(try o.value(forKey: pk), indent: indent, depth: depth + 1)
+                return "realm:object(\(LuaText.quoted(o.className)), \(key))"
             }
             guard depth < 6 else { return LuaText.quoted(o.description) }
             return try luaObject(o, indent: indent, depth: depth + 1)

@@ -20,9 +20,8 @@ enum SchemaText {
             if p.isIndexed && !p.isPrimaryKey { notes.append("indexed") }
             if let d = p.defaultValue { notes.append("default \(literal(d))") }
             if p.type == .linkingObjects {
-                notes.append(
-                    "computed: the \(p.objectClassName ?? "?") objects whose \(p.linkOriginPropertyName ?? "?") link here"
-                )
+                let (origin, originProperty) = (p.objectClassName ?? "?", p.linkOriginPropertyName ?? "?")
+                notes.append("computed: the \(origin) objects whose \(originProperty) link here")
             }
             table.rows.append([p.name, p.typeString, notes.joined(separator: ", ")])
         }
@@ -41,8 +40,9 @@ enum SchemaText {
             for p in o.properties {
                 let value: String
                 if p.type == .linkingObjects {
-                    value =
-                        "{ type = \"linkingObjects\", objectType = \(quoted(p.objectClassName ?? "")), property = \(quoted(p.linkOriginPropertyName ?? "")) }"
+                    let objectType = quoted(p.objectClassName ?? "")
+                    let property = quoted(p.linkOriginPropertyName ?? "")
+                    value = "{ type = \"linkingObjects\", objectType = \(objectType), property = \(property) }"
                 } else if p.defaultValue != nil || (p.isIndexed && !p.isPrimaryKey) {
                     var fields = ["type = \(quoted(p.typeString))"]
                     if p.isIndexed && !p.isPrimaryKey { fields.append("indexed = true") }
