@@ -32,84 +32,100 @@ public struct ObjectSchema: Equatable, Codable {
 
     /// Checks the class on its own and against the rest of `schema`; errors name class and property.
     func validate(in schema: Schema) throws {
-        let c = className
-        guard isValidIdentifier(c) else {
+        guard isValidIdentifier(className) else {
             throw RealmError(
                 .schemaValidation,
-                "Class name '\(c)' is invalid: use letters, digits and '_', "
+                "Class name '\(className)' is invalid: use letters, digits and '_', "
                     + "not starting with a digit, at most 57 bytes."
             )
         }
         var seen = Set<String>()
-        var primaryKeys = 0
         for p in properties {
-            guard isValidIdentifier(p.name), !p.name.hasPrefix("__") else {
-                throw RealmError(
-                    .schemaValidation,
-                    "Property '\(c).\(p.name)' has an invalid name: use letters, digits and '_', "
-                        + "not starting with a digit or '__'."
-                )
-            }
-            guard p.name != "_key" else {
-                throw RealmError(.schemaValidation, "Property '\(c)._key' uses a reserved name.")
-            }
-            guard seen.insert(p.name).inserted else {
-                throw RealmError(.schemaValidation, "Property '\(c).\(p.name)' is declared more than once.")
-            }
+            try validateName(of: p, seen: &seen)
             if p.type == .object || p.type == .linkingObjects {
-                guard let target = p.objectClassName, let targetSchema = schema[target] else {
-                    throw RealmError(
-                        .schemaValidation,
-                        "Property '\(c).\(p.name)' of type '\(p.typeString)' "
-                            + "links to an unknown class '\(p.objectClassName ?? "")'."
-                    )
-                }
-                // A default value for a link makes every new object create a linked object, whose
-                // own default creates another, without end for a class linking to itself: the host
-                // crashed with a stack overflow (found by realm-fuzz schema-lua).
-                if p.type == .object, let d = p.defaultValue, !d.isNull {
-                    throw RealmError(
-                        .schemaValidation, "Property '\(c).\(p.name)': a link cannot have a default value.")
-                }
-                if p.type == .object && p.collection == .list && p.isOptional {
-                    throw RealmError(
-                        .schemaValidation,
-                        "Property '\(c).\(p.name)': a list of objects cannot hold nil ('\(p.typeString)').")
-                }
-                if p.type == .object && p.collection == .set && targetSchema.isEmbedded {
-                    throw RealmError(
-                        .schemaValidation, "Property '\(c).\(p.name)': a set cannot hold embedded objects.")
-                }
-                if p.type == .linkingObjects {
-                    guard let origin = p.linkOriginPropertyName, let originProperty = targetSchema[origin],
-                        originProperty.type == .object, originProperty.objectClassName == c
-                    else {
-                        throw RealmError(
-                            .schemaValidation,
-                            "Property '\(c).\(p.name)' declares linking objects through "
-                                + "'\(target).\(p.linkOriginPropertyName ?? "")', which is not a link to '\(c)'."
-                        )
-                    }
-                }
+                try validateLink(p, in: schema)
             }
             if p.isPrimaryKey {
-                primaryKeys += 1
-                guard p.type.canBePrimaryKey, p.collection == .none else {
-                    throw RealmError(
-                        .schemaValidation,
-                        "Property '\(c).\(p.name)' cannot be a primary key: only int, string, objectId and uuid can.")
-                }
-                guard !isEmbedded else {
-                    throw RealmError(.schemaValidation, "Embedded class '\(c)' cannot have a primary key.")
-                }
+                try validatePrimaryKey(p)
             }
             if p.isIndexed && (!p.type.canBeIndexed || p.collection != .none) {
                 throw RealmError(
-                    .schemaValidation, "Property '\(c).\(p.name)' of type '\(p.typeString)' cannot be indexed.")
+                    .schemaValidation,
+                    "Property '\(className).\(p.name)' of type '\(p.typeString)' cannot be indexed.")
             }
         }
-        if primaryKeys > 1 {
-            throw RealmError(.schemaValidation, "Class '\(c)' has more than one primary key.")
+        if properties.filter(\.isPrimaryKey).count > 1 {
+            throw RealmError(.schemaValidation, "Class '\(className)' has more than one primary key.")
+        }
+    }
+
+    /// A property's name: an identifier, not reserved, declared once.
+    private func validateName(of p: Property, seen: inout Set<String>) throws {
+        let c = className
+        guard isValidIdentifier(p.name), !p.name.hasPrefix("__") else {
+            throw RealmError(
+                .schemaValidation,
+                "Property '\(c).\(p.name)' has an invalid name: use letters, digits and '_', "
+                    + "not starting with a digit or '__'."
+            )
+        }
+        guard p.name != "_key" else {
+            throw RealmError(.schemaValidation, "Property '\(c)._key' uses a reserved name.")
+        }
+        guard seen.insert(p.name).inserted else {
+            throw RealmError(.schemaValidation, "Property '\(c).\(p.name)' is declared more than once.")
+        }
+    }
+
+    /// A link or linking-objects property: its target exists and the link can be stored.
+    private func validateLink(_ p: Property, in schema: Schema) throws {
+        let c = className
+        guard let target = p.objectClassName, let targetSchema = schema[target] else {
+            throw RealmError(
+                .schemaValidation,
+                "Property '\(c).\(p.name)' of type '\(p.typeString)' "
+                    + "links to an unknown class '\(p.objectClassName ?? "")'."
+            )
+        }
+        // A default value for a link makes every new object create a linked object, whose
+        // own default creates another, without end for a class linking to itself: the host
+        // crashed with a stack overflow (found by realm-fuzz schema-lua).
+        if p.type == .object, let d = p.defaultValue, !d.isNull {
+            throw RealmError(
+                .schemaValidation, "Property '\(c).\(p.name)': a link cannot have a default value.")
+        }
+        if p.type == .object && p.collection == .list && p.isOptional {
+            throw RealmError(
+                .schemaValidation,
+                "Property '\(c).\(p.name)': a list of objects cannot hold nil ('\(p.typeString)').")
+        }
+        if p.type == .object && p.collection == .set && targetSchema.isEmbedded {
+            throw RealmError(
+                .schemaValidation, "Property '\(c).\(p.name)': a set cannot hold embedded objects.")
+        }
+        if p.type == .linkingObjects {
+            guard let origin = p.linkOriginPropertyName, let originProperty = targetSchema[origin],
+                originProperty.type == .object, originProperty.objectClassName == c
+            else {
+                throw RealmError(
+                    .schemaValidation,
+                    "Property '\(c).\(p.name)' declares linking objects through "
+                        + "'\(target).\(p.linkOriginPropertyName ?? "")', which is not a link to '\(c)'."
+                )
+            }
+        }
+    }
+
+    /// A primary key: of a type that can be one, on a class that is not embedded.
+    private func validatePrimaryKey(_ p: Property) throws {
+        guard p.type.canBePrimaryKey, p.collection == .none else {
+            throw RealmError(
+                .schemaValidation,
+                "Property '\(className).\(p.name)' cannot be a primary key: "
+                    + "only int, string, objectId and uuid can.")
+        }
+        guard !isEmbedded else {
+            throw RealmError(.schemaValidation, "Embedded class '\(className)' cannot have a primary key.")
         }
     }
 }
