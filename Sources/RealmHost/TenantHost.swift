@@ -61,7 +61,8 @@ public final class TenantHost: @unchecked Sendable {
             else {
                 throw LuaError(
                     .sandbox,
-                    "user '\(user)' may only open its own realm files ('\(user).realm' or '\(user).<name>.realm' in the data folder), not '\(url.path)'"
+                    "user '\(user)' may only open its own realm files ('\(user).realm' or '\(user).<name>.realm' "
+                        + "in the data folder), not '\(url.path)'"
                 )
             }
             // SQLite follows links when it opens the file and the files beside it: a link named

@@ -68,7 +68,11 @@ final class TenantSerializationTests: ReliabilityTestCase {
         usleep(200)
         observed.withLock { o in
             if let last = o.last[user], last.id == id {
-                if n == last.n + 1 { o.continued += 1 } else { o.continuityBreaks.append("\(user): \(last.n) then \(n)") }
+                if n == last.n + 1 {
+                    o.continued += 1
+                } else {
+                    o.continuityBreaks.append("\(user): \(last.n) then \(n)")
+                }
             }
             o.last[user] = (id, n)
         }

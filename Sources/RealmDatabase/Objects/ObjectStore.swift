@@ -77,7 +77,8 @@ extension Realm {
         if info.objectSchema.isEmbedded {
             throw RealmError(
                 .invalidClass,
-                "Embedded objects cannot be created directly: '\(className)' is embedded; assign it to a property of its parent."
+                "Embedded objects cannot be created directly: '\(className)' is embedded; "
+                    + "assign it to a property of its parent."
             )
         }
         let key = try rows.createOrUpdate(

@@ -242,14 +242,16 @@ final class ReplSession {
 
     func banner() -> String {
         var lines = [
-            "RealmHost \(realmHostVersion) · Lua 5.4 · user '\(user)' (\((try? host.fileURL(for: user)).map(displayPath) ?? "?"))"
+            "RealmHost \(realmHostVersion) · Lua 5.4 · user '\(user)' "
+                + "(\((try? host.fileURL(for: user)).map(displayPath) ?? "?"))"
         ]
         let plugins = host.registry.plugins
         if plugins.isEmpty {
             let folders = host.options.pluginFolders.map(displayPath).joined(separator: ", ")
             lines.append(
                 errorStyle.yellow(
-                    "No plugins in \(folders.isEmpty ? "(none)" : folders): the realm has no classes (use --plugins DIR)."
+                    "No plugins in \(folders.isEmpty ? "(none)" : folders): "
+                        + "the realm has no classes (use --plugins DIR)."
                 ))
         } else {
             let names = plugins.map { "\($0.name) \($0.version)" }.joined(separator: ", ")
