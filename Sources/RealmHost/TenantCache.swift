@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// One user's place in the host: the per-user lock and, behind it, the user's tenant.
@@ -9,8 +10,35 @@ final class TenantSlot: Sendable {
     let user: String
     /// The user's tenant, built by the first caller that finds none.
     let state = Mutex(TenantHolder())
+    /// The thread holding the lock (0 when none): a nested `withTenant` for the same user on the
+    /// same thread is refused with an error, where locking again would trap.
+    private let holder = Atomic<UInt>(0)
 
     init(user: String) { self.user = user }
+
+    /// Runs `body` holding the user's lock, as the only thread working for this user.
+    func withLock<T: Sendable>(_ body: (inout TenantHolder) throws -> T) throws -> T {
+        let thread = Self.currentThread
+        guard holder.load(ordering: .relaxed) != thread else {
+            throw HostError.configuration(
+                "withTenant for user '\(user)' was called inside withTenant for the same user; "
+                    + "use the tenant already held")
+        }
+        return try state.withLock { tenant throws -> T in
+            holder.store(thread, ordering: .relaxed)
+            defer { holder.store(0, ordering: .relaxed) }
+            return try body(&tenant)
+        }
+    }
+
+    /// The calling thread's id (`pthread_t` is an integer on Linux, a pointer on Darwin).
+    static var currentThread: UInt {
+        #if os(Linux)
+            return UInt(pthread_self())
+        #else
+            return UInt(bitPattern: pthread_self())
+        #endif
+    }
 }
 
 /// The tenant inside a slot's lock.

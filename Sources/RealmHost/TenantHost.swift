@@ -165,7 +165,7 @@ public final class TenantHost: @unchecked Sendable {
             }
             withExtendedLifetime(evicted) {}
         }
-        return try slot.state.withLock { holder throws -> T in
+        return try slot.withLock { holder throws -> T in
             let tenant = try holder.tenant ?? openTenant(user)
             holder.tenant = tenant
             hasTenant = true

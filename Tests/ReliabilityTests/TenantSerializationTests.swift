@@ -78,6 +78,21 @@ final class TenantSerializationTests: ReliabilityTestCase {
         }
     }
 
+    func testANestedRequestForTheSameUserIsRefusedNotDeadlocked() throws {
+        let host = try notesHost()
+        let message = try host.withTenant("alice") { _ -> String in
+            do {
+                try host.withTenant("alice") { _ in }
+                return "a nested withTenant for alice ran"
+            } catch {
+                return "\(error)"
+            }
+        }
+        XCTAssertTrue(message.contains("inside withTenant for the same user"), message)
+        // Another user's tenant may be used inside, and alice's lock is free afterwards.
+        XCTAssertEqual(try host.withTenant("alice") { _ in try host.withTenant("bob") { _ in 2 } }, 2)
+    }
+
     func testATenantInUseIsNotEvictedAndTheCacheShrinksBackWhenIdle() throws {
         let host = try notesHost(cacheSize: 1)
         let entered = DispatchSemaphore(value: 0)
