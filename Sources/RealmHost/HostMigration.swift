@@ -1,8 +1,9 @@
 import Foundation
 import RealmDatabase
+import Synchronization
 
 /// The outcome of migrating one tenant.
-public struct TenantMigrationResult {
+public struct TenantMigrationResult: Sendable {
     public let user: String
     public let report: MigrationReport?
     public let error: String?
@@ -17,9 +18,9 @@ extension TenantHost {
         users: [String], dryRun: Bool = false,
         progress: (@Sendable (String, MigrationProgress) -> Void)? = nil
     ) -> [TenantMigrationResult] {
-        let results = Locked<[Int: TenantMigrationResult]>([:])
+        let results = Mutex<[Int: TenantMigrationResult]>([:])
         let workers = max(1, min(users.count, ProcessInfo.processInfo.activeProcessorCount))
-        let next = Locked(0)
+        let next = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let i = next.withLock { n -> Int in

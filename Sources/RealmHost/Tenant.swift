@@ -4,14 +4,13 @@ import RealmDatabase
 import RealmLua
 
 /// One user of the host: a Lua runtime of its own (the plugins loaded into it, `realm` bound to the
-/// user's realm) and the realm. A tenant is used by one thread at a time (`TenantHost.withTenant`).
+/// user's realm) and the realm. A tenant is used by one thread at a time: only inside
+/// `TenantHost.withTenant`, which holds the user's lock and lets nothing non-Sendable out.
 public final class Tenant {
     public let name: String
     public let runtime: RealmLuaRuntime
     public let realm: Realm
     let plugins: [LoadedPlugin]
-    /// Serializes the work of this tenant.
-    let lock = NSLock()
 
     init(name: String, runtime: RealmLuaRuntime, realm: Realm, plugins: [LoadedPlugin]) {
         self.name = name

@@ -2,21 +2,22 @@ import Foundation
 import LuaSandbox
 import RealmDatabase
 import RealmLua
+import Synchronization
 
 /// The host: many users' realms in one process.
 ///
 /// Each user's realm is `<data folder>/<user>.realm`, opened with the plugins' schema, version,
-/// migrations and initial subscriptions. Tenants are cached (least recently used closed first);
-/// work for different tenants runs in parallel, work for one tenant is serialized.
+/// migrations and initial subscriptions. Tenants are cached (least recently used idle tenant closed
+/// first); work for different users runs in parallel, work for one user is serialized by the user's
+/// lock, which lives in the cache beside the tenant and is never dropped while held or awaited.
+///
+/// `@unchecked Sendable`: its stored properties are immutable except `cache`, a `Mutex`; the
+/// non-Sendable tenants it holds are reached only under their user's lock (`TenantSlot`).
 public final class TenantHost: @unchecked Sendable {
     public let options: HostOptions
     public let registry: PluginRegistry
-    private let cache = Locked(TenantCache())
-
-    struct TenantCache {
-        var tenants: [String: Tenant] = [:]
-        var order: [String] = []  // least recently used first
-    }
+    /// The users' slots (lock and tenant); see `TenantCache` for when a tenant leaves it.
+    private let cache = Mutex(TenantCache())
 
     /// Creates the data folder if needed, applies `host.lua`, and loads and checks the plugins.
     public init(options: HostOptions) throws {
@@ -60,7 +61,8 @@ public final class TenantHost: @unchecked Sendable {
             else {
                 throw LuaError(
                     .sandbox,
-                    "user '\(user)' may only open its own realm files ('\(user).realm' or '\(user).<name>.realm' in the data folder), not '\(url.path)'"
+                    "user '\(user)' may only open its own realm files ('\(user).realm' or '\(user).<name>.realm' "
+                        + "in the data folder), not '\(url.path)'"
                 )
             }
             // SQLite follows links when it opens the file and the files beside it: a link named
@@ -148,25 +150,31 @@ public final class TenantHost: @unchecked Sendable {
     }
 
     /// Opens (or takes from the cache) a user's tenant and runs `body` with it, serialized with
-    /// any other work on the same tenant.
+    /// any other work for the same user (the user's lock is held throughout). `body` cannot hand the
+    /// tenant, its realm or its Lua runtime out: what it returns must be `Sendable`.
     @discardableResult
-    public func withTenant<T>(_ user: String, _ body: (Tenant) throws -> T) throws -> T {
-        let tenant = try tenant(user)
-        tenant.lock.lock()
-        defer { tenant.lock.unlock() }
-        return try body(tenant)
+    public func withTenant<T: Sendable>(_ user: String, _ body: (Tenant) throws -> T) throws -> T {
+        try UserName.validate(user)
+        let slot = cache.withLock { $0.checkOut(user) }
+        var hasTenant = false
+        defer {
+            // Dropped outside the lock: closing an evicted tenant's realm and Lua state takes time.
+            let evicted = cache.withLock { c in
+                c.checkIn(user, hasTenant: hasTenant)
+                return c.evictIdle(capacity: options.cacheSize)
+            }
+            withExtendedLifetime(evicted) {}
+        }
+        return try slot.withLock { holder throws -> T in
+            let tenant = try holder.tenant ?? openTenant(user)
+            holder.tenant = tenant
+            hasTenant = true
+            return try body(tenant)
+        }
     }
 
-    private func tenant(_ user: String) throws -> Tenant {
-        try UserName.validate(user)
-        if let cached = cache.withLock({ c -> Tenant? in
-            guard let t = c.tenants[user] else { return nil }
-            c.order.removeAll { $0 == user }
-            c.order.append(user)
-            return t
-        }) {
-            return cached
-        }
+    /// Builds a user's tenant: its Lua runtime with the plugins, and its realm.
+    private func openTenant(_ user: String) throws -> Tenant {
         let (runtime, plugins, configuration) = try makeRuntime(for: user)
         let realm: Realm
         do {
@@ -175,34 +183,17 @@ public final class TenantHost: @unchecked Sendable {
             throw HostError.configuration("Cannot open the realm of user '\(user)': \(error)")
         }
         try runtime.bind(realm)
-        let tenant = Tenant(name: user, runtime: runtime, realm: realm, plugins: plugins)
-        return cache.withLock { c in
-            if let raced = c.tenants[user] { return raced }
-            c.tenants[user] = tenant
-            c.order.append(user)
-            while c.order.count > options.cacheSize, let oldest = c.order.first {
-                c.order.removeFirst()
-                c.tenants[oldest] = nil  // closed when its last user lets go
-            }
-            return tenant
-        }
+        return Tenant(name: user, runtime: runtime, realm: realm, plugins: plugins)
     }
 
-    /// The tenants open right now, least recently used first.
+    /// The tenants open right now, least recently used first. Past `cacheSize` only while every
+    /// older tenant is in use (a busy tenant is never evicted).
     public var openTenants: [String] { cache.withLock { $0.order } }
 
-    /// Closes every cached tenant (their realms close when no one uses them any more).
-    public func closeAll() { cache.withLock { $0 = TenantCache() } }
-}
-
-/// A value behind a lock, for state that holds non-Sendable objects (tenants) shared by threads.
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+    /// Closes every cached tenant not in use (their realms and Lua states are freed); a tenant in
+    /// use stays until its work is done, then leaves the cache as usual.
+    public func closeAll() {
+        let removed = cache.withLock { $0.removeIdle() }
+        withExtendedLifetime(removed) {}
     }
 }

@@ -40,12 +40,12 @@ public final class TenantSession {
     }
 
     /// A compiled chunk, ready to run in this session's tenant.
-    public struct Chunk {
+    public struct Chunk: Sendable {
         let function: LuaFunctionRef
     }
 
     /// The result of compiling REPL input.
-    public enum Compiled {
+    public enum Compiled: Sendable {
         case ready(Chunk)
         /// The input ends inside a statement (`for i = 1, 3 do`): read another line.
         case incomplete
@@ -53,8 +53,9 @@ public final class TenantSession {
 
     // MARK: Tenants
 
-    /// Runs `body` with the session's tenant, its hooks pointing at this session.
-    public func withTenant<T>(_ body: (Tenant) throws -> T) throws -> T {
+    /// Runs `body` with the session's tenant, its hooks pointing at this session. As with
+    /// `TenantHost.withTenant`, nothing non-Sendable (the realm, the runtime) may leave `body`.
+    public func withTenant<T: Sendable>(_ body: (Tenant) throws -> T) throws -> T {
         try host.withTenant(user) { tenant in
             installHooks(on: tenant)
             defer { hasOpenWrite = tenant.runtime.hasOpenWrite }
@@ -136,7 +137,7 @@ public final class TenantSession {
     ///
     /// - Throws: `ChunkError`; any write the chunk left open is rolled back first.
     @discardableResult
-    public func run<T>(_ chunk: Chunk, present: ([LuaValue], LuaValueReader) throws -> T) throws -> T {
+    public func run<T: Sendable>(_ chunk: Chunk, present: ([LuaValue], LuaValueReader) throws -> T) throws -> T {
         try perform(present: present) { tenant in try tenant.runtime.call(chunk.function) }
     }
 
@@ -151,7 +152,7 @@ public final class TenantSession {
 
     /// Runs a plugin command (`.name args` in the REPL) with `realm` and the string arguments.
     @discardableResult
-    public func runCommand<T>(
+    public func runCommand<T: Sendable>(
         _ name: String, arguments: [String],
         present: ([LuaValue], LuaValueReader) throws -> T
     ) throws -> T {
@@ -159,7 +160,7 @@ public final class TenantSession {
     }
 
     /// The steps every run shares: hooks, interruption, rollback, classification.
-    private func perform<T>(
+    private func perform<T: Sendable>(
         present: ([LuaValue], LuaValueReader) throws -> T,
         _ body: (Tenant) throws -> [LuaValue]
     ) throws -> T {

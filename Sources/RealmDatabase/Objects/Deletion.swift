@@ -4,6 +4,8 @@ extension Realm {
     /// Deletes an object: its embedded objects go with it, links to it become nil, and it leaves
     /// every list and set holding it.
     public func delete(_ object: DynamicObject) throws {
+        try enterEntry("delete")
+        defer { leaveEntry() }
         try checkWritable()
         guard let (realm, info, key) = object.managed else {
             throw RealmError(.invalidValue, "Can only delete an object from the Realm it belongs to.")
@@ -17,6 +19,8 @@ extension Realm {
 
     /// Deletes every object of the results.
     public func delete(_ results: Results) throws {
+        try enterEntry("delete")
+        defer { leaveEntry() }
         try checkWritable()
         // As for objects: results of another file (or frozen ones) name keys of *that* file;
         // deleting them here deleted unrelated objects of this realm (found by ReliabilityTests).
@@ -41,6 +45,8 @@ extension Realm {
 
     /// Deletes every object of every class.
     public func deleteAll() throws {
+        try enterEntry("deleteAll")
+        defer { leaveEntry() }
         try checkWritable()
         for objectSchema in schema.objectSchemas {
             try rows.deleteAllRows(try classInfo(objectSchema.className))

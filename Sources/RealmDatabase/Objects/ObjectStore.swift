@@ -26,6 +26,8 @@ enum LinkMode {
 extension Realm {
     /// Every object of a class, as live Results.
     public func objects(_ className: String) throws -> Results {
+        try enterEntry("objects")
+        defer { leaveEntry() }
         let info = try classInfo(className)
         if info.objectSchema.isEmbedded {
             throw RealmError(.invalidClass, "Embedded objects cannot be queried directly: '\(className)' is embedded.")
@@ -35,6 +37,8 @@ extension Realm {
 
     /// The object of a class with a primary key value; nil when there is none.
     public func object(ofType className: String, forPrimaryKey key: RealmValue) throws -> DynamicObject? {
+        try enterEntry("object(ofType:forPrimaryKey:)")
+        defer { leaveEntry() }
         let info = try classInfo(className)
         guard let pk = info.objectSchema.primaryKeyProperty else {
             throw RealmError(.invalidClass, "'\(className)' does not have a primary key")
@@ -47,6 +51,8 @@ extension Realm {
 
     /// Makes an unmanaged object managed by this realm (and the unmanaged objects it links to).
     public func add(_ object: DynamicObject, update: UpdatePolicy = .error) throws {
+        try enterEntry("add")
+        defer { leaveEntry() }
         try checkWritable()
         _ = try rows.objectKey(for: object, targetClass: object.className, policy: update, mode: .add)
     }
@@ -64,6 +70,8 @@ extension Realm {
     public func create(_ className: String, value: RealmValue = [:], update: UpdatePolicy = .error) throws
         -> DynamicObject
     {
+        try enterEntry("create")
+        defer { leaveEntry() }
         try checkWritable()
         let info = try classInfo(className)
         if info.objectSchema.isEmbedded {

@@ -71,20 +71,52 @@ public struct ChangeSet: Sendable, Equatable {
 }
 
 /// Where commits on a file are announced to the other instances of the same file in this process.
+///
+/// Only an instance with observers keeps the commits' change sets (it delivers them on `refresh`
+/// or `beginWrite`); any other just counts them, so an instance that never refreshes (a read-only
+/// `Realm()` kept in a script global) holds no memory per commit. The count still tells `refresh`
+/// that something changed.
 final class ChangeMailbox: Sendable {
     private let pending = Mutex<[ChangeSet]>([])
-    func post(_ changes: ChangeSet) { pending.withLock { $0.append(changes) } }
-    func take() -> [ChangeSet] {
-        pending.withLock {
+    private let observing = Atomic<Bool>(false)
+    private let unseenCommits = Atomic<Int>(0)
+
+    /// Set by the realm when its first observer registers and cleared when its last one goes;
+    /// clearing drops what was kept, which no one is left to receive.
+    func setObserving(_ value: Bool) {
+        guard observing.load(ordering: .relaxed) != value else { return }
+        observing.store(value, ordering: .releasing)
+        if !value { pending.withLock { $0.removeAll() } }
+    }
+
+    func post(_ changes: ChangeSet) {
+        if observing.load(ordering: .acquiring) {
+            pending.withLock { $0.append(changes) }
+        } else {
+            unseenCommits.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// The change sets kept, and whether commits were announced without their change sets.
+    func take() -> (changes: [ChangeSet], unseen: Bool) {
+        let unseen = unseenCommits.exchange(0, ordering: .relaxed) > 0
+        let changes = pending.withLock {
             let all = $0
             $0.removeAll()
             return all
         }
+        return (changes, unseen)
     }
+
+    /// How many change sets wait to be delivered (for tests).
+    var pendingCount: Int { pending.withLock { $0.count } }
 }
 
 /// One per file (or in-memory identifier) in the process: the mailboxes of its live instances and
 /// the count of pinned frozen versions.
+///
+/// The registry counts the instances (live and frozen) holding each coordinator, and the entry goes
+/// with the file's last instance: a long-running host keeps no entry per file it ever opened.
 final class FileCoordinator: Sendable {
     private struct State {
         var mailboxes: [ObjectIdentifier: ChangeMailbox] = [:]
@@ -99,16 +131,46 @@ final class FileCoordinator: Sendable {
 
     init(location: String) { self.location = location }
 
-    private static let registry = Mutex<[String: FileCoordinator]>([:])
+    /// A registry entry: the coordinator and how many instances (live and frozen) hold it.
+    private struct Entry {
+        let coordinator: FileCoordinator
+        var holders: Int
+    }
 
-    static func forLocation(_ location: String) -> FileCoordinator {
+    private static let registry = Mutex<[String: Entry]>([:])
+
+    /// The coordinator of a location, checked out for a new instance, which gives it back with
+    /// `releaseInstance()`: the entry leaves the registry with the file's last instance.
+    static func checkOut(_ location: String) -> FileCoordinator {
         registry.withLock { map in
-            if let c = map[location] { return c }
+            if let entry = map[location] {
+                map[location]?.holders += 1
+                return entry.coordinator
+            }
             let c = FileCoordinator(location: location)
-            map[location] = c
+            map[location] = Entry(coordinator: c, holders: 1)
             return c
         }
     }
+
+    /// One more instance holds this coordinator (a frozen copy of a live instance, which holds it
+    /// already, so the entry is there). No effect on a coordinator outside the registry (a migration's).
+    func retainInstance() {
+        Self.registry.withLock { map in
+            if map[location]?.coordinator === self { map[location]?.holders += 1 }
+        }
+    }
+
+    /// An instance holding this coordinator is gone; the last one removes the registry entry.
+    func releaseInstance() {
+        Self.registry.withLock { map in
+            guard let entry = map[location], entry.coordinator === self else { return }
+            if entry.holders > 1 { map[location]?.holders -= 1 } else { map[location] = nil }
+        }
+    }
+
+    /// The locations with a coordinator in the registry (for tests).
+    static var registeredLocations: Set<String> { registry.withLock { Set($0.keys) } }
 
     func register(_ id: ObjectIdentifier, _ mailbox: ChangeMailbox) {
         state.withLock { $0.mailboxes[id] = mailbox }

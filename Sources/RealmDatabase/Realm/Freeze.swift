@@ -8,6 +8,8 @@ extension Realm {
     /// A frozen file realm is a read transaction held open on a connection of its own (WAL keeps
     /// that version readable); a frozen in-memory realm is a private copy of the database.
     public func freeze() throws -> Realm {
+        try enterEntry("freeze")
+        defer { leaveEntry() }
         if isFrozen { return self }
         if changeTracker.isInWrite {
             throw RealmError(
@@ -29,6 +31,7 @@ extension Realm {
             pinned = try MetaTable(frozenConnection).version()
         }
         coordinator.pin(pinned)
+        coordinator.retainInstance()
         let frozen = Realm(
             configuration: configuration, connection: frozenConnection, schema: schema,
             fileSchema: fileSchema, coordinator: coordinator, frozenVersion: pinned)

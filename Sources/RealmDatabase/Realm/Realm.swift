@@ -3,7 +3,10 @@ import Foundation
 
 /// A realm: an object database in one file (or in memory), opened from a `Configuration`.
 ///
-/// An instance is confined to one thread; open another instance for another thread. A live
+/// An instance is used by one thread at a time (it may be handed from one thread to another, never
+/// used by two at once); open another instance for another thread. Debug builds refuse an entry
+/// while another thread is inside one (`EntryGuard`): connections are opened `NOMUTEX`, so
+/// concurrent use would otherwise corrupt memory. A live
 /// instance always reads the latest committed state; a frozen one (`freeze()`) stays at its version.
 public final class Realm {
     public let configuration: Configuration
@@ -32,7 +35,14 @@ public final class Realm {
     /// For a frozen realm, the live instance it came from (used by `thaw`).
     weak var liveOrigin: Realm?
     var frozenRealms: [Int64: WeakBox<Realm>] = [:]
-    var notifiers = NotifierRegistry()
+    var notifiers = NotifierRegistry() {
+        // Commits by other instances are kept in the mailbox only while someone observes.
+        didSet { mailbox.setObserving(!notifiers.isEmpty) }
+    }
+    #if DEBUG
+        /// Debug builds: refuses an entry while another thread is inside one (see `EntryGuard`).
+        let entryGuard = EntryGuard()
+    #endif
 
     /// Opens the realm of `Configuration.defaultConfiguration`.
     public convenience init() throws {
@@ -44,7 +54,7 @@ public final class Realm {
         let opened = try RealmOpener(configuration: configuration).open()
         self.init(
             configuration: configuration, connection: opened.connection, schema: opened.schema,
-            fileSchema: opened.fileSchema, coordinator: FileCoordinator.forLocation(opened.location),
+            fileSchema: opened.fileSchema, coordinator: FileCoordinator.checkOut(opened.location),
             frozenVersion: nil)
         if opened.isNew {
             // The creating transaction is still open: initial data joins it, so a new file is
@@ -101,6 +111,7 @@ public final class Realm {
         } else {
             coordinator.unregister(ObjectIdentifier(self))
         }
+        coordinator.releaseInstance()
         guard ownsConnection else { return }
         if changeTracker.isInWrite { connection.rollback() }
         connection.close()
@@ -166,6 +177,8 @@ public final class Realm {
 
     /// Releases the connection early; the instance can't be used afterwards.
     public func invalidate() {
+        guard enterOrReport("invalidate") else { return }
+        defer { leaveEntry() }
         if changeTracker.isInWrite { cancelWrite() }
         frozenRealms.removeAll()
     }

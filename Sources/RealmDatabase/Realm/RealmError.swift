@@ -14,6 +14,8 @@ public struct RealmError: Error, CustomStringConvertible, Equatable, Sendable {
         /// NOT NULL, CHECK, or UNIQUE on another column (tables edited outside this library).
         case notNullConstraint, checkConstraint, uniqueConstraint, constraint
         case sqlite, internalError
+        /// Two threads used one instance at once (detected in debug builds only).
+        case concurrentAccess
     }
 
     public let code: Code

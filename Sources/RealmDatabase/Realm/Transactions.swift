@@ -4,12 +4,14 @@ extension Realm {
     /// Starts a write transaction. Writers on other instances, threads or processes wait for each
     /// other (SQLite's write lock, with a long busy timeout); they do not fail.
     public func beginWrite() throws {
+        try enterEntry("beginWrite")
+        defer { leaveEntry() }
         if isFrozen { throw RealmError.frozenRealmWrite }
         if configuration.readOnly { throw RealmError.readOnlyWrite }
         if changeTracker.isInWrite { throw RealmError.alreadyInWrite }
         // Realm delivers pending notifications when a write begins; with no observers there is
         // nothing to deliver, and the implicit write of every REPL verb skips the check.
-        if notifiers.isEmpty { _ = mailbox.take() } else { refresh() }
+        if notifiers.isEmpty { _ = mailbox.take() } else { refreshEntered() }
         do {
             try connection.begin(.immediate)
         } catch {
@@ -30,6 +32,8 @@ extension Realm {
 
     /// Commits the write transaction, durably, then delivers notifications.
     public func commitWrite() throws {
+        try enterEntry("commitWrite")
+        defer { leaveEntry() }
         guard var changes = transaction else { throw RealmError.notInWriteToCommit }
         let version: Int64
         do {
@@ -51,6 +55,8 @@ extension Realm {
 
     /// Rolls back every change made since `beginWrite`.
     public func cancelWrite() {
+        guard enterOrReport("cancelWrite") else { return }
+        defer { leaveEntry() }
         guard let cancelled = transaction else { return }
         connection.rollback()
         transaction = nil
@@ -90,6 +96,9 @@ extension Realm {
     /// Runs `block` in a write transaction: commits when it returns, rolls everything back if it throws.
     @discardableResult
     public func write<T>(_ block: () throws -> T) throws -> T {
+        // The whole block is one entry: another thread may not come in between its steps.
+        try enterEntry("write")
+        defer { leaveEntry() }
         try beginWrite()
         let result: T
         do {
@@ -122,14 +131,23 @@ extension Realm {
     /// Returns true when something had changed.
     @discardableResult
     public func refresh() -> Bool {
+        guard enterOrReport("refresh") else { return false }
+        defer { leaveEntry() }
+        return refreshEntered()
+    }
+
+    /// `refresh()`, for callers already inside an entry.
+    @discardableResult
+    private func refreshEntered() -> Bool {
         guard !isFrozen, !changeTracker.isInWrite else { return false }
         _ = readStamp(force: true)
         // Compared with what the last refresh saw, not with the read stamp: a read since the
         // commit has already moved the stamp, and the commit must still be delivered.
         let committedElsewhere = changeTracker.takeCommittedElsewhere()
-        var changes = mailbox.take()
-        if committedElsewhere && changes.isEmpty {
-            // Another process committed: the details are not known here.
+        var (changes, unseen) = mailbox.take()
+        if (committedElsewhere || unseen) && changes.isEmpty {
+            // Another process committed, or another instance while this one had no observers:
+            // the details are not known here.
             var opaque = ChangeSet()
             opaque.version = self.version
             opaque.isOpaque = true

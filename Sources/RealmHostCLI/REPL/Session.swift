@@ -205,7 +205,7 @@ final class ReplSession {
     // MARK: Tenants
 
     /// Runs `body` with the current user's tenant, its `print` going to standard output.
-    func withTenant<T>(_ body: (Tenant) throws -> T) throws -> T {
+    func withTenant<T: Sendable>(_ body: (Tenant) throws -> T) throws -> T {
         try tenantSession.withTenant(body)
     }
 
