@@ -163,6 +163,9 @@ struct RealmOpener {
         guard let stored else {
             return try openNew(connection, target: target, location: location, path: path)
         }
+        if !configuration.readOnly {
+            try DecimalStorageMigration(connection: connection, schema: stored.schema).runIfNeeded()
+        }
         let plan = makePlan(target: target, stored: stored)
         if configuration.readOnly {
             return try openReadOnly(connection, target: target, stored: stored, plan: plan, location: location)

@@ -8,14 +8,18 @@
 /// | `schemaVersion` | the schema version, a `UInt64` stored by its bit pattern in SQLite's `Int64` |
 /// | `version` | the commit counter, bumped by every write transaction |
 /// | `subscriptionsVersion` | bumped by every change of the subscription set (absent until the first) |
+/// | `decimalFormat` | how decimal128 values are stored: absent = text (before), 2 = 16 ordered bytes |
 struct MetaTable {
     let connection: SQLiteConnection
 
     init(_ connection: SQLiteConnection) { self.connection = connection }
 
     private enum Key: String {
-        case format, schema, schemaVersion, version, subscriptionsVersion
+        case format, schema, schemaVersion, version, subscriptionsVersion, decimalFormat
     }
+
+    /// The `decimalFormat` this code writes: `Decimal128.storedBytes`.
+    static let currentDecimalFormat: Int64 = 2
 
     // MARK: Existence and creation
 
@@ -28,8 +32,15 @@ struct MetaTable {
     /// Creates the table of a new realm, inside the caller's transaction.
     func create(schemaJSON: String, schemaVersion: UInt64) throws {
         try connection.execute("CREATE TABLE _realm_meta (key TEXT PRIMARY KEY, value)")
-        let insert = "INSERT INTO _realm_meta VALUES ('format', ?), ('schemaVersion', ?), ('version', 0), ('schema', ?)"
-        try connection.run(insert, [.text(StorageLayout.formatMagic), Self.encode(schemaVersion), .text(schemaJSON)])
+        let insert =
+            "INSERT INTO _realm_meta VALUES ('format', ?), ('schemaVersion', ?), ('version', 0), ('schema', ?), "
+            + "('decimalFormat', ?)"
+        try connection.run(
+            insert,
+            [
+                .text(StorageLayout.formatMagic), Self.encode(schemaVersion), .text(schemaJSON),
+                .integer(Self.currentDecimalFormat),
+            ])
     }
 
     // MARK: Typed values
@@ -85,6 +96,18 @@ struct MetaTable {
             INSERT INTO _realm_meta (key, value) VALUES ('subscriptionsVersion', 1)
             ON CONFLICT(key) DO UPDATE SET value = value + 1
             """)
+    }
+
+    /// How the file stores decimal128 values: 1 (text) for files written before the key existed.
+    func decimalFormat() throws -> Int64 {
+        guard case .integer(let stored)? = try value(.decimalFormat) else { return 1 }
+        return stored
+    }
+
+    func setDecimalFormat(_ format: Int64) throws {
+        try connection.run(
+            "INSERT INTO _realm_meta (key, value) VALUES ('decimalFormat', ?) "
+                + "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [.integer(format)])
     }
 
     // MARK: Raw access
