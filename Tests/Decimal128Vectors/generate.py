@@ -114,7 +114,8 @@ def lines(rng):
                 # Nearby exponents, so that digits overlap and carries and cancellations happen.
                 y = CTX.create_decimal(f"{random_coefficient(rng)}E{x.as_tuple().exponent + rng.randint(-3, 3)}") \
                     if x.is_finite() else y
-            yield f"{op}\t{canon(x)}\t{canon(y)}\t{canon(fn(CTX.create_decimal(canon(x)), CTX.create_decimal(canon(y))))}"
+            x, y = CTX.create_decimal(canon(x)), CTX.create_decimal(canon(y))
+            yield f"{op}\t{canon(x)}\t{canon(y)}\t{canon(fn(x, y))}"
     for _ in range(500):
         x = random_value(rng)
         n = rng.choice([1, 2, 3, 7, 9, 11, 1000, rng.randint(1, 2**63 - 1)])

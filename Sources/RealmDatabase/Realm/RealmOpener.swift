@@ -60,7 +60,8 @@ struct RealmOpener {
         if configuration.readOnly && !exists {
             throw RealmError(
                 .fileNotFound,
-                "Unable to open a realm at path '\(path)': the file does not exist, and a read-only realm cannot create it."
+                "Unable to open a realm at path '\(path)': the file does not exist, "
+                    + "and a read-only realm cannot create it."
             )
         }
         // The open that makes the file is the only one that may remove it when it fails: two opens
@@ -113,7 +114,8 @@ struct RealmOpener {
         if pageCount > 0 && changeCounter.elementsEqual(validFor) && walSize == 0 && size < pageCount * pageSize {
             throw RealmError(
                 .corruptFile,
-                "Unable to open a realm at path '\(path)': the file is truncated (\(size) bytes, expected \(pageCount * pageSize))."
+                "Unable to open a realm at path '\(path)': the file is truncated "
+                    + "(\(size) bytes, expected \(pageCount * pageSize))."
             )
         }
     }
