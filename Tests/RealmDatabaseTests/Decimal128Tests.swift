@@ -132,14 +132,14 @@ final class Decimal128Tests: RealmTestCase {
         XCTAssertEqual(try all.average(ofProperty: "amount"), .decimal128(try dec("1E+300")))
     }
 
-    /// A file from before `decimalFormat`: decimals stored as text. It converts when opened, in
-    /// place, and then sorts and queries by value.
+    /// A file from before decimal format 2 (`PRAGMA user_version` 0): decimals stored as text. It
+    /// converts when opened, in place, and then sorts and queries by value.
     func testOldTextFilesConvertWhenOpened() throws {
         try fill()
         var db: OpaquePointer?
         XCTAssertEqual(sqlite3_open_v2(fileURL("ledger").path, &db, SQLITE_OPEN_READWRITE, nil), SQLITE_OK)
         let oldForm = [
-            "DELETE FROM _realm_meta WHERE key = 'decimalFormat'",
+            "PRAGMA user_version = 0",
             "UPDATE class_Ledger SET amount = CASE id \(Self.caseTexts(column: "id")) END, "
                 + "\"any\" = CASE id \(Self.caseTexts(column: "id")) END",
             "UPDATE list_Ledger_amounts SET value = CASE owner \(Self.caseTexts(column: "owner", keys: true)) END",

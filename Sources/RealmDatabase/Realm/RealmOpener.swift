@@ -165,14 +165,24 @@ struct RealmOpener {
         guard let stored else {
             return try openNew(connection, target: target, location: location, path: path)
         }
-        if !configuration.readOnly {
-            try DecimalStorageMigration(connection: connection, schema: stored.schema).runIfNeeded()
-        }
+        if !configuration.readOnly { try convertDecimals(connection, schema: stored.schema, path: path) }
         let plan = makePlan(target: target, stored: stored)
         if configuration.readOnly {
             return try openReadOnly(connection, target: target, stored: stored, plan: plan, location: location)
         }
         return try openWritable(connection, target: target, stored: stored, plan: plan, location: location)
+    }
+
+    /// Files from before decimal format 2 get their decimals converted (`DecimalStorageMigration`).
+    private func convertDecimals(_ connection: SQLiteConnection, schema: Schema, path: String?) throws {
+        do {
+            try DecimalStorageMigration(connection: connection, schema: schema).runIfNeeded()
+        } catch let e as SQLiteError {
+            let describe = path.map { "at path '\($0)'" } ?? configuration.displayPath
+            throw RealmError(
+                .fileAccess,
+                "Unable to open a realm \(describe): converting its decimal128 values failed: \(e.message).")
+        }
     }
 
     /// The stored state, with SQLite's errors turned into Realm's file errors.

@@ -1,4 +1,4 @@
-/// Converts the decimal128 values of a file written before `decimalFormat` 2, which stored them as
+/// Converts the decimal128 values of a file written before decimal format 2, which stored them as
 /// text (compared as text by SQLite, so `ORDER BY` put "10" before "9"), to their 16 ordered bytes
 /// (`Decimal128.storedBytes`). Runs when a writable realm opens, in one transaction: a failure
 /// leaves the file as it was, and the marker is set only with the converted values.
@@ -20,7 +20,7 @@ struct DecimalStorageMigration {
         try connection.inTransaction(.immediate) {
             // Checked again under the write lock: another connection may have converted the file.
             if try meta.decimalFormat() < MetaTable.currentDecimalFormat {
-                for column in columns() { try convert(column) }
+                for column in columns() where try exists(column) { try convert(column) }
                 try meta.setDecimalFormat(MetaTable.currentDecimalFormat)
             }
             return (.commit, ())
@@ -43,6 +43,14 @@ struct DecimalStorageMigration {
             }
         }
         return out
+    }
+
+    /// Whether the table and columns are there: the stored schema is the file's own account of
+    /// itself, and a damaged one must not stop the open here (the open reports it elsewhere, or not).
+    private func exists(_ c: Column) throws -> Bool {
+        let sql = "SELECT count(*) FROM pragma_table_info(?) WHERE name = ? OR name = ?"
+        let found = try connection.scalarInt(sql, [.text(c.table), .text(c.column), .text(c.tag ?? c.column)]) ?? 0
+        return found == (c.tag == nil ? 1 : 2)
     }
 
     /// Rewrites the column's text values; text that is no decimal is left as it was (it read as nil

@@ -8,17 +8,20 @@
 /// | `schemaVersion` | the schema version, a `UInt64` stored by its bit pattern in SQLite's `Int64` |
 /// | `version` | the commit counter, bumped by every write transaction |
 /// | `subscriptionsVersion` | bumped by every change of the subscription set (absent until the first) |
-/// | `decimalFormat` | how decimal128 values are stored: absent = text (before), 2 = 16 ordered bytes |
+///
+/// How decimal128 values are stored is SQLite's `user_version` of the file (read through here too):
+/// 0 in files that stored them as text, `currentDecimalFormat` since. It is not a row, so the table
+/// keeps the rows files have always had.
 struct MetaTable {
     let connection: SQLiteConnection
 
     init(_ connection: SQLiteConnection) { self.connection = connection }
 
     private enum Key: String {
-        case format, schema, schemaVersion, version, subscriptionsVersion, decimalFormat
+        case format, schema, schemaVersion, version, subscriptionsVersion
     }
 
-    /// The `decimalFormat` this code writes: `Decimal128.storedBytes`.
+    /// The decimal format this code writes: `Decimal128.storedBytes`.
     static let currentDecimalFormat: Int64 = 2
 
     // MARK: Existence and creation
@@ -32,15 +35,9 @@ struct MetaTable {
     /// Creates the table of a new realm, inside the caller's transaction.
     func create(schemaJSON: String, schemaVersion: UInt64) throws {
         try connection.execute("CREATE TABLE _realm_meta (key TEXT PRIMARY KEY, value)")
-        let insert =
-            "INSERT INTO _realm_meta VALUES ('format', ?), ('schemaVersion', ?), ('version', 0), ('schema', ?), "
-            + "('decimalFormat', ?)"
-        try connection.run(
-            insert,
-            [
-                .text(StorageLayout.formatMagic), Self.encode(schemaVersion), .text(schemaJSON),
-                .integer(Self.currentDecimalFormat),
-            ])
+        let insert = "INSERT INTO _realm_meta VALUES ('format', ?), ('schemaVersion', ?), ('version', 0), ('schema', ?)"
+        try connection.run(insert, [.text(StorageLayout.formatMagic), Self.encode(schemaVersion), .text(schemaJSON)])
+        try setDecimalFormat(Self.currentDecimalFormat)
     }
 
     // MARK: Typed values
@@ -98,16 +95,14 @@ struct MetaTable {
             """)
     }
 
-    /// How the file stores decimal128 values: 1 (text) for files written before the key existed.
+    /// How the file stores decimal128 values: 0 (text) for files written before the marker existed.
     func decimalFormat() throws -> Int64 {
-        guard case .integer(let stored)? = try value(.decimalFormat) else { return 1 }
-        return stored
+        try connection.scalarInt("PRAGMA user_version") ?? 0
     }
 
+    /// Inside the caller's transaction (the pragma is transactional, like any header write).
     func setDecimalFormat(_ format: Int64) throws {
-        try connection.run(
-            "INSERT INTO _realm_meta (key, value) VALUES ('decimalFormat', ?) "
-                + "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [.integer(format)])
+        try connection.execute("PRAGMA user_version = \(format)")
     }
 
     // MARK: Raw access
