@@ -67,6 +67,27 @@ final class Decimal128Tests: RealmTestCase {
             try dec("1E+6144").divided(by: Int64.max).description, "1.08420217248550443412500223595217E+6125")
     }
 
+    /// `realm_dec` (RQL arithmetic on decimals) and the query aggregates over a list of decimals.
+    func testQueryArithmeticAndListAggregates() throws {
+        XCTAssertEqual(QueryRuntime.decimalArithmetic(4, .text("1"), .integer(0)), .text("Infinity"))
+        XCTAssertEqual(QueryRuntime.decimalArithmetic(3, .text("1E+6000"), .text("1E+6000")), .text("Infinity"))
+        XCTAssertEqual(
+            QueryRuntime.decimalArithmetic(1, .blob(try dec("0.1").storedBytes), .real(.infinity)), .text("Infinity"))
+        let realm = try Realm(configuration: config())
+        try realm.write {
+            let amounts = try ["1", "2", "2", "NaN"].map { RealmValue.decimal128(try dec($0)) }
+            try realm.create("Ledger", value: ["id": 1, "amounts": .list(amounts)])
+            try realm.create("Ledger", value: ["id": 2, "amounts": .list([.decimal128(try dec("1E+6144"))])])
+        }
+        let all = try realm.objects("Ledger")
+        XCTAssertEqual(
+            try all.filter("amounts.@avg == $0", .decimal128(try dec("1.666666666666666666666666666666667"))).count, 1)
+        XCTAssertEqual(try all.filter("amounts.@sum == 5").count, 1, "NaN is skipped")
+        XCTAssertEqual(try all.filter("amounts.@max == $0", .decimal128(try dec("1E+6144"))).count, 1)
+        XCTAssertEqual(
+            try all.filter("amounts.@sum * 10 == $0", .decimal128(.infinity)).count, 1, "1E+6145 overflows to Infinity")
+    }
+
     // MARK: Storage
 
     private static var schema: Schema {
