@@ -124,7 +124,8 @@ public final class Results: Sequence {
             for case .sort(let keys) in descriptors {
                 ordering =
                     try keys.map {
-                        "\(try KeyPathSQL.scalar($0.keyPath, in: info, realm: realm, clause: "sort")) \($0.ascending ? "ASC" : "DESC")"
+                        "\(try KeyPathSQL.scalar($0.keyPath, in: info, realm: realm, clause: "sort")) "
+                            + ($0.ascending ? "ASC" : "DESC")
                     } + ordering
             }
             return (
@@ -154,7 +155,8 @@ public final class Results: Sequence {
                 let cols = try keyPaths.map { try column($0, "distinct") }.joined(separator: ", ")
                 let orderNow = ordering.joined(separator: ", ")
                 stages.append { inner in
-                    "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY \(cols) ORDER BY \(orderNow)) AS rn\(n) FROM (\(inner))) WHERE rn\(n) = 1"
+                    "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY \(cols) ORDER BY \(orderNow)) "
+                        + "AS rn\(n) FROM (\(inner))) WHERE rn\(n) = 1"
                 }
             case .limit(let count):
                 let orderNow = ordering.joined(separator: ", ")
@@ -168,7 +170,8 @@ public final class Results: Sequence {
             return ("SELECT k FROM (\(sql)) ORDER BY \(ordering.joined(separator: ", "))", b.bindings)
         }
         return (
-            "SELECT \(selected) FROM (\(sql)) AS p JOIN \(info.quotedTable) AS t0 ON t0.\"_key\" = p.k ORDER BY \(ordering.map { "p." + $0 }.joined(separator: ", "))",
+            "SELECT \(selected) FROM (\(sql)) AS p JOIN \(info.quotedTable) AS t0 ON t0.\"_key\" = p.k "
+                + "ORDER BY \(ordering.map { "p." + $0 }.joined(separator: ", "))",
             b.bindings
         )
     }
@@ -290,7 +293,8 @@ public final class Results: Sequence {
         guard p.collection == .none, numeric.contains(p.type) || (allowDates && p.type == .date) else {
             throw RealmError(
                 .invalidProperty,
-                "Cannot compute \(what) of '\(className).\(name)': only int, float, double, decimal128\(allowDates ? ", date" : "") and mixed properties can be aggregated."
+                "Cannot compute \(what) of '\(className).\(name)': only int, float, double, decimal128"
+                    + "\(allowDates ? ", date" : "") and mixed properties can be aggregated."
             )
         }
         return p
@@ -339,12 +343,13 @@ public final class Results: Sequence {
         return decodeAggregate(try aggregate("max", p), p)
     }
 
-    /// Decimals are stored as text, which SQL compares and averages only as doubles (losing
-    /// digits past the 17th), so their min, max and average are computed exactly here, as `sum` is.
+    /// Decimals are computed here with decimal128 arithmetic (SQL would average them as doubles),
+    /// skipping NaN as Realm's aggregates do.
     private func extremeDecimal(_ name: String, by isBetter: (Decimal128, Decimal128) -> Bool) throws -> RealmValue? {
         var best: Decimal128?
         try forEach { object in
-            if case .decimal128(let d) = try object.value(forKey: name), best.map({ isBetter(d, $0) }) ?? true {
+            if case .decimal128(let d) = try object.value(forKey: name), !d.isNaN, best.map({ isBetter(d, $0) }) ?? true
+            {
                 best = d
             }
         }
@@ -355,9 +360,9 @@ public final class Results: Sequence {
     public func sum(ofProperty name: String) throws -> RealmValue {
         let p = try aggregateProperty(name, "sum", allowDates: false)
         if p.type == .decimal128 {
-            var total = Decimal(0)
-            try forEach { if case .decimal128(let d) = try $0.value(forKey: name) { total += d.value } }
-            return .decimal128(Decimal128(total))
+            var total = Decimal128.zero
+            try forEach { if case .decimal128(let d) = try $0.value(forKey: name), !d.isNaN { total = total + d } }
+            return .decimal128(total)
         }
         let v = try aggregate("total", p)
         switch (p.type, v) {
@@ -372,15 +377,15 @@ public final class Results: Sequence {
     public func average(ofProperty name: String) throws -> RealmValue? {
         let p = try aggregateProperty(name, "average", allowDates: false)
         if p.type == .decimal128 {
-            var total = Decimal(0)
-            var count = 0
+            var total = Decimal128.zero
+            var count: Int64 = 0
             try forEach {
-                if case .decimal128(let d) = try $0.value(forKey: name) {
-                    total += d.value
+                if case .decimal128(let d) = try $0.value(forKey: name), !d.isNaN {
+                    total = total + d
                     count += 1
                 }
             }
-            return count == 0 ? nil : .decimal128(Decimal128(total / Decimal(count)))
+            return count == 0 ? nil : .decimal128(total.divided(by: count))
         }
         guard case .real(let d)? = try aggregate("avg", p) else { return nil }
         return .double(d)

@@ -176,9 +176,11 @@ enum QueryRuntime {
     }
 
     /// A numeric value as `realm_cmp` sees it. The storage class decides: a decimal128 is stored as
-    /// text, the other numbers as SQLite integers and reals (whatever their `MixedTag`).
+    /// its 16 order-preserving bytes (`Decimal128.storedBytes`), or comes as text from a query
+    /// constant or `realm_dec`; the other numbers are SQLite integers and reals (whatever their `MixedTag`).
     static func number(_ v: SQLiteValue) -> Number? {
         switch v {
+        case .blob(let b): return Decimal128(storedBytes: b).map { .decimal($0) }
         case .text(let s): return Decimal128(string: s).map { .decimal($0) }
         case .integer(let i): return .int(i)
         case .real(let d): return .double(d)
@@ -204,14 +206,15 @@ enum QueryRuntime {
 
     private static func negated(_ r: Int64) -> Int64 { r == unordered ? unordered : -r }
 
+    /// A query comparison with NaN matches nothing (only sorting places NaN, first).
     private static func compareDecimals(_ x: Decimal128, _ y: Decimal128) -> Int64 {
         if x.isNaN || y.isNaN { return unordered }
-        return x.value == y.value ? 0 : (x.value < y.value ? -1 : 1)
+        return Int64(x.compare(y))
     }
 
+    /// The double converts exactly (rounded to 34 digits), infinities to ±Infinity.
     private static func compareDecimalDouble(_ x: Decimal128, _ y: Double) -> Int64 {
         if x.isNaN || y.isNaN { return unordered }
-        if y.isInfinite { return y > 0 ? -1 : 1 }
         return compareDecimals(x, Decimal128(y))
     }
 
@@ -302,25 +305,25 @@ enum QueryRuntime {
         }
     }
 
+    /// `realm_dec`: decimal128 arithmetic, each result rounded once (IEEE: x / 0 is ±Infinity,
+    /// 0 / 0 NaN). The result is decimal text, which `realm_cmp` reads as a decimal.
     static func decimalArithmetic(_ op: Int64, _ a: SQLiteValue, _ b: SQLiteValue) -> SQLiteValue {
         guard let x = decimal(a), let y = decimal(b) else { return .null }
-        if x.isNaN || y.isNaN { return .text("NaN") }
-        var result: Decimal
+        let result: Decimal128
         switch op {
-        case 1: result = x.value + y.value
-        case 2: result = x.value - y.value
-        case 3: result = x.value * y.value
-        default:
-            if y.value.isZero { return .text("NaN") }
-            result = x.value / y.value
+        case 1: result = x + y
+        case 2: result = x - y
+        case 3: result = x * y
+        default: result = x / y
         }
-        return .text(Decimal128(result).description)
+        return .text(result.description)
     }
 
     static func decimal(_ v: SQLiteValue) -> Decimal128? {
         switch v {
         case .integer(let i): return Decimal128(i)
-        case .real(let d): return d.isFinite ? Decimal128(d) : nil
+        case .real(let d): return Decimal128(d)
+        case .blob(let b): return Decimal128(storedBytes: b)
         case .text(let s): return Decimal128(string: s)
         default: return nil
         }
@@ -448,8 +451,10 @@ private let realmDecimalArithmeticFunction:
 
 // MARK: Aggregates over decimals and mixed values
 
+/// One aggregate's running state. The sum is a decimal128 rounded at each step, as realm-core's
+/// `Decimal128::operator+=`; the average divides it once by the count.
 final class DecimalAccumulator {
-    var sum = Decimal(0)
+    var sum = Decimal128.zero
     var count = 0
     var minValue: QueryRuntime.Number?
     var maxValue: QueryRuntime.Number?
@@ -458,12 +463,12 @@ final class DecimalAccumulator {
 
     func add(_ n: QueryRuntime.Number, raw: SQLiteValue) {
         switch n {
-        case .int(let i): sum += Decimal(i)
+        case .int(let i): sum = sum + Decimal128(i)
         case .double(let d):
-            if d.isFinite { sum += Decimal(d) }
+            if d.isFinite { sum = sum + Decimal128(d) }
         case .decimal(let d):
             if d.isNaN { return }
-            sum += d.value
+            sum = sum + d
         }
         count += 1
         if minValue.map({ QueryRuntime.compareNumbers(n, $0) == -1 }) ?? true {
@@ -523,13 +528,13 @@ private let realmAggregateFinal: @convention(c) (OpaquePointer?) -> Void = { ctx
         }
     }
     switch op {
-    case 0: setResult(ctx, .text(Decimal128(acc?.sum ?? 0).description))
+    case 0: setResult(ctx, .text((acc?.sum ?? .zero).description))
     case 1:
         guard let acc, acc.count > 0 else {
             sqlite3_result_null(ctx)
             return
         }
-        setResult(ctx, .text(Decimal128(acc.sum / Decimal(acc.count)).description))
+        setResult(ctx, .text(acc.sum.divided(by: Int64(acc.count)).description))
     case 2: setResult(ctx, text(acc?.minValue))
     default: setResult(ctx, text(acc?.maxValue))
     }

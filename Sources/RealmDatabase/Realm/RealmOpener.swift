@@ -60,7 +60,8 @@ struct RealmOpener {
         if configuration.readOnly && !exists {
             throw RealmError(
                 .fileNotFound,
-                "Unable to open a realm at path '\(path)': the file does not exist, and a read-only realm cannot create it."
+                "Unable to open a realm at path '\(path)': the file does not exist, "
+                    + "and a read-only realm cannot create it."
             )
         }
         // The open that makes the file is the only one that may remove it when it fails: two opens
@@ -113,7 +114,8 @@ struct RealmOpener {
         if pageCount > 0 && changeCounter.elementsEqual(validFor) && walSize == 0 && size < pageCount * pageSize {
             throw RealmError(
                 .corruptFile,
-                "Unable to open a realm at path '\(path)': the file is truncated (\(size) bytes, expected \(pageCount * pageSize))."
+                "Unable to open a realm at path '\(path)': the file is truncated "
+                    + "(\(size) bytes, expected \(pageCount * pageSize))."
             )
         }
     }
@@ -163,11 +165,24 @@ struct RealmOpener {
         guard let stored else {
             return try openNew(connection, target: target, location: location, path: path)
         }
+        if !configuration.readOnly { try convertDecimals(connection, schema: stored.schema, path: path) }
         let plan = makePlan(target: target, stored: stored)
         if configuration.readOnly {
             return try openReadOnly(connection, target: target, stored: stored, plan: plan, location: location)
         }
         return try openWritable(connection, target: target, stored: stored, plan: plan, location: location)
+    }
+
+    /// Files from before decimal format 2 get their decimals converted (`DecimalStorageMigration`).
+    private func convertDecimals(_ connection: SQLiteConnection, schema: Schema, path: String?) throws {
+        do {
+            try DecimalStorageMigration(connection: connection, schema: schema).runIfNeeded()
+        } catch let e as SQLiteError {
+            let describe = path.map { "at path '\($0)'" } ?? configuration.displayPath
+            throw RealmError(
+                .fileAccess,
+                "Unable to open a realm \(describe): converting its decimal128 values failed: \(e.message).")
+        }
     }
 
     /// The stored state, with SQLite's errors turned into Realm's file errors.

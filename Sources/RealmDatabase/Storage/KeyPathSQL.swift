@@ -31,8 +31,8 @@ enum KeyPathSQL {
                 guard p.type != .object else {
                     throw RealmError(.invalidProperty, "\(described) is a link.")
                 }
-                let value = p.type == .decimal128 ? "CAST(\(column) AS REAL)" : column
-                return nest(value, in: hops)
+                // Decimals are stored as ordered bytes (`Decimal128.storedBytes`): the column sorts as is.
+                return nest(column, in: hops)
             }
             guard p.type == .object, let target = p.objectClassName else {
                 throw RealmError(.invalidProperty, "\(described) is not a link.")

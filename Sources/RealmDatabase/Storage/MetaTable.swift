@@ -8,6 +8,10 @@
 /// | `schemaVersion` | the schema version, a `UInt64` stored by its bit pattern in SQLite's `Int64` |
 /// | `version` | the commit counter, bumped by every write transaction |
 /// | `subscriptionsVersion` | bumped by every change of the subscription set (absent until the first) |
+///
+/// How decimal128 values are stored is SQLite's `user_version` of the file (read through here too):
+/// 0 in files that stored them as text, `currentDecimalFormat` since. It is not a row, so the table
+/// keeps the rows files have always had.
 struct MetaTable {
     let connection: SQLiteConnection
 
@@ -16,6 +20,9 @@ struct MetaTable {
     private enum Key: String {
         case format, schema, schemaVersion, version, subscriptionsVersion
     }
+
+    /// The decimal format this code writes: `Decimal128.storedBytes`.
+    static let currentDecimalFormat: Int64 = 2
 
     // MARK: Existence and creation
 
@@ -30,6 +37,7 @@ struct MetaTable {
         try connection.execute("CREATE TABLE _realm_meta (key TEXT PRIMARY KEY, value)")
         let insert = "INSERT INTO _realm_meta VALUES ('format', ?), ('schemaVersion', ?), ('version', 0), ('schema', ?)"
         try connection.run(insert, [.text(StorageLayout.formatMagic), Self.encode(schemaVersion), .text(schemaJSON)])
+        try setDecimalFormat(Self.currentDecimalFormat)
     }
 
     // MARK: Typed values
@@ -85,6 +93,16 @@ struct MetaTable {
             INSERT INTO _realm_meta (key, value) VALUES ('subscriptionsVersion', 1)
             ON CONFLICT(key) DO UPDATE SET value = value + 1
             """)
+    }
+
+    /// How the file stores decimal128 values: 0 (text) for files written before the marker existed.
+    func decimalFormat() throws -> Int64 {
+        try connection.scalarInt("PRAGMA user_version") ?? 0
+    }
+
+    /// Inside the caller's transaction (the pragma is transactional, like any header write).
+    func setDecimalFormat(_ format: Int64) throws {
+        try connection.execute("PRAGMA user_version = \(format)")
     }
 
     // MARK: Raw access

@@ -23,9 +23,9 @@ enum ValueCoding {
         case (.string, .string(let v)): return .text(v)
         case (.data, .data(let v)): return .blob(v)
         case (.date, .date(let v)): return v.storedNanoseconds.map { .integer($0) }
-        case (.decimal128, .decimal128(let v)): return .text(v.description)
-        case (.decimal128, .int(let v)): return .text(Decimal128(v).description)
-        case (.decimal128, .double(let v)): return .text(Decimal128(v).description)
+        case (.decimal128, .decimal128(let v)): return .blob(v.storedBytes)
+        case (.decimal128, .int(let v)): return .blob(Decimal128(v).storedBytes)
+        case (.decimal128, .double(let v)): return .blob(Decimal128(v).storedBytes)
         case (.objectId, .objectId(let v)): return .blob(Data(v.bytes))
         case (.uuid, .uuid(let v)): return .blob(v.realmBytes)
         default: return nil
@@ -50,6 +50,8 @@ enum ValueCoding {
         case (.data, .blob): return .data(stored.blob)
         case (.data, .text): return .data(Data(stored.text.utf8))
         case (.date, .integer): return .date(Timestamp(storedNanoseconds: stored.integer))
+        case (.decimal128, .blob): return Decimal128(storedBytes: stored.blob).map { .decimal128($0) } ?? .null
+        // The form before `DecimalStorageMigration` (still read, should a value escape it).
         case (.decimal128, .text): return Decimal128(string: stored.text).map { .decimal128($0) } ?? .null
         case (.objectId, .blob): return ObjectId(bytes: [UInt8](stored.blob)).map { .objectId($0) } ?? .null
         case (.uuid, .blob): return UUID(realmBytes: stored.blob).map { .uuid($0) } ?? .null
@@ -71,7 +73,7 @@ enum ValueCoding {
         case .string(let v): return (.text(v), .string)
         case .data(let v): return (.blob(v), .data)
         case .date(let v): return v.storedNanoseconds.map { (.integer($0), .date) }
-        case .decimal128(let v): return (.text(v.description), .decimal128)
+        case .decimal128(let v): return (.blob(v.storedBytes), .decimal128)
         case .objectId(let v): return (.blob(Data(v.bytes)), .objectId)
         case .uuid(let v): return (.blob(v.realmBytes), .uuid)
         case .object(let o):
