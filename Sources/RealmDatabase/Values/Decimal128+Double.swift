@@ -1,9 +1,11 @@
 /// Converting between decimal128 and binary doubles.
 extension Decimal128 {
-    /// The double's exact binary value rounded half-even to 34 digits (`0.1` becomes
-    /// `0.1000000000000000055511151231257827`, as Python's `Context.create_decimal_from_float`);
-    /// ±infinity becomes ±Infinity and NaN becomes NaN. Never traps. A decimal written as text
-    /// (`Decimal128("0.1")`) is exact.
+    /// The double's exact binary value rounded half-even to 15 significant digits, as realm-core's
+    /// `Decimal128(double)` does (`RoundTo::Digits15`): a double holds 15 to 17 significant decimal
+    /// digits, and 15 is the most every double round-trips, so `Decimal128(0.1)` is `0.1` and
+    /// `Decimal128(19.99)` is `19.99`, not the binary fraction's 34-digit expansion. ±infinity
+    /// becomes ±Infinity and NaN becomes NaN. Never traps. A decimal written as text
+    /// (`Decimal128("0.1000000000000000055511151231257827")`) keeps all 34 digits.
     public init(_ value: Double) {
         if value.isNaN {
             self = .nan
@@ -26,10 +28,10 @@ extension Decimal128 {
         var number = BaseBillion(m)
         if e >= 0 {
             number.multiply(byPowerOf: 2, count: e)
-            return rounded(negative: value < 0, digits: number.digits, exponent: 0)
+            return rounded(negative: value < 0, digits: number.digits, exponent: 0, significantDigits: 15)
         }
         number.multiply(byPowerOf: 5, count: -e)
-        return rounded(negative: value < 0, digits: number.digits, exponent: e)
+        return rounded(negative: value < 0, digits: number.digits, exponent: e, significantDigits: 15)
     }
 }
 

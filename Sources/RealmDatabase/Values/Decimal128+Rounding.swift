@@ -5,11 +5,13 @@ extension Decimal128 {
     /// some nonzero digits follow below the last one), rounding half-even to 34 digits and to the
     /// smallest exponent (subnormals), in one step so there is no double rounding. Too large for
     /// the format: ±Infinity (the IEEE result of overflow when rounding to nearest).
-    static func rounded(negative: Bool, digits: [UInt8], exponent: Int, sticky: Bool = false) -> Decimal128 {
+    static func rounded(
+        negative: Bool, digits: [UInt8], exponent: Int, sticky: Bool = false, significantDigits: Int = precision
+    ) -> Decimal128 {
         guard let first = digits.firstIndex(where: { $0 != 0 }) else { return .zero }
         let n = digits.count - first
-        // How many digits stay: at most 34, and none below the smallest exponent.
-        var keep = min(n, precision)
+        // How many digits stay: at most 34 (or fewer if asked), and none below the smallest exponent.
+        var keep = min(n, significantDigits, precision)
         let lowest = exponent + (n - keep)
         if lowest < minExponent { keep -= minExponent - lowest }
         if keep < 0 { return .zero }  // below half of the smallest subnormal
