@@ -95,8 +95,8 @@ extension RealmLuaRuntime {
     /// `remove(i)` (1-based) or `remove(object)`.
     private func resultsRemove(_ ctx: LuaCallContext) throws -> Int {
         let r = try queryReceiver(ctx)
-        switch ctx.argument(2) {
-        case .integer(let i): try r.remove(at: Int(i) - 1)
+        switch ctx.type(at: 2) {
+        case .number: try r.remove(at: try ctx.position(2))
         default:
             guard case .object(let o) = try realmArgument(ctx, 2) else {
                 throw ctx.argumentError(2, "an object or an index expected")
