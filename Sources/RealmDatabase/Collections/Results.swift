@@ -124,7 +124,8 @@ public final class Results: Sequence {
             for case .sort(let keys) in descriptors {
                 ordering =
                     try keys.map {
-                        "\(try KeyPathSQL.scalar($0.keyPath, in: info, realm: realm, clause: "sort")) \($0.ascending ? "ASC" : "DESC")"
+                        "\(try KeyPathSQL.scalar($0.keyPath, in: info, realm: realm, clause: "sort")) "
+                            + ($0.ascending ? "ASC" : "DESC")
                     } + ordering
             }
             return (
@@ -154,7 +155,8 @@ public final class Results: Sequence {
                 let cols = try keyPaths.map { try column($0, "distinct") }.joined(separator: ", ")
                 let orderNow = ordering.joined(separator: ", ")
                 stages.append { inner in
-                    "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY \(cols) ORDER BY \(orderNow)) AS rn\(n) FROM (\(inner))) WHERE rn\(n) = 1"
+                    "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY \(cols) ORDER BY \(orderNow)) AS rn\(n) "
+                        + "FROM (\(inner))) WHERE rn\(n) = 1"
                 }
             case .limit(let count):
                 let orderNow = ordering.joined(separator: ", ")
@@ -168,7 +170,8 @@ public final class Results: Sequence {
             return ("SELECT k FROM (\(sql)) ORDER BY \(ordering.joined(separator: ", "))", b.bindings)
         }
         return (
-            "SELECT \(selected) FROM (\(sql)) AS p JOIN \(info.quotedTable) AS t0 ON t0.\"_key\" = p.k ORDER BY \(ordering.map { "p." + $0 }.joined(separator: ", "))",
+            "SELECT \(selected) FROM (\(sql)) AS p JOIN \(info.quotedTable) AS t0 ON t0.\"_key\" = p.k "
+                + "ORDER BY \(ordering.map { "p." + $0 }.joined(separator: ", "))",
             b.bindings
         )
     }
@@ -290,7 +293,8 @@ public final class Results: Sequence {
         guard p.collection == .none, numeric.contains(p.type) || (allowDates && p.type == .date) else {
             throw RealmError(
                 .invalidProperty,
-                "Cannot compute \(what) of '\(className).\(name)': only int, float, double, decimal128\(allowDates ? ", date" : "") and mixed properties can be aggregated."
+                "Cannot compute \(what) of '\(className).\(name)': only int, float, double, "
+                    + "decimal128\(allowDates ? ", date" : "") and mixed properties can be aggregated."
             )
         }
         return p

@@ -21,6 +21,8 @@ final class RowStore {
     var incomingLinksCache: [String: [IncomingLink]] = [:]
     /// True while a migration block runs on this (temporary) instance: primary keys are not enforced.
     var isMigrating = false
+    /// The objects the running `add` or `create` has reached (see `ObjectGraph`).
+    var graph = ObjectGraph()
 
     init(realm: Realm, schema: Schema) {
         self.realm = realm
