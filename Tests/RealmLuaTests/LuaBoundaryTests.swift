@@ -174,7 +174,8 @@ final class LuaBoundaryTests: LuaTestCase {
     func testGraphsWithCyclesAddEachObjectOnce() throws {
         let r = try run(
             """
-            local a, b, c = Object("Node", { name = "a" }), Object("Node", { name = "b" }), Object("Node", { name = "c" })
+            local a, b = Object("Node", { name = "a" }), Object("Node", { name = "b" })
+            local c = Object("Node", { name = "c" })
             a.obj = b; b.obj = c; c.obj = a                -- a cycle of links
             a.children = { b, c, a }                      -- and of list elements
             c.any = b                                     -- and of a mixed value
@@ -184,7 +185,8 @@ final class LuaBoundaryTests: LuaTestCase {
             local created
             realm:write(function() created = realm:create("Node", copy1) end)
             return #realm:objects("Node"), a.obj.obj.obj.name, a.children[3].name, #a.children, c.any.name,
-              created.obj.obj.name, #realm:objects("Node"):where("name == 'x'"), #realm:objects("Node"):where("name == 'y'"),
+              created.obj.obj.name, #realm:objects("Node"):where("name == 'x'"),
+              #realm:objects("Node"):where("name == 'y'"),
               a.children[1] == a.obj
             """)
         XCTAssertEqual(
@@ -202,7 +204,8 @@ final class LuaBoundaryTests: LuaTestCase {
             """, "nested more than 100 levels")
         XCTAssertEqual(try run("return #realm:objects('Node')").first?.integerValue, 0, "the failed write left nothing")
         try assertLuaError(
-            "local v = { n = 1 }; v.inner = v; realm:write(function() realm:create('Node', { name = 'e', emb = v }) end)",
+            "local v = { n = 1 }; v.inner = v; "
+                + "realm:write(function() realm:create('Node', { name = 'e', emb = v }) end)",
             "contains itself")
         try assertLuaError(
             """
@@ -210,7 +213,8 @@ final class LuaBoundaryTests: LuaTestCase {
             realm:write(function() realm:create('Node', { name = 'e', emb = e }) end)
             """, "nested more than 100 levels")
         try assertLuaError(
-            "local v = {}; for i = 1, 100 do v = { v } end; realm:write(function() realm:create('Node', { any = v }) end)",
+            "local v = {}; for i = 1, 100 do v = { v } end; "
+                + "realm:write(function() realm:create('Node', { any = v }) end)",
             "nested too deeply")
         // Queries and key paths have their own bounds.
         try assertLuaError(

@@ -69,7 +69,8 @@ extension Realm {
         if info.objectSchema.isEmbedded {
             throw RealmError(
                 .invalidClass,
-                "Embedded objects cannot be created directly: '\(className)' is embedded; assign it to a property of its parent."
+                "Embedded objects cannot be created directly: '\(className)' is embedded; "
+                    + "assign it to a property of its parent."
             )
         }
         // The object given is a node of the graph too: a cycle back to it links to the new object.

@@ -62,20 +62,25 @@ extension RowStore {
     }
 
     /// Whether writing `value` to a link or mixed column may create objects (which may lead back
-    /// to the object being inserted): an object not of this realm, or a nested value.
-    func mayCreateObjects(_ value: RealmValue) -> Bool {
+    /// to the object being inserted): an object not of this realm, or a nested value. (`add`
+    /// refuses an object of another realm before creating anything.)
+    func mayCreateObjects(_ value: RealmValue, mode: LinkMode) -> Bool {
         switch value {
-        case .object: return graphNode(value) != nil
+        case .object(let o): return graphNode(value) != nil && !(mode == .add && o.managed != nil)
         case .dictionary, .list: return true
         default: return false
         }
     }
 
-    /// Whether a new object's link and mixed values must wait until its row exists.
-    func linksWaitForRow(_ info: ClassInfo, values: [String: RealmValue]) -> Bool {
-        guard info.hasObjectCreatingColumns else { return false }
+    /// Whether a new object's link and mixed values must wait until its row exists: only an
+    /// object of the graph can be reached again, and only through values that create objects.
+    /// Otherwise the nested objects are created first, as they always were (keys in creation order).
+    func linksWaitForRow(
+        _ info: ClassInfo, values: [String: RealmValue], node: ObjectGraph.Node?, mode: LinkMode
+    ) -> Bool {
+        guard node != nil, info.hasObjectCreatingColumns else { return false }
         return info.rowSlots.contains { slot in
-            slot.encodingMayCreateObjects && values[slot.property.name].map(mayCreateObjects) == true
+            slot.encodingMayCreateObjects && values[slot.property.name].map { mayCreateObjects($0, mode: mode) } == true
         }
     }
 

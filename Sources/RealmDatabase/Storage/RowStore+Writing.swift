@@ -11,7 +11,8 @@ extension RowStore {
             guard array.count <= properties.count else {
                 throw RealmError(
                     .invalidValue,
-                    "Invalid array input: more values (\(array.count)) than properties (\(properties.count)) for '\(info.className)'."
+                    "Invalid array input: more values (\(array.count)) than properties (\(properties.count)) "
+                        + "for '\(info.className)'."
                 )
             }
             var d = [String: RealmValue]()
@@ -26,7 +27,8 @@ extension RowStore {
         default:
             throw RealmError(
                 .invalidValue,
-                "Invalid value '\(value)' to initialize an object of type '\(info.className)': expected a dictionary, an array or an object."
+                "Invalid value '\(value)' to initialize an object of type '\(info.className)': "
+                    + "expected a dictionary, an array or an object."
             )
         }
     }
@@ -85,7 +87,7 @@ extension RowStore {
                 try update(info, key: existing, values: values, policy: policy)
                 return existing
             }
-            let linksWait = linksWaitForRow(info, values: values)
+            let linksWait = linksWaitForRow(info, values: values, node: node, mode: mode)
             let key = try insertRow(info, values: values, policy: policy, mode: mode, linksWait: linksWait)
             graphRowWritten(node, key: key, object: object)
             changeTracker.recordInsertion(info.className, key)
@@ -148,7 +150,7 @@ extension RowStore {
         try bindPlainValues(info, values: values, to: statement, policy: policy, mode: mode)
         if info.hasObjectCreatingColumns {
             try bindObjectCreatingValues(
-                info, values: linksWait ? values.mapValues { mayCreateObjects($0) ? .null : $0 } : values,
+                info, values: linksWait ? values.mapValues { mayCreateObjects($0, mode: mode) ? .null : $0 } : values,
                 to: statement, policy: policy, mode: mode)
         }
         do {

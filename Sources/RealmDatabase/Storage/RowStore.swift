@@ -106,7 +106,8 @@ extension RowStore {
     func invalidValue(_ value: RealmValue, for property: Property, in info: ClassInfo) -> RealmError {
         RealmError(
             .invalidValue,
-            "Invalid value '\(value)' of type '\(value.typeName)' for '\(property.typeString)' property '\(info.className).\(property.name)'."
+            "Invalid value '\(value)' of type '\(value.typeName)' for '\(property.typeString)' property "
+                + "'\(info.className).\(property.name)'."
         )
     }
 

@@ -81,9 +81,10 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
             days -= 1
         }
         let (y, m, d) = civilFromDays(days)
+        // Four digits after the sign for years before 1 as well (-0939), as the parser reads them.
         var out = String(
-            format: "%04lld-%02d-%02dT%02lld:%02lld:%02lld", y, m, d, secOfDay / 3600, (secOfDay / 60) % 60,
-            secOfDay % 60)
+            format: "%@%04lld-%02d-%02dT%02lld:%02lld:%02lld", y < 0 ? "-" : "", abs(y), m, d, secOfDay / 3600,
+            (secOfDay / 60) % 60, secOfDay % 60)
         if ns != 0 {
             var frac = String(format: "%09lld", ns)
             while frac.hasSuffix("0") { frac.removeLast() }
