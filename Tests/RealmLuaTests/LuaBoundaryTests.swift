@@ -110,8 +110,11 @@ final class LuaBoundaryTests: LuaTestCase {
         }
         let r = try run("return table.concat(node.nums:toTable(), ','), #person.dogs, #realm:objects('Dog')")
         XCTAssertEqual(r.map(\.description), ["\"1,2,3\"", "2", "1"], "no failed call changed anything")
-        // An integral float is a position like the integer.
+        try assertLuaError("node.nums:move(1, -5)", "Index -6 is out of bounds (must be less than 3)")
+        // An integral float is a position like the integer, for reading too.
         XCTAssertEqual(try run("node.nums:remove(1.0); return node.nums[1]").first?.integerValue, 2)
+        let floats = try run("return node.nums[2.0], person.dogs[1.0].name, realm:objects('Dog')[1.0].name")
+        XCTAssertEqual(floats.map(\.description), ["3", "\"Rex\"", "\"Rex\""])
     }
 
     // MARK: Timestamps

@@ -113,7 +113,7 @@ extension RealmLuaRuntime {
     /// `list[i]` (1-based); nil past the end or for other keys.
     private func listElement(_ ctx: LuaCallContext) throws -> Int {
         let l = try ctx.userdata(1, as: List.self)
-        guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(try l.fetchCount()) else {
+        guard let i = ctx.argument(2).integerValue, i >= 1, i <= Int64(try l.fetchCount()) else {
             return try ctx.returning(.nil)
         }
         return try ctx.returning(try toLua(try l[Int(i) - 1]))
@@ -166,7 +166,7 @@ extension RealmLuaRuntime {
             MutableSet.self, name: "Set", t,
             index: { ctx in
                 let s = try set(ctx)
-                guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(try s.fetchCount()) else {
+                guard let i = ctx.argument(2).integerValue, i >= 1, i <= Int64(try s.fetchCount()) else {
                     return try ctx.returning(.nil)
                 }
                 return try ctx.returning(try runtime.toLua(try s[Int(i) - 1]))

@@ -138,7 +138,7 @@ extension RealmLuaRuntime {
     /// `results[i]` (1-based); nil past the end or for other keys.
     private func resultsElement(_ ctx: LuaCallContext) throws -> Int {
         let r = try ctx.userdata(1, as: Results.self)
-        guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(try r.countObjects()) else {
+        guard let i = ctx.argument(2).integerValue, i >= 1, i <= Int64(try r.countObjects()) else {
             return try ctx.returning(.nil)
         }
         return try push(ctx, try r[Int(i) - 1])
