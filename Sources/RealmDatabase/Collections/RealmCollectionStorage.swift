@@ -75,7 +75,8 @@ struct RealmCollectionStorage {
     func row(at index: Int) throws -> (row: Int64, pos: Int64, value: RealmValue) {
         guard index >= 0 else { throw outOfRange(index) }
         let statement = try realm.connection.cached(
-            "SELECT \"_row\", \(order == "\"_row\"" ? "\"_row\"" : "pos"), \(valueColumns) FROM \(table) WHERE owner = ? ORDER BY \(order) LIMIT 1 OFFSET ?"
+            "SELECT \"_row\", \(order == "\"_row\"" ? "\"_row\"" : "pos"), \(valueColumns) FROM \(table) "
+                + "WHERE owner = ? ORDER BY \(order) LIMIT 1 OFFSET ?"
         )
         try statement.bind([owner, .integer(Int64(index))])
         defer { statement.reset() }
@@ -128,7 +129,8 @@ struct RealmCollectionStorage {
         switch property.collection {
         case .list:
             try realm.connection.run(
-                "INSERT INTO \(table) (owner, pos, \(valueColumns)) VALUES (?, (SELECT coalesce(max(pos) + 1, 0) FROM \(table) WHERE owner = ?), \(isMixed ? "?, ?" : "?"))",
+                "INSERT INTO \(table) (owner, pos, \(valueColumns)) VALUES "
+                    + "(?, (SELECT coalesce(max(pos) + 1, 0) FROM \(table) WHERE owner = ?), \(isMixed ? "?, ?" : "?"))",
                 [owner, owner] + encoded)
         case .set:
             if try contains(encoded: encoded) { return }
@@ -229,7 +231,8 @@ struct RealmCollectionStorage {
         default:
             throw RealmError(
                 .invalidValue,
-                "Invalid value '\(value)' for '\(property.typeString)' property '\(ownerInfo.className).\(property.name)'."
+                "Invalid value '\(value)' for '\(property.typeString)' property "
+                    + "'\(ownerInfo.className).\(property.name)'."
             )
         }
         if record { recordChange() }
@@ -288,13 +291,16 @@ struct RealmCollectionStorage {
         guard !key.isEmpty, !key.contains("."), !key.hasPrefix("$") else {
             throw RealmError(
                 .invalidValue,
-                "Invalid key '\(key)' for the map '\(ownerInfo.className).\(property.name)': keys must not be empty, contain '.' or start with '$'."
+                "Invalid key '\(key)' for the map '\(ownerInfo.className).\(property.name)': "
+                    + "keys must not be empty, contain '.' or start with '$'."
             )
         }
         if let old = try self.value(forKey: key) { try deleteOwnedObject(old) }
         let encoded = try encode(value, policy: policy, mode: mode)
         try realm.connection.run(
-            "INSERT INTO \(table) (owner, key, \(valueColumns)) VALUES (?, ?, \(isMixed ? "?, ?" : "?")) ON CONFLICT(owner, key) DO UPDATE SET \(isMixed ? "value = excluded.value, value__t = excluded.value__t" : "value = excluded.value")",
+            "INSERT INTO \(table) (owner, key, \(valueColumns)) VALUES (?, ?, \(isMixed ? "?, ?" : "?")) "
+                + "ON CONFLICT(owner, key) DO UPDATE SET "
+                + (isMixed ? "value = excluded.value, value__t = excluded.value__t" : "value = excluded.value"),
             [owner, .text(key)] + encoded)
         if record { recordChange() }
     }
