@@ -130,7 +130,8 @@ struct RealmCollectionStorage {
         case .list:
             try realm.connection.run(
                 "INSERT INTO \(table) (owner, pos, \(valueColumns)) VALUES "
-                    + "(?, (SELECT coalesce(max(pos) + 1, 0) FROM \(table) WHERE owner = ?), \(isMixed ? "?, ?" : "?"))",
+                    + "(?, (SELECT coalesce(max(pos) + 1, 0) FROM \(table) WHERE owner = ?), "
+                    + (isMixed ? "?, ?)" : "?)"),
                 [owner, owner] + encoded)
         case .set:
             if try contains(encoded: encoded) { return }
