@@ -103,6 +103,27 @@ public struct LuaCallContext {
         throw typeError(index, expected: "number")
     }
 
+    // MARK: Positions, counts and limits: the one checked conversion to Swift's Int
+
+    /// An integer argument as a Swift `Int` (a count, a limit, a position). Floats count only with
+    /// an exact integer value: a fraction, NaN or ±inf is an error naming the argument, never a
+    /// truncation.
+    public func int(_ index: Int) throws -> Int {
+        guard let n = Int(exactly: try integer(index)) else { throw argumentError(index, "integer out of range") }
+        return n
+    }
+
+    /// A 1-based Lua position argument as a 0-based Swift index. Only the conversion is checked
+    /// here (`math.mininteger` has no 0-based counterpart: an error naming the method and the
+    /// argument); the collection checks the index against its count, with its own error.
+    public func position(_ index: Int) throws -> Int {
+        let (p, overflow) = try int(index).subtractingReportingOverflow(1)
+        guard !overflow else { throw argumentError(index, "position out of range") }
+        return p
+    }
+
+    public func optionalPosition(_ index: Int) throws -> Int? { isNil(index) ? nil : try position(index) }
+
     /// A number argument (Lua's `luaL_checknumber`).
     public func number(_ index: Int) throws -> Double {
         var ok: Int32 = 0

@@ -45,10 +45,8 @@ enum HostConfigurationFile {
                 }
             }
         }
-        switch table["cacheSize"] {
-        case .nil: break
-        case .integer(let n) where n > 0: options.cacheSize = Int(n)
-        default: throw HostError.configuration("\(path): field 'cacheSize' must be a positive integer")
+        if let n = try HostNumbers.integer(table["cacheSize"], HostNumbers.cacheSize, "\(path): field 'cacheSize'") {
+            options.cacheSize = n
         }
         switch table["plugins"] {
         case .nil: break
@@ -64,23 +62,17 @@ enum HostConfigurationFile {
         }
     }
 
+    /// The limits of a table (`host.lua`'s, a user's, a plugin command's) over `base`. Every
+    /// number is checked here, when read: finite, integral where it counts, and within the
+    /// documented range (`HostNumbers`), with an error naming the place and the field.
     static func parseLimits(_ t: LuaTable, base: LuaLimits, where place: String) throws -> LuaLimits {
         var limits = base
-        switch t["timeSeconds"] {
-        case .nil: break
-        case .integer(let s) where s > 0: limits.time = .seconds(s)
-        case .number(let s) where s > 0: limits.time = .milliseconds(Int64(s * 1000))
-        default: throw HostError.configuration("\(place).timeSeconds must be a positive number")
+        if let time = try HostNumbers.duration(t["timeSeconds"], "\(place).timeSeconds") { limits.time = time }
+        if let m = try HostNumbers.integer(t["memoryMiB"], HostNumbers.memoryMiB, "\(place).memoryMiB") {
+            limits.memory = m << 20  // at most 2^20 MiB: 2^40 bytes
         }
-        switch t["memoryMiB"] {
-        case .nil: break
-        case .integer(let m) where m > 0: limits.memory = Int(m) << 20
-        default: throw HostError.configuration("\(place).memoryMiB must be a positive integer")
-        }
-        switch t["instructions"] {
-        case .nil: break
-        case .integer(let n) where n > 0: limits.instructions = Int(n)
-        default: throw HostError.configuration("\(place).instructions must be a positive integer")
+        if let n = try HostNumbers.integer(t["instructions"], HostNumbers.instructions, "\(place).instructions") {
+            limits.instructions = n
         }
         return limits
     }

@@ -182,7 +182,8 @@ struct RealmCollectionStorage {
     func move(from: Int, to: Int) throws {
         let n = try count()
         guard from >= 0, from < n, to >= 0, to < n else {
-            throw RealmError(.indexOutOfRange, "Index \(max(from, to)) is out of bounds (must be less than \(n)).")
+            let bad = (0..<n).contains(from) ? to : from  // the index out of range, however negative
+            throw RealmError(.indexOutOfRange, "Index \(bad) is out of bounds (must be less than \(n)).")
         }
         if from == to { return }
         let moving = try row(at: from)

@@ -303,15 +303,41 @@ public final class Results: Sequence {
     private func aggregate(_ function: String, _ p: Property) throws -> SQLiteValue? {
         let column = "t0.\(info.quotedStorage(p))"
         let expression = p.type == .decimal128 ? "CAST(\(column) AS REAL)" : column
+        return try aggregateRow("\(function)(\(expression))", columns: 1).first
+    }
+
+    /// One row of aggregates (`selectList` over the row alias `t0`) of the answer's objects.
+    private func aggregateRow(_ selectList: String, columns: Int32) throws -> [SQLiteValue] {
+        let sql: String
+        let bindings: [SQLiteValue]
         if needsPipeline {
-            let (sql, bindings) = try selectSQL(columns: "t0.\"_key\"")
-            return try realm.connection.scalar(
-                "SELECT \(function)(\(expression)) FROM \(info.quotedTable) AS t0 WHERE t0.\"_key\" IN (\(sql))",
-                bindings)
+            let (keys, keyBindings) = try selectSQL(columns: "t0.\"_key\"")
+            sql = "SELECT \(selectList) FROM \(info.quotedTable) AS t0 WHERE t0.\"_key\" IN (\(keys))"
+            bindings = keyBindings
+        } else {
+            let b = try base()
+            sql = "SELECT \(selectList) \(b.from) WHERE \(b.whereSQL)"
+            bindings = b.bindings
         }
-        let b = try base()
-        return try realm.connection.scalar(
-            "SELECT \(function)(\(expression)) \(b.from) WHERE \(b.whereSQL)", b.bindings)
+        var row = [SQLiteValue]()
+        try realm.connection.forEachRow(sql, bindings) { statement in
+            row = (0..<columns).map { statement.value(at: $0) }
+        }
+        return row
+    }
+
+    /// The exact sum and the count of an int property's values. SQL sums the high and the low
+    /// 32 bits of each value apart (neither sum can overflow below 2^31 rows), and Swift adds
+    /// them in 128 bits: no value is rounded through a REAL, as `total()` or `avg()` would.
+    private func integerSumAndCount(_ p: Property) throws -> (sum: Int128, count: Int128) {
+        let column = "t0.\(info.quotedStorage(p))"
+        let row = try aggregateRow(
+            "sum(\(column) >> 32), sum(\(column) & 4294967295), count(\(column))", columns: 3)
+        func int(_ i: Int) -> Int128 {
+            guard i < row.count, case .integer(let v) = row[i] else { return 0 }
+            return Int128(v)
+        }
+        return (int(0) * 4_294_967_296 + int(1), int(2))
     }
 
     private func decodeAggregate(_ v: SQLiteValue?, _ p: Property) -> RealmValue? {
@@ -364,9 +390,11 @@ public final class Results: Sequence {
             try forEach { if case .decimal128(let d) = try $0.value(forKey: name), !d.isNaN { total = total + d } }
             return .decimal128(total)
         }
+        if p.type == .int {
+            return .int(try IntegerAggregates.checked(try integerSumAndCount(p).sum, of: "'\(className).\(name)'"))
+        }
         let v = try aggregate("total", p)
         switch (p.type, v) {
-        case (.int, .real(let d)?): return .int(Int64(d))
         case (.float, .real(let d)?): return .float(Float(d))
         case (_, .real(let d)?): return .double(d)
         default: return p.type == .int ? .int(0) : .double(0)
@@ -386,6 +414,10 @@ public final class Results: Sequence {
                 }
             }
             return count == 0 ? nil : .decimal128(total.divided(by: count))
+        }
+        if p.type == .int {
+            let (sum, count) = try integerSumAndCount(p)
+            return IntegerAggregates.mean(sum: sum, count: count).map { .double($0) }
         }
         guard case .real(let d)? = try aggregate("avg", p) else { return nil }
         return .double(d)

@@ -81,8 +81,10 @@ extension Realm {
                     + "assign it to a property of its parent."
             )
         }
+        // The object given is a node of the graph too: a cycle back to it links to the new object.
         let key = try rows.createOrUpdate(
-            info, values: try rows.valuesByName(value, info: info), policy: update, mode: .copy)
+            info, values: try rows.valuesByName(value, info: info), policy: update, mode: .copy,
+            node: rows.graphNode(value), object: value.objectValue)
         return DynamicObject(realm: self, info: info, key: key)
     }
 }

@@ -9,6 +9,8 @@ struct QueryParser {
     static let maxQueryLength = 64 * 1024
     /// Deepest nesting accepted (parentheses, NOT, subqueries, lists, arithmetic operators).
     static let maxDepth = 100
+    /// Most elements in one key path: each link followed is a join, and SQLite stops at 200.
+    static let maxKeyPathLength = 64
 
     private let tokens: [QueryToken]
     private let bytes: [UInt8]
@@ -657,6 +659,9 @@ struct QueryParser {
         }
         // Further elements.
         while true {
+            if elements.count > Self.maxKeyPathLength {
+                throw error("the key path is too long (more than \(Self.maxKeyPathLength) elements)")
+            }
             if isSymbol(.dot) {
                 advance()
                 try parseDotElement(into: &elements)

@@ -12,6 +12,12 @@ enum KeyPathSQL {
 
     static func scalar(_ keyPath: String, in info: ClassInfo, realm: Realm, clause: String) throws -> String {
         let parts = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count <= QueryParser.maxKeyPathLength else {
+            throw RealmError(
+                .invalidProperty,
+                "Cannot \(clause) on a key path of \(parts.count) properties: "
+                    + "at most \(QueryParser.maxKeyPathLength) are followed")
+        }
         var current = info
         var alias = "t0"
         var hops = [Hop]()

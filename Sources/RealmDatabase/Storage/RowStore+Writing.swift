@@ -11,7 +11,8 @@ extension RowStore {
             guard array.count <= properties.count else {
                 throw RealmError(
                     .invalidValue,
-                    "Invalid array input: more values (\(array.count)) than properties (\(properties.count)) for '\(info.className)'."
+                    "Invalid array input: more values (\(array.count)) than properties (\(properties.count)) "
+                        + "for '\(info.className)'."
                 )
             }
             var d = [String: RealmValue]()
@@ -26,7 +27,8 @@ extension RowStore {
         default:
             throw RealmError(
                 .invalidValue,
-                "Invalid value '\(value)' to initialize an object of type '\(info.className)': expected a dictionary, an array or an object."
+                "Invalid value '\(value)' to initialize an object of type '\(info.className)': "
+                    + "expected a dictionary, an array or an object."
             )
         }
     }
@@ -46,18 +48,23 @@ extension RowStore {
                 return key
             }
             if mode == .add { throw RealmError.alreadyManaged }
+            let node = graphNode(.object(object))
+            if let node, let key = graph.keys[node] { return key }
             if object.isInvalidated { throw RealmError.addInvalidated }
             let targetInfo = try classInfo(targetClass)
-            return try createOrUpdate(targetInfo, values: try object.dictionaryValue(), policy: policy, mode: mode)
+            return try createOrUpdate(
+                targetInfo, values: try object.dictionaryValue(), policy: policy, mode: mode, node: node)
         }
         guard object.className == targetClass else {
             throw RealmError(
                 .invalidValue, "Cannot link an object of type '\(object.className)' where '\(targetClass)' is expected."
             )
         }
+        let node = ObjectGraph.Node.unmanaged(ObjectIdentifier(object))
+        if let key = graph.keys[node] { return key }  // reached again: added once
         let info = try classInfo(targetClass)
         guard case .unmanaged(_, let values) = object.state else { throw RealmError.addInvalidated }
-        let key = try createOrUpdate(info, values: values, policy: policy, mode: mode)
+        let key = try createOrUpdate(info, values: values, policy: policy, mode: mode, node: node, object: object)
         if mode == .add || (mode == .assign && !info.objectSchema.isEmbedded) {
             object.state = .managed(realm: realm, info: info, key: key)
         }
@@ -66,20 +73,28 @@ extension RowStore {
 
     /// Inserts a new object, or updates the one with the same primary key (per `policy`). Every
     /// name in `values` must be a property of the class: an unknown one fails with an error
-    /// naming it, before anything is written.
+    /// naming it, before anything is written. `node` is the object of the graph the values come
+    /// from, if any (`object` keeps an unmanaged one alive): its key is recorded as soon as its
+    /// row exists, so that a cycle back to it links to it rather than adding it again.
     func createOrUpdate(
         _ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy,
-        mode: LinkMode
+        mode: LinkMode, node: ObjectGraph.Node? = nil, object: DynamicObject? = nil
     ) throws -> Int64 {
-        var values = values
-        if let existing = try existingObjectToUpdate(info, values: &values, policy: policy) {
-            try update(info, key: existing, values: values, policy: policy)
-            return existing
+        try withGraphLevel(info) {
+            var values = values
+            if let existing = try existingObjectToUpdate(info, values: &values, policy: policy) {
+                graphRowWritten(node, key: existing, object: object)
+                try update(info, key: existing, values: values, policy: policy)
+                return existing
+            }
+            let linksWait = linksWaitForRow(info, values: values, node: node, mode: mode)
+            let key = try insertRow(info, values: values, policy: policy, mode: mode, linksWait: linksWait)
+            graphRowWritten(node, key: key, object: object)
+            changeTracker.recordInsertion(info.className, key)
+            if linksWait { try writeWaitingLinks(info, key: key, values: values, policy: policy, mode: mode) }
+            try insertCollections(info, key: key, values: values, policy: policy, mode: mode)
+            return key
         }
-        let key = try insertRow(info, values: values, policy: policy, mode: mode)
-        changeTracker.recordInsertion(info.className, key)
-        try insertCollections(info, key: key, values: values, policy: policy, mode: mode)
-        return key
     }
 
     /// The key of the object an upsert updates: nil when it inserts. Fills in the primary key's
@@ -126,7 +141,7 @@ extension RowStore {
     /// Every parameter is bound each time, so the previous bindings need no clearing.
     private func insertRow(
         _ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy,
-        mode: LinkMode
+        mode: LinkMode, linksWait: Bool
     ) throws -> Int64 {
         let statement = try insertStatement(for: info)
         let isShared = statement === info.insertStatement
@@ -134,7 +149,9 @@ extension RowStore {
         defer { if isShared { info.isInsertStatementBusy = false } }
         try bindPlainValues(info, values: values, to: statement, policy: policy, mode: mode)
         if info.hasObjectCreatingColumns {
-            try bindObjectCreatingValues(info, values: values, to: statement, policy: policy, mode: mode)
+            try bindObjectCreatingValues(
+                info, values: linksWait ? values.mapValues { mayCreateObjects($0, mode: mode) ? .null : $0 } : values,
+                to: statement, policy: policy, mode: mode)
         }
         do {
             while try statement.step() {}
@@ -184,7 +201,8 @@ extension RowStore {
         }
     }
 
-    /// Step 3 of `insertRow`: links and mixed values (and a mixed value's tag after it).
+    /// Step 3 of `insertRow`: links and mixed values (and a mixed value's tag after it). When the
+    /// links wait for the row (`linksWaitForRow`), those that may create objects come as nil.
     private func bindObjectCreatingValues(
         _ info: ClassInfo, values: [String: RealmValue], to statement: Statement,
         policy: UpdatePolicy, mode: LinkMode

@@ -21,6 +21,8 @@ final class RowStore {
     var incomingLinksCache: [String: [IncomingLink]] = [:]
     /// True while a migration block runs on this (temporary) instance: primary keys are not enforced.
     var isMigrating = false
+    /// The objects the running `add` or `create` has reached (see `ObjectGraph`).
+    var graph = ObjectGraph()
 
     init(realm: Realm, schema: Schema) {
         self.realm = realm
@@ -104,7 +106,8 @@ extension RowStore {
     func invalidValue(_ value: RealmValue, for property: Property, in info: ClassInfo) -> RealmError {
         RealmError(
             .invalidValue,
-            "Invalid value '\(value)' of type '\(value.typeName)' for '\(property.typeString)' property '\(info.className).\(property.name)'."
+            "Invalid value '\(value)' of type '\(value.typeName)' for '\(property.typeString)' property "
+                + "'\(info.className).\(property.name)'."
         )
     }
 

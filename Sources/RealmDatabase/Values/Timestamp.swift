@@ -2,24 +2,39 @@ import Foundation
 
 /// A Realm date: whole seconds since the Unix epoch and nanoseconds of the same sign.
 ///
-/// Stored as one 64-bit count of nanoseconds, so dates from 1677-09-21 to 2262-04-11 are exact.
+/// Range: from -9999-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z (`validSeconds`), the
+/// years ISO 8601 writes with four digits; constructions beyond it fail. Stored as one 64-bit
+/// count of nanoseconds, so dates from 1677-09-21 to 2262-04-11 can be stored in a realm
+/// (`storedNanoseconds`); other dates are values only (an error names the property when one is
+/// stored).
 public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let seconds: Int64
     public let nanoseconds: Int32
 
-    /// Nil when the parts have different signs or nanoseconds are out of range.
+    /// The seconds of the documented range: years -9999 through 9999.
+    public static let validSeconds: ClosedRange<Int64> = -377_705_116_800...253_402_300_799
+
+    /// Nil when the parts have different signs, nanoseconds are out of range, or the seconds are
+    /// outside `validSeconds`.
     public init?(seconds: Int64, nanoseconds: Int32) {
-        guard abs(nanoseconds) < 1_000_000_000 else { return nil }
+        guard nanoseconds > -1_000_000_000, nanoseconds < 1_000_000_000 else { return nil }
         guard (seconds <= 0 && nanoseconds <= 0) || (seconds >= 0 && nanoseconds >= 0) else { return nil }
+        guard Self.validSeconds.contains(seconds) else { return nil }
         self.seconds = seconds
         self.nanoseconds = nanoseconds
     }
 
+    /// A `Date`, clamped to the documented range (a `Date` reaches far beyond it, and NaN or
+    /// infinite intervals have no counterpart: they give the epoch).
     public init(_ date: Date) {
         let t = date.timeIntervalSince1970
-        let whole = t.rounded(.towardZero)
-        var s = Int64(whole)
-        var ns = Int32(((t - whole) * 1e9).rounded())
+        let lower = Double(Self.validSeconds.lowerBound)
+        let upper = Double(Self.validSeconds.upperBound)
+        let clamped = t.isFinite ? Swift.min(Swift.max(t, lower), upper) : 0
+        let whole = clamped.rounded(.towardZero)
+        // Both fit: `whole` is within `validSeconds`, the fraction's nanoseconds below 1e9 in size.
+        var s = Int64(exactly: whole) ?? 0
+        var ns = Int32(exactly: ((clamped - whole) * 1e9).rounded()) ?? 0
         if ns >= 1_000_000_000 {
             s += 1
             ns -= 1_000_000_000
@@ -52,18 +67,24 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// ISO 8601 in UTC, with fractional seconds when there are any: `2024-01-01T00:00:00Z`.
     public var description: String {
-        var s = seconds
+        // Floor division by whole days without a step that can overflow, whatever the seconds:
+        // truncating division first, then a borrow for negative nanoseconds and remainders.
+        var days = seconds / 86400
+        var secOfDay = seconds % 86400
         var ns = Int64(nanoseconds)
         if ns < 0 {
-            s -= 1
             ns += 1_000_000_000
+            secOfDay -= 1
         }
-        let days = s >= 0 ? s / 86400 : (s - 86399) / 86400
-        let secOfDay = s - days * 86400
+        if secOfDay < 0 {
+            secOfDay += 86400
+            days -= 1
+        }
         let (y, m, d) = civilFromDays(days)
+        // Four digits after the sign for years before 1 as well (-0939), as the parser reads them.
         var out = String(
-            format: "%04lld-%02d-%02dT%02lld:%02lld:%02lld", y, m, d, secOfDay / 3600, (secOfDay / 60) % 60,
-            secOfDay % 60)
+            format: "%@%04lld-%02d-%02dT%02lld:%02lld:%02lld", y < 0 ? "-" : "", abs(y), m, d, secOfDay / 3600,
+            (secOfDay / 60) % 60, secOfDay % 60)
         if ns != 0 {
             var frac = String(format: "%09lld", ns)
             while frac.hasSuffix("0") { frac.removeLast() }
@@ -86,8 +107,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
             }
             return n >= minDigits ? v : nil
         }
-        func expect(_ c: Character) -> Bool {
-            if i < chars.count, chars[i] == c.asciiValue! {
+        func expect(_ c: Unicode.Scalar) -> Bool {
+            if i < chars.count, chars[i] == UInt8(ascii: c) {
                 i += 1
                 return true
             }
@@ -129,13 +150,17 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         } else if i < chars.count, chars[i] == UInt8(ascii: "+") || chars[i] == UInt8(ascii: "-") {
             let sign: Int64 = chars[i] == UInt8(ascii: "+") ? 1 : -1
             i += 1
-            guard let oh = number(2, 2) else { return nil }
+            guard let oh = number(2, 2), oh <= 23 else { return nil }
             _ = expect(":")
             let om = number(2, 2) ?? 0
+            guard om <= 59 else { return nil }
             offset = sign * (oh * 3600 + om * 60)
         }
-        guard i == chars.count, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        guard i == chars.count, abs(year) <= 9999, (1...12).contains(month),
+            (1...Int64(daysInMonth(year, Int(month)))).contains(day), hour <= 23, minute <= 59, second <= 59,
+            abs(offset) < 86400
         else { return nil }
+        // Years within ±9999 keep every term far from Int64's limits.
         var total = daysFromCivil(year, Int(month), Int(day)) * 86400 + hour * 3600 + minute * 60 + second - offset
         var ns = Int32(nanos)
         if total < 0 && ns > 0 {
@@ -147,6 +172,17 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public static func < (a: Timestamp, b: Timestamp) -> Bool {
         (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds)
+    }
+}
+
+/// The days of a month of the proleptic Gregorian calendar (February has 29 in leap years).
+func daysInMonth(_ year: Int64, _ month: Int) -> Int {
+    switch month {
+    case 2:
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        return leap ? 29 : 28
+    case 4, 6, 9, 11: return 30
+    default: return 31
     }
 }
 

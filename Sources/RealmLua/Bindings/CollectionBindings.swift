@@ -61,7 +61,9 @@ extension RealmLuaRuntime {
             t.method(name, returns: results.results[name]) { ctx in
                 let l = try list(ctx)
                 if l.property.type != .object, ["min", "max", "sum", "average"].contains(name) {
-                    return try ctx.returning(try runtime.toLua(try runtime.primitiveAggregate(name, try l.values())))
+                    let what = "'\(l.owner.className).\(l.property.name)'"
+                    let value = try runtime.primitiveAggregate(name, try l.values(), of: what)
+                    return try ctx.returning(try runtime.toLua(value))
                 }
                 return try verb(ctx)
             }
@@ -74,8 +76,8 @@ extension RealmLuaRuntime {
     /// `remove(i)` (1-based) or `remove(object)`.
     private func listRemove(_ ctx: LuaCallContext) throws -> Int {
         let l = try ctx.userdata(1, as: List.self)
-        switch ctx.argument(2) {
-        case .integer(let i): try l.remove(at: Int(i) - 1)
+        switch ctx.type(at: 2) {
+        case .number: try l.remove(at: try ctx.position(2))
         default:
             guard case .object(let o) = try realmArgument(ctx, 2) else {
                 throw ctx.argumentError(2, "an object or an index expected")
@@ -89,15 +91,15 @@ extension RealmLuaRuntime {
     private func listInsert(_ ctx: LuaCallContext) throws -> Int {
         let l = try ctx.userdata(1, as: List.self)
         let value = try realmArgument(ctx, 2)
-        let index = try ctx.optionalInteger(3).map { Int($0) - 1 } ?? l.fetchCount()
+        let index = try ctx.optionalPosition(3) ?? l.fetchCount()
         try l.insert(value, at: index, writeMode: .implicit)
         return 0
     }
 
     private func listMove(_ ctx: LuaCallContext) throws -> Int {
         let l = try ctx.userdata(1, as: List.self)
-        let from = Int(try ctx.integer(2)) - 1
-        let to = Int(try ctx.integer(3)) - 1
+        let from = try ctx.position(2)
+        let to = try ctx.position(3)
         try l.move(from: from, to: to, writeMode: .implicit)
         return 0
     }
@@ -111,7 +113,7 @@ extension RealmLuaRuntime {
     /// `list[i]` (1-based); nil past the end or for other keys.
     private func listElement(_ ctx: LuaCallContext) throws -> Int {
         let l = try ctx.userdata(1, as: List.self)
-        guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(try l.fetchCount()) else {
+        guard let i = ctx.argument(2).integerValue, i >= 1, i <= Int64(try l.fetchCount()) else {
             return try ctx.returning(.nil)
         }
         return try ctx.returning(try toLua(try l[Int(i) - 1]))
@@ -120,7 +122,7 @@ extension RealmLuaRuntime {
     /// `list[i] = v` replaces; `list[#list + 1] = v` appends.
     private func setListElement(_ ctx: LuaCallContext) throws -> Int {
         let l = try ctx.userdata(1, as: List.self)
-        let i = Int(try ctx.integer(2)) - 1
+        let i = try ctx.position(2)
         let value = try realmArgument(ctx, 3)
         try l.set(value, at: i, writeMode: .implicit)
         return 0
@@ -164,7 +166,7 @@ extension RealmLuaRuntime {
             MutableSet.self, name: "Set", t,
             index: { ctx in
                 let s = try set(ctx)
-                guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(try s.fetchCount()) else {
+                guard let i = ctx.argument(2).integerValue, i >= 1, i <= Int64(try s.fetchCount()) else {
                     return try ctx.returning(.nil)
                 }
                 return try ctx.returning(try runtime.toLua(try s[Int(i) - 1]))
@@ -232,19 +234,18 @@ extension RealmLuaRuntime {
         return try ctx.returning(.function(next))
     }
 
-    /// min/max/sum/average of a list of primitives, computed over its values.
-    func primitiveAggregate(_ name: String, _ values: [RealmValue]) throws -> RealmValue {
+    /// min/max/sum/average of a list of primitives, computed over its values. Ints are summed
+    /// with checked arithmetic (an overflow is an error) and averaged exactly.
+    func primitiveAggregate(_ name: String, _ values: [RealmValue], of what: String) throws -> RealmValue {
+        let ints = values.allSatisfy { $0.intValue != nil || $0.isNull } ? values.compactMap(\.intValue) : nil
         let numbers = values.compactMap(\.numericValue)
         switch name {
         case "sum":
-            if values.allSatisfy({
-                if case .int = $0 { return true }
-                return $0.isNull
-            }) {
-                return .int(values.compactMap(\.intValue).reduce(0, +))
-            }
+            if let ints { return .int(try IntegerAggregates.sum(ints, of: what)) }
             return .double(numbers.reduce(0, +))
-        case "average": return numbers.isEmpty ? .null : .double(numbers.reduce(0, +) / Double(numbers.count))
+        case "average":
+            if let ints { return IntegerAggregates.average(ints).map { .double($0) } ?? .null }
+            return numbers.isEmpty ? .null : .double(numbers.reduce(0, +) / Double(numbers.count))
         default:
             let numbered = values.compactMap { v in v.numericValue.map { (v, $0) } }
             let pick = name == "min" ? numbered.min { $0.1 < $1.1 } : numbered.max { $0.1 < $1.1 }

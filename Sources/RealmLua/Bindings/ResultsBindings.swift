@@ -95,8 +95,8 @@ extension RealmLuaRuntime {
     /// `remove(i)` (1-based) or `remove(object)`.
     private func resultsRemove(_ ctx: LuaCallContext) throws -> Int {
         let r = try queryReceiver(ctx)
-        switch ctx.argument(2) {
-        case .integer(let i): try r.remove(at: Int(i) - 1)
+        switch ctx.type(at: 2) {
+        case .number: try r.remove(at: try ctx.position(2))
         default:
             guard case .object(let o) = try realmArgument(ctx, 2) else {
                 throw ctx.argumentError(2, "an object or an index expected")
@@ -138,7 +138,7 @@ extension RealmLuaRuntime {
     /// `results[i]` (1-based); nil past the end or for other keys.
     private func resultsElement(_ ctx: LuaCallContext) throws -> Int {
         let r = try ctx.userdata(1, as: Results.self)
-        guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(try r.countObjects()) else {
+        guard let i = ctx.argument(2).integerValue, i >= 1, i <= Int64(try r.countObjects()) else {
             return try ctx.returning(.nil)
         }
         return try push(ctx, try r[Int(i) - 1])

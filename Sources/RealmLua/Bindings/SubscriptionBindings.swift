@@ -34,7 +34,7 @@ extension RealmLuaRuntime {
             SubscriptionSet.self, name: "SubscriptionSet", t,
             index: { ctx in
                 let s = try set(ctx)
-                guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(s.count) else {
+                guard let i = ctx.argument(2).integerValue, i >= 1, i <= Int64(s.count) else {
                     return try ctx.returning(.nil)
                 }
                 return try ctx.returning(try runtime.subscriptionTable(s[Int(i) - 1]))
@@ -77,7 +77,7 @@ extension RealmLuaRuntime {
             MutableSubscriptionSet.self, name: "MutableSubscriptionSet", t,
             index: { ctx in
                 let s = try mutable(ctx)
-                guard case .integer(let i) = ctx.argument(2), i >= 1, i <= Int64(s.count) else {
+                guard let i = ctx.argument(2).integerValue, i >= 1, i <= Int64(s.count) else {
                     return try ctx.returning(.nil)
                 }
                 return try ctx.returning(try runtime.subscriptionTable(s.subscriptions[Int(i) - 1]))

@@ -44,12 +44,18 @@ extension RealmLuaRuntime {
             case .string:
                 let text = try ctx.string(1)
                 guard let t = Timestamp(iso8601: text) else {
-                    throw ctx.argumentError(1, "invalid date '\(text)': expected ISO 8601, e.g. 2024-01-01T00:00:00Z")
+                    throw ctx.argumentError(
+                        1,
+                        "invalid date '\(text)': expected a calendar date in ISO 8601 between "
+                            + "\(Self.dateRange), e.g. 2024-01-01T00:00:00Z")
                 }
                 return try push(ctx, DateBox(t))
             default:
                 let seconds = try ctx.integer(1)
                 let nanos = try ctx.optionalInteger(2) ?? 0
+                guard Timestamp.validSeconds.contains(seconds) else {
+                    throw ctx.argumentError(1, "seconds out of range: dates must be between \(Self.dateRange)")
+                }
                 guard let n = Int32(exactly: nanos), let t = Timestamp(seconds: seconds, nanoseconds: n) else {
                     throw ctx.argumentError(
                         2, "nanoseconds must be below 1e9 in size and of the same sign as the seconds")
@@ -75,6 +81,9 @@ extension RealmLuaRuntime {
             try push(ctx, DataBox(Data(try ctx.bytes(1))))
         }
     }
+
+    /// The documented range of dates, as the errors name it.
+    static let dateRange = "-9999-01-01T00:00:00Z and 9999-12-31T23:59:59Z"
 
     private func registerComparable<T: AnyObject>(
         _ type: T.Type, name: String, describe: @escaping (T) -> String,

@@ -1,0 +1,108 @@
+import Foundation
+
+/// The objects one `add`, `create` or assignment reaches while it runs, so that a graph with
+/// cycles (`o1.obj = o2; o2.obj = o1`) or shared objects adds each object once and links them as
+/// the graph says, as RealmSwift does.
+///
+/// An object's key is known from the moment its row is inserted: a new object whose links may
+/// reach objects still to be created is inserted with those links empty first, and they are
+/// written right after (`RowStore.createOrUpdate`), so a path back to it finds its key.
+struct ObjectGraph {
+    /// An object of the graph: an unmanaged one by identity, one of another realm (copied in)
+    /// by its class and key there, as each read of it makes a new handle.
+    enum Node: Hashable {
+        case unmanaged(ObjectIdentifier)
+        case foreign(realm: ObjectIdentifier, className: String, key: Int64)
+    }
+
+    /// The deepest nesting of objects created from one value: deeper graphs (or an embedded
+    /// object containing itself) fail with an error rather than exhaust the stack.
+    static let maxDepth = 100
+
+    /// The key of each node whose row exists.
+    var keys: [Node: Int64] = [:]
+    /// The objects behind `.unmanaged` nodes, kept alive while their identifiers are keys.
+    var retained: [DynamicObject] = []
+    /// How many `createOrUpdate` calls are running; the graph is forgotten when it returns to 0.
+    var depth = 0
+}
+
+extension RowStore {
+    /// The graph node of an object value that creating a link to would add or copy: nil for
+    /// anything else (an object of this realm, a nested value without identity).
+    func graphNode(_ value: RealmValue) -> ObjectGraph.Node? {
+        guard case .object(let o) = value else { return nil }
+        guard let (other, info, key) = o.managed else { return .unmanaged(ObjectIdentifier(o)) }
+        if other === realm { return nil }
+        return .foreign(realm: ObjectIdentifier(other), className: info.className, key: key)
+    }
+
+    /// Runs one level of object creation: counts the depth, and forgets the graph when the
+    /// outermost level returns (also by an error).
+    func withGraphLevel<T>(_ info: ClassInfo, _ body: () throws -> T) throws -> T {
+        guard graph.depth < ObjectGraph.maxDepth else {
+            throw RealmError(
+                .invalidValue,
+                "Cannot create '\(info.className)': objects nested more than \(ObjectGraph.maxDepth) levels deep "
+                    + "(an embedded object containing itself, or a chain of new objects too long to add at once).")
+        }
+        graph.depth += 1
+        defer {
+            graph.depth -= 1
+            if graph.depth == 0 { graph = ObjectGraph() }
+        }
+        return try body()
+    }
+
+    /// Records that `node`'s row exists under `key`.
+    func graphRowWritten(_ node: ObjectGraph.Node?, key: Int64, object: DynamicObject? = nil) {
+        guard let node else { return }
+        graph.keys[node] = key
+        if let object { graph.retained.append(object) }
+    }
+
+    /// Whether writing `value` to a link or mixed column may create objects (which may lead back
+    /// to the object being inserted): an object not of this realm, or a nested value. (`add`
+    /// refuses an object of another realm before creating anything.)
+    func mayCreateObjects(_ value: RealmValue, mode: LinkMode) -> Bool {
+        switch value {
+        case .object(let o): return graphNode(value) != nil && !(mode == .add && o.managed != nil)
+        case .dictionary, .list: return true
+        default: return false
+        }
+    }
+
+    /// Whether a new object's link and mixed values must wait until its row exists: only an
+    /// object of the graph can be reached again, and only through values that create objects.
+    /// Otherwise the nested objects are created first, as they always were (keys in creation order).
+    func linksWaitForRow(
+        _ info: ClassInfo, values: [String: RealmValue], node: ObjectGraph.Node?, mode: LinkMode
+    ) -> Bool {
+        guard node != nil, info.hasObjectCreatingColumns else { return false }
+        return info.rowSlots.contains { slot in
+            slot.encodingMayCreateObjects && values[slot.property.name].map { mayCreateObjects($0, mode: mode) } == true
+        }
+    }
+
+    /// The second step of a new object whose links waited (`linksWaitForRow`): writes its link and
+    /// mixed values, now that its key can be found by the objects they create.
+    func writeWaitingLinks(
+        _ info: ClassInfo, key: Int64, values: [String: RealmValue], policy: UpdatePolicy,
+        mode: LinkMode
+    ) throws {
+        for slot in info.rowSlots where slot.encodingMayCreateObjects {
+            guard let value = values[slot.property.name], !value.isNull else { continue }
+            let p = slot.property
+            let (stored, tag) = try encodeForStorage(value, property: p, info: info, policy: policy, mode: mode)
+            if p.type == .mixed {
+                try connection.run(
+                    "UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ?, \(info.quotedTypeTag(p)) = ? "
+                        + "WHERE \"_key\" = ?", [stored, tag, .integer(key)])
+            } else {
+                try connection.run(
+                    "UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \"_key\" = ?",
+                    [stored, .integer(key)])
+            }
+        }
+    }
+}
