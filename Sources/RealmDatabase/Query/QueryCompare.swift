@@ -11,12 +11,13 @@ extension QueryTranslator {
         _ l: QueryExpression, _ op: QueryCompareOp, _ r: QueryExpression, _ options: QueryStringOptions, offset: Int
     ) throws -> QueryCondition {
         let lhs = try operand(l)
-        var rhs = try operand(r)
+        let rhs = try operand(r)
         var op = op
+        // `IN` is `==` with a list on its right (realm-core compiles it as Equal): so `{a, b} IN list`,
+        // neither quantified, compares in order, as `{a, b} == list` does.
         if op == .in {
             switch rhs {
-            case .list(let items, let q, let o, let t): rhs = .list(items, q ?? .any, offset: o, text: t)
-            case .multi(let m, let q): rhs = .multi(m, q ?? .any)
+            case .list, .multi: break
             case .scalar(let s):
                 throw fail(r.offset, "The keypath following 'IN' must contain a list. Found '\(s.text)'")
             case .constant(let c):
@@ -24,27 +25,47 @@ extension QueryTranslator {
             }
             op = .equal
         }
+        try refuseUnsupportedListComparison(lhs, rhs, offset: offset)
         return try compare(lhs, op, rhs, options, offset: offset)
+    }
+
+    /// realm-core's `verify_conditions`: two lists of values can't be compared, nor a list of
+    /// links with NULL (`items == NULL`: it would be neither "empty" nor "holds a null").
+    private func refuseUnsupportedListComparison(_ lhs: QueryOperand, _ rhs: QueryOperand, offset: Int) throws {
+        if case .multi(let a, _) = lhs, case .multi(let b, _) = rhs, a.isValueCollection, b.isValueCollection {
+            throw fail(
+                offset,
+                "Ordered comparison between two primitive lists is not implemented yet ('\(a.text)' and '\(b.text)')")
+        }
+        for (side, other) in [(lhs, rhs), (rhs, lhs)] {
+            if case .multi(let m, _) = side, case .link = m.element.type, case .constant(let c) = other, c.isNull {
+                throw fail(offset, "Cannot compare linklist ('\(m.text)') with NULL")
+            }
+        }
     }
 
     func compare(
         _ lhs: QueryOperand, _ op: QueryCompareOp, _ rhs: QueryOperand, _ options: QueryStringOptions, offset: Int
     ) throws -> QueryCondition {
-        // A list property compared with a list literal, neither quantified: equal element by element, in order.
-        if op == .equal || op == .notEqual {
-            if case .multi(let m, nil) = lhs, case .list(let items, nil, _, _) = rhs {
-                let c = try orderedEquality(m, items, options, offset: offset)
-                return op == .equal ? c : .not(c)
-            }
-            if case .list(let items, nil, _, _) = lhs, case .multi(let m, nil) = rhs {
-                let c = try orderedEquality(m, items, options, offset: offset)
-                return op == .equal ? c : .not(c)
-            }
+        // A list property compared with a list literal, neither quantified: element by element, in order.
+        if case .multi(let m, nil) = lhs, case .list(let items, nil, _, _) = rhs {
+            return try ordered(m, op, items, listOnLeft: false, options, offset: offset)
         }
-        // Collections: quantify over their rows.
+        if case .list(let items, nil, _, _) = lhs, case .multi(let m, nil) = rhs {
+            return try ordered(m, op, items, listOnLeft: true, options, offset: offset)
+        }
+        // Collections and lists of constants: the left side's quantifier is the outer loop, the
+        // right side's the inner one (realm-core's `Value::compare`): `ALL {a, b} IN list` is
+        // "each of a, b is in the list".
         if case .multi(let m, let q) = lhs {
             return try quantified(m, q ?? .any) { element in
                 try self.compare(.scalar(element), op, rhs, options, offset: offset)
+            }
+        }
+        if case .list(let items, let q, _, _) = lhs {
+            if case .list = rhs { throw fail(offset, "two lists can't be compared") }
+            return try listComparison(items, q ?? .any, op: op, offset: offset) { c in
+                try self.compare(.constant(c), op, rhs, options, offset: offset)
             }
         }
         if case .multi(let m, let q) = rhs {
@@ -52,16 +73,9 @@ extension QueryTranslator {
                 try self.compare(lhs, op, .scalar(element), options, offset: offset)
             }
         }
-        // Lists of constants: one comparison per element.
-        if case .list(let items, let q, _, _) = lhs {
-            if case .list = rhs { throw fail(offset, "two lists can't be compared") }
-            return try listComparison(items, q ?? .any, offset: offset) { c in
-                try self.compare(.constant(c), op, rhs, options, offset: offset)
-            }
-        }
         if case .list(let items, let q, _, _) = rhs {
             if let fast = try inList(lhs, op, items, q ?? .any, options) { return fast }
-            return try listComparison(items, q ?? .any, offset: offset) { c in
+            return try listComparison(items, q ?? .any, op: op, offset: offset) { c in
                 try self.compare(lhs, op, .constant(c), options, offset: offset)
             }
         }
@@ -92,10 +106,20 @@ extension QueryTranslator {
         }
     }
 
+    /// One comparison per element of a list literal or list argument. The elements are mixed values
+    /// in realm-core, compared each by its own type: one of a type that can't be compared is no
+    /// match (`!=`: a match) instead of an error (`name IN {0, 'milk'}`).
     private func listComparison(
-        _ items: [QueryConstant], _ q: QueryQuantifier, offset: Int, _ each: (QueryConstant) throws -> QueryCondition
+        _ items: [QueryConstant], _ q: QueryQuantifier, op: QueryCompareOp, offset: Int,
+        _ each: (QueryConstant) throws -> QueryCondition
     ) throws -> QueryCondition {
-        let parts = try items.map(each)
+        let parts = try items.map { c in
+            do {
+                return try each(c)
+            } catch let e as QuerySyntaxError where e.isTypeMismatch {
+                return QueryCondition.constant(op == .notEqual)
+            }
+        }
         switch q {
         case .any: return .or(parts)
         case .all: return .and(parts)
@@ -124,13 +148,14 @@ extension QueryTranslator {
         return q == .noneOf ? .not(c) : c
     }
 
-    /// `list == {a, b, c}`: same count, and each position equal.
-    private func orderedEquality(_ m: QueryMulti, _ items: [QueryConstant], _ options: QueryStringOptions, offset: Int)
-        throws -> QueryCondition
-    {
+    /// `list op {a, b, c}`, neither side quantified (realm-core's ordered list matching): the same
+    /// count and `op` true at each position; for `!=`, a different count or `!=` at every position.
+    private func ordered(
+        _ m: QueryMulti, _ op: QueryCompareOp, _ items: [QueryConstant], listOnLeft: Bool,
+        _ options: QueryStringOptions, offset: Int
+    ) throws -> QueryCondition {
+        let countSQL: SQLFragment = "(SELECT COUNT(*) FROM \(m.from) WHERE \(m.correlation))"
         var parts = [QueryCondition]()
-        parts.append(
-            .atom("(SELECT COUNT(*) FROM \(m.from) WHERE \(m.correlation)) = \(raw: String(items.count))", depth: 6))
         let order = m.order.isEmpty ? "1" : m.order.joined(separator: ", ")
         for (i, c) in items.enumerated() {
             func nth(_ e: SQLFragment) -> SQLFragment {
@@ -143,9 +168,19 @@ extension QueryTranslator {
             element.nullable = true
             element.isColumn = false
             element.depth += 6
-            parts.append(try compare(.scalar(element), .equal, .constant(c), options, offset: offset))
+            let (l, r): (QueryOperand, QueryOperand) =
+                listOnLeft ? (.constant(c), .scalar(element)) : (.scalar(element), .constant(c))
+            do {
+                parts.append(try compare(l, op, r, options, offset: offset))
+            } catch let e as QuerySyntaxError where e.isTypeMismatch {
+                parts.append(.constant(op == .notEqual))
+            }
         }
-        return .and(parts)
+        let n = String(items.count)
+        if op == .notEqual {
+            return .or([.atom("\(countSQL) <> \(raw: n)", depth: 6), .and(parts)])
+        }
+        return .and([.atom("\(countSQL) = \(raw: n)", depth: 6)] + parts)
     }
 
     func between(_ l: QueryExpression, _ r: QueryExpression, offset: Int) throws -> QueryCondition {
@@ -206,7 +241,9 @@ extension QueryTranslator {
     }
 
     private func mismatch(_ a: String, _ b: String, offset: Int) -> QuerySyntaxError {
-        fail(offset, "Unsupported comparison between type '\(a)' and type '\(b)'")
+        var e = fail(offset, "Unsupported comparison between type '\(a)' and type '\(b)'")
+        e.isTypeMismatch = true
+        return e
     }
 
     /// SQL for `realm_cmp(...)` tested against an operator.
@@ -640,6 +677,9 @@ extension QueryTranslator {
         case (.scalar(let s), .constant(let c)):
             return scalarStringConstant(s, op, c, flags: flags, code: code)
         case (.constant(let c), .scalar(let s)):
+            // realm-core: a NULL haystack contains, begins or ends with nothing (not even a null
+            // string); `NULL LIKE x` matches a null x.
+            if c.isNull { return op == .like ? .atom(nullCheck(s), depth: s.depth + 1) : .alwaysFalse }
             let hay = Self.sqlValue(c.stringOperand)
             return .atom("\(raw: call)\(SQLFragment.param(hay)), \(s.sql)) = 1", depth: s.depth + 2)
         case (.scalar(let a), .scalar(let b)):

@@ -132,6 +132,9 @@ struct QueryToken {
 struct QuerySyntaxError: Error {
     var offset: Int
     var message: String
+    /// Two values of types that can't be compared: an error between single values, no match
+    /// for an element of a list literal or list argument (realm-core's lists hold mixed values).
+    var isTypeMismatch = false
 }
 
 struct QueryLexer {

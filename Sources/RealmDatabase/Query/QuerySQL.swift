@@ -372,6 +372,8 @@ struct QueryMulti {
     var order: [String]
     var text: String
     var offset: Int
+    /// The elements are a list, set or dictionary of values (realm-core's `ColumnListBase`), not objects.
+    var isValueCollection = false
 }
 
 enum QueryOperand {

@@ -106,7 +106,7 @@ final class QueryTranslator {
             }
             return op
         case .arithmetic(let op, let l, let r, let offset):
-            return .scalar(try arithmetic(op, l, r, offset: offset))
+            return try arithmetic(op, try operand(l), try operand(r), offset: offset)
         case .subqueryCount(let path, let variable, let pred, let offset):
             return .scalar(try subqueryCount(path, variable: variable, pred, offset: offset))
         }
@@ -255,6 +255,8 @@ final class QueryTranslator {
         var walked = ""
         /// The value of an aggregate over no rows (0 for @count and @sum), used through to-one links.
         var emptyValue: String?
+        /// The last to-many hop expanded a collection of values (not of objects).
+        var endsInValues = false
     }
 
     private func classSchema(_ name: String?, offset: Int) throws -> ObjectSchema {
@@ -301,6 +303,7 @@ final class QueryTranslator {
                         on: "\(raw: s).owner = \(raw: owner.alias).\"_key\"")
                 ],
                 toMany: true, order: p.collection == .list ? "\(s).pos, \(s).\"_row\"" : "\(s).\"_row\""))
+        walk.endsInValues = p.type != .object
         if p.type == .object {
             return .link(
                 key: "\(raw: s).value", target: try classSchema(p.objectClassName, offset: offset), isColumn: false,
@@ -412,8 +415,11 @@ final class QueryTranslator {
             walk.cursor = try mapLookup(owner: owner, property: p, key: key, text: path.text, offset: offset)
         case .count(let offset), .size(let offset):
             if let following { throw fail(following.offset, "nothing can follow '@count' / '@size' in a key path") }
+            var summed = false
+            if case .allBacklinks = walk.cursor { summed = walk.hops.contains(where: \.toMany) }
             walk.cursor = .value(try count(&walk, text: path.text, offset: offset))
             walk.emptyValue = walk.emptyValue ?? "0"
+            if summed { sumOverChain(&walk, text: path.text) }
         case .aggregate(let op, let offset):
             next = try stepAggregate(&walk, op, elements, at: i, offset: offset, path: path)
         case .keys(let offset):
@@ -598,18 +604,13 @@ final class QueryTranslator {
 
     /// Puts an element computed at the end of the hops back in terms of the query row.
     private func wrap(_ walk: Walk, element: QueryScalar, text: String, offset: Int) -> QueryOperand {
-        if walk.hops.isEmpty { return .scalar(element) }
-        let items = walk.hops.flatMap(\.items)
-        var from = SQLFragment.raw("\(items[0].table) AS \(items[0].alias)")
-        for item in items.dropFirst() {
-            from = from + SQLFragment.raw(" JOIN \(item.table) AS \(item.alias) ON ") + item.on
-        }
-        let correlation = items[0].on
+        guard let (from, correlation) = chain(walk.hops) else { return .scalar(element) }
         if walk.hops.contains(where: \.toMany) {
             return .multi(
                 QueryMulti(
                     from: from, correlation: correlation, element: element,
-                    order: walk.hops.compactMap { $0.toMany ? $0.order : nil }, text: text, offset: offset), nil)
+                    order: walk.hops.compactMap { $0.toMany ? $0.order : nil }, text: text, offset: offset,
+                    isValueCollection: walk.endsInValues), nil)
         }
         func sub(_ expr: SQLFragment) -> SQLFragment {
             let s: SQLFragment = "(SELECT \(expr) FROM \(from) WHERE \(correlation))"
@@ -620,6 +621,29 @@ final class QueryTranslator {
             QueryScalar(
                 sql: sub(element.sql), tag: element.tag.map(sub), type: element.type, nullable: true,
                 isColumn: false, text: text, depth: element.depth + 2 * walk.hops.count))
+    }
+
+    /// The hops as one FROM clause, and the condition tying its first table to the row (nil: no hops).
+    private func chain(_ hops: [Hop]) -> (from: SQLFragment, correlation: SQLFragment)? {
+        let items = hops.flatMap(\.items)
+        guard let first = items.first else { return nil }
+        var from = SQLFragment.raw("\(first.table) AS \(first.alias)")
+        for item in items.dropFirst() {
+            from = from + SQLFragment.raw(" JOIN \(item.table) AS \(item.alias) ON ") + item.on
+        }
+        return (from, first.on)
+    }
+
+    /// `@links.@count` after a to-many hop is one number per row, the sum of each linked object's
+    /// backlinks (realm-core's `BacklinkCount` over a link map): `items.@links.@count == 21`.
+    private func sumOverChain(_ walk: inout Walk, text: String) {
+        guard case .value(let v) = walk.cursor, let (from, correlation) = chain(walk.hops) else { return }
+        walk.hops = []
+        walk.emptyValue = nil
+        walk.cursor = .value(
+            QueryScalar(
+                sql: "COALESCE((SELECT SUM(\(v.sql)) FROM \(from) WHERE \(correlation)), 0)", tag: nil, type: .int,
+                nullable: false, isColumn: false, text: text, depth: v.depth + 4))
     }
 
     private func notFollowable(_ cursor: Cursor, name: String, walked: String) -> String {
@@ -938,7 +962,61 @@ final class QueryTranslator {
 
     // MARK: - Arithmetic
 
-    func arithmetic(_ op: QueryArithmeticOp, _ l: QueryExpression, _ r: QueryExpression, offset: Int) throws
+    /// Arithmetic with a collection or a list literal on one side applies to each of its elements
+    /// (realm-core: `ALL {8, 10} / 2 >= ANY items.price`, `items.price * 2 > items.price`): the
+    /// result is many-valued again, keeping the side's quantifier.
+    func arithmetic(_ op: QueryArithmeticOp, _ l: QueryOperand, _ r: QueryOperand, offset: Int) throws
+        -> QueryOperand
+    {
+        switch (try manyValued(l, op), try manyValued(r, op)) {
+        case (nil, nil):
+            return .scalar(try arithmeticScalar(op, l, r, offset: offset))
+        case (let (m, q)?, nil):
+            var m = m
+            m.element = try arithmeticScalar(op, .scalar(m.element), r, offset: offset)
+            m.isValueCollection = false
+            return .multi(m, q)
+        case (nil, let (m, q)?):
+            var m = m
+            m.element = try arithmeticScalar(op, l, .scalar(m.element), offset: offset)
+            m.isValueCollection = false
+            return .multi(m, q)
+        default:
+            throw fail(offset, "arithmetic ('\(op.rawValue)') between two lists or collections is not supported")
+        }
+    }
+
+    /// A collection, or a list literal as a chain over its values (`VALUES (?), (?)`), for arithmetic.
+    private func manyValued(_ o: QueryOperand, _ op: QueryArithmeticOp) throws -> (QueryMulti, QueryQuantifier?)? {
+        switch o {
+        case .multi(let m, let q): return (m, q)
+        case .list(let items, let q, let offset, let text):
+            let a = newAlias()
+            var type = QueryValueType.int
+            var rows = [SQLFragment]()
+            for c in items {
+                switch c.value {
+                case .int(let i): rows.append("(\(SQLFragment.param(.integer(i))))")
+                case .double(let d, _): rows.append("(\(SQLFragment.param(.real(d))))")
+                case .float(let f): rows.append("(\(SQLFragment.param(.real(Double(f)))))")
+                case .null: rows.append("(NULL)")
+                default: throw fail(c.offset, "Cannot apply '\(op.rawValue)' to \(c.text) of type '\(c.typeName)'")
+                }
+                if case .int = c.value {} else if case .null = c.value {} else { type = .double }
+            }
+            let values: SQLFragment =
+                rows.isEmpty ? "SELECT NULL AS column1 WHERE 0" : "VALUES " + SQLFragment.joined(rows, separator: ", ")
+            let element = QueryScalar(
+                sql: SQLFragment.raw("\(a).column1"), tag: nil, type: type, nullable: true, isColumn: false, text: text)
+            let m = QueryMulti(
+                from: "(\(values)) AS \(raw: a)", correlation: "1", element: element, order: [], text: text,
+                offset: offset)
+            return (m, q)
+        default: return nil
+        }
+    }
+
+    private func arithmeticScalar(_ op: QueryArithmeticOp, _ l: QueryOperand, _ r: QueryOperand, offset: Int) throws
         -> QueryScalar
     {
         let a = try arithmeticOperand(l, op, offset: offset)
@@ -975,8 +1053,8 @@ final class QueryTranslator {
     }
 
     /// One side of an arithmetic operation: a number (a mixed value counts when it holds one).
-    private func arithmeticOperand(_ e: QueryExpression, _ op: QueryArithmeticOp, offset: Int) throws -> QueryScalar {
-        switch try operand(e) {
+    private func arithmeticOperand(_ o: QueryOperand, _ op: QueryArithmeticOp, offset: Int) throws -> QueryScalar {
+        switch o {
         case .scalar(let s):
             switch s.type {
             case .int, .float, .double, .decimal: return s

@@ -32,11 +32,11 @@ public struct ObjectSchema: Equatable, Codable {
 
     /// Checks the class on its own and against the rest of `schema`; errors name class and property.
     func validate(in schema: Schema) throws {
-        guard isValidIdentifier(className) else {
+        guard isValidName(className, maxBytes: maxClassNameBytes) else {
             throw RealmError(
                 .schemaValidation,
-                "Class name '\(className)' is invalid: use letters, digits and '_', "
-                    + "not starting with a digit, at most 57 bytes."
+                "Class name '\(className)' is invalid: it must be 1 to \(maxClassNameBytes) bytes, "
+                    + "without '.' or control characters."
             )
         }
         var seen = Set<String>()
@@ -62,11 +62,11 @@ public struct ObjectSchema: Equatable, Codable {
     /// A property's name: an identifier, not reserved, declared once.
     private func validateName(of p: Property, seen: inout Set<String>) throws {
         let c = className
-        guard isValidIdentifier(p.name), !p.name.hasPrefix("__") else {
+        guard isValidName(p.name, maxBytes: maxPropertyNameBytes), !p.name.hasPrefix("__") else {
             throw RealmError(
                 .schemaValidation,
-                "Property '\(c).\(p.name)' has an invalid name: use letters, digits and '_', "
-                    + "not starting with a digit or '__'."
+                "Property '\(c).\(p.name)' has an invalid name: it must be 1 to \(maxPropertyNameBytes) bytes, "
+                    + "without '.', control characters or a leading '__'."
             )
         }
         guard p.name != "_key" else {

@@ -135,16 +135,25 @@ public struct Property: Equatable, Codable {
         if let type = aliases[text.lowercased()] {
             return Property(name: name, type: type, isOptional: optional, collection: collection)
         }
-        guard isValidIdentifier(text) else {
+        guard isValidName(text, maxBytes: maxClassNameBytes) else {
             throw RealmError(.schemaValidation, "Property '\(name)' has an invalid type '\(typeString)'.")
         }
         return Property(name: name, type: .object, objectClassName: text, isOptional: optional, collection: collection)
     }
 }
 
-/// Class and property names become SQL identifiers: letters, digits and `_`, not starting with a digit.
-func isValidIdentifier(_ name: String) -> Bool {
-    guard let first = name.unicodeScalars.first, name.utf8.count <= 57 else { return false }
-    guard first == "_" || first.properties.isAlphabetic else { return false }
-    return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+/// Realm accepts any class or property name that fits its table and column names (realm-core's
+/// `Group::max_class_name_length`, 57 bytes, and `Table::max_column_name_length`, 63): spaces and
+/// dashes included (`fav item`, `T2017-12-04`). Every name reaches SQL quoted
+/// (`StorageLayout.quote`), so no character is unsafe there. Refused beyond Realm: the empty name,
+/// control characters (SQLite cuts a name at NUL, and no query can type them) and `.`, which
+/// key paths (queries, `sorted`, `distinct`) split on, so such a property could never be named.
+func isValidName(_ name: String, maxBytes: Int) -> Bool {
+    guard !name.isEmpty, name.utf8.count <= maxBytes else { return false }
+    return !name.unicodeScalars.contains { $0 == "." || $0.properties.generalCategory == .control }
 }
+
+/// The longest class name (realm-core: 63 bytes of table name less the `class_` prefix).
+let maxClassNameBytes = 57
+/// The longest property name (realm-core's `Table::max_column_name_length`).
+let maxPropertyNameBytes = 63
