@@ -32,6 +32,7 @@ struct MigrationRunner {
         try migration.checkRenameChainsFinished()
         try reconcileStorage(realm, migration: migration)
         try rebuildIndexes(realm, migration: migration)
+        try convertToEmbedded(realm, migration: migration)
         try storeNewSchema(migration)
         return makeReport(realm, migration: migration)
     }
@@ -151,7 +152,17 @@ struct MigrationRunner {
         }
     }
 
-    /// Phase 5b: the new schema and version, and a commit on the counter.
+    /// Phase 5b: classes made embedded get one parent per object (see `EmbeddedConversion`).
+    private func convertToEmbedded(_ realm: Realm, migration: Migration) throws {
+        for newClass in newSchema.objectSchemas where newClass.isEmbedded {
+            guard let oldClass = oldSchema[newClass.className], !oldClass.isEmbedded,
+                !migration.droppedClasses.contains(newClass.className)
+            else { continue }
+            try EmbeddedConversion(realm: realm, info: try realm.classInfo(newClass.className)).run()
+        }
+    }
+
+    /// Phase 5c: the new schema and version, and a commit on the counter.
     private func storeNewSchema(_ migration: Migration) throws {
         var stored = fileSchema
         stored.objectSchemas.removeAll { migration.droppedClasses.contains($0.className) }
