@@ -102,7 +102,8 @@ final class LuaMigrationTests: LuaTestCase {
     func testOptionalMadeRequiredResetsEveryValue() throws {
         let r = try migrate(
             """
-            local realm = openAt({ { name = "Thing", properties = { id = "int", value = "int?", note = "string?" } } }, 1)
+            local realm = openAt(
+              { { name = "Thing", properties = { id = "int", value = "int?", note = "string?" } } }, 1)
             realm:write(function()
               realm:create("Thing", { id = 1, value = 10, note = "kept?" })
               realm:create("Thing", { id = 2, value = nil })

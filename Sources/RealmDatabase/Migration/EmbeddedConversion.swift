@@ -72,7 +72,8 @@ struct EmbeddedConversion {
             let copied = try realm.rows.linkKey(
                 .object(original), target: info.className, policy: .error, mode: .copy)
         else {
-            throw RealmError(.migration, "Cannot convert '\(info.className)' to embedded: an object could not be copied.")
+            throw RealmError(
+                .migration, "Cannot convert '\(info.className)' to embedded: an object could not be copied.")
         }
         return copied
     }
@@ -97,7 +98,8 @@ struct EmbeddedConversion {
         for link in links {
             let p = link.property
             let table = p.isCollection ? link.info.quotedStorage(p) : link.info.quotedTable
-            let (value, tag) = p.isCollection ? ("value", "value__t") : (link.info.quotedStorage(p), link.info.quotedTypeTag(p))
+            let (value, tag) =
+                p.isCollection ? ("value", "value__t") : (link.info.quotedStorage(p), link.info.quotedTypeTag(p))
             let sql =
                 "SELECT count(*) FROM \(table) WHERE \(tag) = \(MixedTag.object.rawValue) "
                 + "AND substr(\(value), 1, length(?1)) = ?1"
