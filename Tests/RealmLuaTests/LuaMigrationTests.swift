@@ -146,13 +146,18 @@ final class LuaMigrationTests: LuaTestCase {
               realm:create("Child", { intCol = 99 })
             end)
             realm = nil
-            realm = openAt(schema(true), 2)
+            local enumerated = 0
+            realm = openAt(schema(true), 2, function(m)
+              m:enumerateObjects("Child", function(old, new) enumerated = enumerated + 1 end)
+            end)
             local p1 = realm:objects("Parent"):where("pk == 1")[1]
             local p2 = realm:objects("Parent"):where("pk == 2")[1]
             realm:write(function() p1.object.intCol = 1; p2.object.intCol = 2 end)
-            return p1.object.intCol, p2.object.intCol, p2.children[1].intCol, p2.children[2].intCol
+            return p1.object.intCol, p2.object.intCol, p2.children[1].intCol, p2.children[2].intCol, enumerated
             """)
-        XCTAssertEqual(strings(r), ["1", "2", "42", "7"])
+        // The block enumerates the three children the file held (Realm
+        // `testChangeTableToEmbeddedWithOnlyOneLinkPerObject` enumerates the class being converted).
+        XCTAssertEqual(strings(r), ["1", "2", "42", "7", "3"])
     }
 
     // MARK: Rename chains

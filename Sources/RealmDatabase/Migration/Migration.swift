@@ -23,6 +23,7 @@ public final class Migration {
     /// Per old class, the largest object key before the block ran. Keys are never reused
     /// (AUTOINCREMENT), so the objects at or below it are the old file's objects: Realm enumerates
     /// those (its old realm is the file before the migration), not the ones the block creates.
+    /// No entry: the class had no objects.
     private var oldKeyBounds: [String: Int64] = [:]
     /// Per class, the properties under their current names in the block → their name in the old
     /// schema. A rename to a name the new schema lacks is an intermediate step of a chain.
@@ -37,8 +38,8 @@ public final class Migration {
             let info = ClassInfo(objectSchema, readOnlyView: true)
             infos[objectSchema.className] = info
             // One indexed look-up per class: no per-object work.
-            oldKeyBounds[objectSchema.className] =
-                try realm.connection.scalarInt("SELECT max(\"_key\") FROM \(info.quotedTable)") ?? 0
+            oldKeyBounds[objectSchema.className] = try realm.connection.scalarInt(
+                "SELECT max(\"_key\") FROM \(info.quotedTable)")
         }
         oldInfos = infos
     }
@@ -65,7 +66,7 @@ public final class Migration {
             oldInfo != nil
             ? oldKeyBounds[className]
             : try realm.connection.scalarInt("SELECT max(\"_key\") FROM \(table)")
-        guard let maxKey = bound, maxKey > 0 else { return }
+        guard let maxKey = bound else { return }
         let total = Int(
             try realm.connection.scalarInt("SELECT count(*) FROM \(table) WHERE \"_key\" <= ?", [.integer(maxKey)]) ?? 0
         )

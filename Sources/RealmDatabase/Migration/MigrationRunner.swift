@@ -2,7 +2,8 @@ import Foundation
 
 /// Brings a file from its stored schema to a configured one at a higher version, in ONE write
 /// transaction: new storage is added, the migration block runs, old storage is dropped, indexes
-/// and primary keys are rebuilt and checked, and the new schema and version are stored. Any
+/// and primary keys are rebuilt and checked, classes made embedded get one parent per object, and
+/// the new schema and version are stored. Any
 /// failure rolls all of it back, leaving the file at its old version with its old data.
 struct MigrationRunner {
     let connection: SQLiteConnection
@@ -22,7 +23,7 @@ struct MigrationRunner {
         }
     }
 
-    /// The five phases, in the one transaction `run` holds.
+    /// The phases, in the one transaction `run` holds.
     private func migrate() throws -> MigrationReport {
         let realm = makeMigrationRealm()
         defer { realm.transaction = nil }
