@@ -20,13 +20,26 @@ public final class Migration {
     /// How many objects `enumerateObjects` visited, per class (for the migration report).
     var enumeratedCounts: [String: Int] = [:]
 
-    init(oldSchema: Schema, newSchema: Schema, realm: Realm) {
+    /// Per old class, the largest object key before the block ran. Keys are never reused
+    /// (AUTOINCREMENT), so the objects at or below it are the old file's objects: Realm enumerates
+    /// those (its old realm is the file before the migration), not the ones the block creates.
+    /// No entry: the class had no objects.
+    private var oldKeyBounds: [String: Int64] = [:]
+    /// Per class, the properties under their current names in the block → their name in the old
+    /// schema. A rename to a name the new schema lacks is an intermediate step of a chain.
+    private var currentNames: [String: [String: String]] = [:]
+
+    init(oldSchema: Schema, newSchema: Schema, realm: Realm) throws {
         self.oldSchema = oldSchema
         self.newSchema = newSchema
         self.realm = realm
         var infos = [String: ClassInfo]()
         for objectSchema in oldSchema.objectSchemas {
-            infos[objectSchema.className] = ClassInfo(objectSchema, readOnlyView: true)
+            let info = ClassInfo(objectSchema, readOnlyView: true)
+            infos[objectSchema.className] = info
+            // One indexed look-up per class: no per-object work.
+            oldKeyBounds[objectSchema.className] = try realm.connection.scalarInt(
+                "SELECT max(\"_key\") FROM \(info.quotedTable)")
         }
         oldInfos = infos
     }
@@ -45,10 +58,15 @@ public final class Migration {
                 "Cannot enumerate objects of type '\(className)': it is in neither the old nor the new schema.")
         }
         if droppedClasses.contains(className) { return }
-        // Walk the keys in batches, below the largest key at the start: objects created during the
-        // walk are not old objects, and memory stays flat however many objects there are.
+        // Walk the keys in batches, up to the old file's largest key (a class new in this version:
+        // the largest key now, as RLMMigration enumerates what the block created for a new table).
+        // Memory stays flat however many objects there are.
         let table = info.quotedTable
-        guard let maxKey = try realm.connection.scalarInt("SELECT max(\"_key\") FROM \(table)") else { return }
+        let bound =
+            oldInfo != nil
+            ? oldKeyBounds[className]
+            : try realm.connection.scalarInt("SELECT max(\"_key\") FROM \(table)")
+        guard let maxKey = bound else { return }
         let total = Int(
             try realm.connection.scalarInt("SELECT count(*) FROM \(table) WHERE \"_key\" <= ?", [.integer(maxKey)]) ?? 0
         )
@@ -94,10 +112,13 @@ public final class Migration {
     }
 
     /// Deletes every object of a class (and the class itself when the new schema lacks it).
-    /// Returns false when the file has no such class.
+    /// Returns false when the file has no such class: as in Realm, a class of the new schema has
+    /// its table already (made before the block ran), so it counts, objects created in the block too.
     @discardableResult
     public func deleteData(forType className: String) throws -> Bool {
-        guard oldSchema[className] != nil, !droppedClasses.contains(className) else { return false }
+        guard oldSchema[className] != nil || newSchema[className] != nil, !droppedClasses.contains(className) else {
+            return false
+        }
         if newSchema[className] != nil {
             let info = try realm.classInfo(className)
             var keys = [Int64]()
@@ -117,9 +138,54 @@ public final class Migration {
         return true
     }
 
-    /// Renames a property, keeping its values: the old name exists only in the old schema, the new
-    /// name only in the new one, and the types match.
+    /// Renames a property, keeping its values: the old name is a property of the class as the block
+    /// has left it (the old schema, after earlier renames) and not of the new schema. A rename to a
+    /// name the new schema lacks is an intermediate step (realm-core renames the column and lets a
+    /// later rename finish the chain): a chain that never reaches the new schema fails the migration
+    /// when the block has run (`checkRenameChainsFinished`).
     public func renameProperty(onType className: String, from oldName: String, to newName: String) throws {
+        let (oldClass, oldInfo, newClass) = try renameClasses(className)
+        if newClass[oldName] != nil {
+            throw RealmError(
+                .migration,
+                "Cannot rename property '\(className).\(oldName)' to '\(newName)' "
+                    + "because the source property still exists."
+            )
+        }
+        var names =
+            currentNames[className]
+            ?? Dictionary(uniqueKeysWithValues: oldClass.persistedProperties.map { ($0.name, $0.name) })
+        guard let original = names[oldName], let oldProperty = oldClass[original], oldInfo.storage[original] != nil
+        else {
+            throw RealmError(.migration, "Cannot rename property '\(className).\(oldName)' because it does not exist.")
+        }
+        names[oldName] = nil
+        names[newName] = original
+        guard let newProperty = newClass[newName] else {
+            currentNames[className] = names
+            return
+        }
+        try checkRename(className, oldName, newName, from: oldProperty, to: newProperty)
+        try moveStorage(className, of: original, oldInfo: oldInfo, to: newProperty)
+        currentNames[className] = names
+        renamed[className, default: [:]][original] = newName
+        realm.noteLocalChange()
+    }
+
+    /// Realm's error for a rename chain left on a name the new schema lacks (realm-core's
+    /// "property does not exist in new schema" rename test).
+    func checkRenameChainsFinished() throws {
+        for (className, names) in currentNames.sorted(by: { $0.key < $1.key }) {
+            for (name, original) in names.sorted(by: { $0.key < $1.key }) where name != original {
+                if newSchema[className]?[name] == nil {
+                    throw RealmError(.migration, "Renamed property '\(className).\(name)' does not exist.")
+                }
+            }
+        }
+    }
+
+    /// The class in the old schema (with its old view) and in the new one, or Realm's error.
+    private func renameClasses(_ className: String) throws -> (ObjectSchema, ClassInfo, ObjectSchema) {
         guard let oldClass = oldSchema[className], let oldInfo = oldInfos[className] else {
             throw RealmError(.migration, "Cannot rename properties for type '\(className)' because it does not exist.")
         }
@@ -128,19 +194,13 @@ public final class Migration {
                 .migration,
                 "Cannot rename properties for type '\(className)' because it has been removed from the Realm.")
         }
-        if newClass[oldName] != nil {
-            throw RealmError(
-                .migration,
-                "Cannot rename property '\(className).\(oldName)' to '\(newName)' "
-                    + "because the source property still exists."
-            )
-        }
-        guard let oldProperty = oldClass[oldName], oldProperty.isPersisted, oldInfo.storage[oldName] != nil else {
-            throw RealmError(.migration, "Cannot rename property '\(className).\(oldName)' because it does not exist.")
-        }
-        guard let newProperty = newClass[newName] else {
-            throw RealmError(.migration, "Renamed property '\(className).\(newName)' does not exist.")
-        }
+        return (oldClass, oldInfo, newClass)
+    }
+
+    /// Realm's checks: the same type and link target, and not from optional to required.
+    private func checkRename(
+        _ className: String, _ oldName: String, _ newName: String, from oldProperty: Property, to newProperty: Property
+    ) throws {
         if oldProperty.type != newProperty.type || oldProperty.collection != newProperty.collection
             || oldProperty.objectClassName != newProperty.objectClassName
         {
@@ -157,16 +217,24 @@ public final class Migration {
                     + "because it would change from optional to required."
             )
         }
+    }
+
+    /// Moves the storage of the old property `original` to that of `newProperty`, replacing the
+    /// (default-filled) storage added for it.
+    private func moveStorage(_ className: String, of original: String, oldInfo: ClassInfo, to newProperty: Property)
+        throws
+    {
         let newInfo = try realm.classInfo(className)
-        let from = oldInfo.storage[oldName] ?? oldName
+        let newName = newProperty.name
+        let from = oldInfo.storage[original] ?? original
         let to = newInfo.storage[newName] ?? newName
         let q = StorageLayout.quote
-        if oldProperty.isCollection {
+        if newProperty.isCollection {
             try realm.connection.execute("DROP TABLE IF EXISTS \(q(to))")
             try renameCollectionTable(realm.connection, from: from, to: to, className: className, property: newProperty)
         } else {
             try realm.connection.execute("DROP INDEX IF EXISTS \(q(StorageLayout.indexName(className, newName)))")
-            try realm.connection.execute("DROP INDEX IF EXISTS \(q(StorageLayout.indexName(className, oldName)))")
+            try realm.connection.execute("DROP INDEX IF EXISTS \(q(StorageLayout.indexName(className, original)))")
             try realm.connection.execute("ALTER TABLE \(newInfo.quotedTable) DROP COLUMN \(q(to))")
             if newProperty.type == .mixed {
                 try realm.connection.execute(
@@ -179,9 +247,7 @@ public final class Migration {
             try realm.connection.execute("ALTER TABLE \(newInfo.quotedTable) RENAME COLUMN \(q(from)) TO \(q(to))")
         }
         // The old view now reads the old values under their new storage name.
-        oldInfo.storage[oldName] = to
+        oldInfo.storage[original] = to
         oldInfo.storageChanged()
-        renamed[className, default: [:]][oldName] = newName
-        realm.noteLocalChange()
     }
 }

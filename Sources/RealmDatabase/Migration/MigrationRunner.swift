@@ -2,7 +2,8 @@ import Foundation
 
 /// Brings a file from its stored schema to a configured one at a higher version, in ONE write
 /// transaction: new storage is added, the migration block runs, old storage is dropped, indexes
-/// and primary keys are rebuilt and checked, and the new schema and version are stored. Any
+/// and primary keys are rebuilt and checked, classes made embedded get one parent per object, and
+/// the new schema and version are stored. Any
 /// failure rolls all of it back, leaving the file at its old version with its old data.
 struct MigrationRunner {
     let connection: SQLiteConnection
@@ -22,15 +23,17 @@ struct MigrationRunner {
         }
     }
 
-    /// The five phases, in the one transaction `run` holds.
+    /// The phases, in the one transaction `run` holds.
     private func migrate() throws -> MigrationReport {
         let realm = makeMigrationRealm()
         defer { realm.transaction = nil }
         try addNewStorage(realm)
-        let migration = Migration(oldSchema: oldSchema, newSchema: newSchema, realm: realm)
+        let migration = try Migration(oldSchema: oldSchema, newSchema: newSchema, realm: realm)
         try configuration.migrationBlock?(migration, oldVersion)
+        try migration.checkRenameChainsFinished()
         try reconcileStorage(realm, migration: migration)
         try rebuildIndexes(realm, migration: migration)
+        try convertToEmbedded(realm, migration: migration)
         try storeNewSchema(migration)
         return makeReport(realm, migration: migration)
     }
@@ -59,8 +62,7 @@ struct MigrationRunner {
             try dropIndexes(of: info.table)
             for p in newClass.persistedProperties {
                 if let old = oldClass[p.name], old.isPersisted {
-                    if old.type != p.type || old.collection != p.collection || old.objectClassName != p.objectClassName
-                    {
+                    if needsNewStorage(old, p) {
                         // Changed type: the new values go to a temporary place until the block has run.
                         let temporary =
                             (p.isCollection ? StorageLayout.collectionTable(newClass.className, p) : p.name)
@@ -76,8 +78,16 @@ struct MigrationRunner {
         }
     }
 
-    /// Phase 3: old storage the new schema lacks is dropped, temporary places take their final
-    /// names, and (phase 4) properties made required have their nils replaced by defaults.
+    /// Whether a property kept by the new schema gets new storage, its old values dropped after the
+    /// block: a changed type, and (as realm-core's `make_property_required` drops and re-adds the
+    /// column) optional made required, so every object reads the default until the block sets it.
+    private func needsNewStorage(_ old: Property, _ p: Property) -> Bool {
+        old.type != p.type || old.collection != p.collection || old.objectClassName != p.objectClassName
+            || (old.isOptional && !p.isOptional)
+    }
+
+    /// Phase 3: old storage the new schema lacks is dropped, and temporary places take their final
+    /// names.
     private func reconcileStorage(_ realm: Realm, migration: Migration) throws {
         for newClass in newSchema.objectSchemas {
             guard let oldClass = oldSchema[newClass.className],
@@ -89,7 +99,6 @@ struct MigrationRunner {
                 try reconcile(old, oldInfo: ClassInfo(oldClass), newClass: newClass, info: info)
             }
             info.storageChanged()
-            try fillNullsOfNowRequired(newClass, oldClass: oldClass, info: info, realm: realm)
         }
     }
 
@@ -121,18 +130,6 @@ struct MigrationRunner {
         info.storage[new.name] = final
     }
 
-    /// Required now: nils take the type's default.
-    private func fillNullsOfNowRequired(
-        _ newClass: ObjectSchema, oldClass: ObjectSchema, info: ClassInfo,
-        realm: Realm
-    ) throws {
-        for p in newClass.persistedProperties where !p.isCollection && !p.isOptional && p.type != .mixed {
-            if let old = oldClass[p.name], old.isOptional, old.type == p.type {
-                try fillNulls(p, info: info, realm: realm)
-            }
-        }
-    }
-
     /// Phase 5a: indexes and primary keys, checked for duplicates now that the block has run.
     private func rebuildIndexes(_ realm: Realm, migration: Migration) throws {
         let q = StorageLayout.quote
@@ -156,7 +153,17 @@ struct MigrationRunner {
         }
     }
 
-    /// Phase 5b: the new schema and version, and a commit on the counter.
+    /// Phase 5b: classes made embedded get one parent per object (see `EmbeddedConversion`).
+    private func convertToEmbedded(_ realm: Realm, migration: Migration) throws {
+        for newClass in newSchema.objectSchemas where newClass.isEmbedded {
+            guard let oldClass = oldSchema[newClass.className], !oldClass.isEmbedded,
+                !migration.droppedClasses.contains(newClass.className)
+            else { continue }
+            try EmbeddedConversion(realm: realm, info: try realm.classInfo(newClass.className)).run()
+        }
+    }
+
+    /// Phase 5c: the new schema and version, and a commit on the counter.
     private func storeNewSchema(_ migration: Migration) throws {
         var stored = fileSchema
         stored.objectSchemas.removeAll { migration.droppedClasses.contains($0.className) }
@@ -257,14 +264,6 @@ struct MigrationRunner {
                     "ALTER TABLE \(info.quotedTable) DROP COLUMN \(q(StorageLayout.typeTagColumn(name)))")
             }
         }
-    }
-
-    private func fillNulls(_ p: Property, info: ClassInfo, realm: Realm) throws {
-        let (stored, _) = try realm.rows.encodeForStorage(
-            realm.rows.defaultValue(p), property: p, info: info, policy: .error, mode: .copy)
-        try connection.run(
-            "UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \(info.quotedStorage(p)) IS NULL",
-            [stored])
     }
 }
 
