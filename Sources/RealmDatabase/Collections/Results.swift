@@ -154,9 +154,17 @@ public final class Results: Sequence {
             case .distinct(let keyPaths):
                 let cols = try keyPaths.map { try column($0, "distinct") }.joined(separator: ", ")
                 let orderNow = ordering.joined(separator: ", ")
+                // An object whose key path meets a null link is dropped, as realm-core's distinct does.
+                var present = ["1"]
+                for (i, keyPath) in keyPaths.enumerated() {
+                    guard let condition = try KeyPathSQL.linksPresent(keyPath, in: info, realm: realm) else { continue }
+                    projections.append("(\(condition)) AS l\(n)_\(i)")
+                    present.append("l\(n)_\(i)")
+                }
+                let kept = present.joined(separator: " AND ")
                 stages.append { inner in
                     "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY \(cols) ORDER BY \(orderNow)) "
-                        + "AS rn\(n) FROM (\(inner))) WHERE rn\(n) = 1"
+                        + "AS rn\(n) FROM (\(inner)) WHERE \(kept)) WHERE rn\(n) = 1"
                 }
             case .limit(let count):
                 let orderNow = ordering.joined(separator: ", ")
