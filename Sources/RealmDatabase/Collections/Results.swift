@@ -287,6 +287,13 @@ public final class Results: Sequence {
         }
     }
 
+    /// The objects as they stand now, for a loop that writes: RealmSwift's `for x in results`
+    /// walks a snapshot (`testEnumerateAndDeleteTableResults`), so deleting or appending inside
+    /// the loop neither skips nor repeats. An object deleted meanwhile is handed out invalidated.
+    public func snapshot() throws -> ResultsSnapshot {
+        ResultsSnapshot(realm: realm, info: info, keys: try keys())
+    }
+
     public func makeIterator() -> IndexingIterator<[DynamicObject]> {
         var all = [DynamicObject]()
         reportingErrors("reading the results of '\(className)'", neutral: ()) { try forEach { all.append($0) } }
@@ -507,5 +514,18 @@ public final class Results: Sequence {
         r.predicates = predicates
         r.descriptors = descriptors
         return r
+    }
+}
+
+/// The keys of some results at one moment; each object is made when it is read.
+public struct ResultsSnapshot {
+    let realm: Realm
+    let info: ClassInfo
+    let keys: [Int64]
+
+    public var count: Int { keys.count }
+    /// The object at `index`; nil past the end.
+    public subscript(index: Int) -> DynamicObject? {
+        keys.indices.contains(index) ? DynamicObject(realm: realm, info: info, key: keys[index]) : nil
     }
 }

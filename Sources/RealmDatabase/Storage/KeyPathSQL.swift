@@ -18,6 +18,12 @@ enum KeyPathSQL {
                 "Cannot \(clause) on a key path of \(parts.count) properties: "
                     + "at most \(QueryParser.maxKeyPathLength) are followed")
         }
+        // Realm refuses an operator anywhere in the path before looking at the properties.
+        if keyPath.contains("@") {
+            throw RealmError(
+                .invalidProperty,
+                "Cannot \(clause) on key path '\(keyPath)': KVC collection operators are not supported.")
+        }
         var current = info
         var alias = "t0"
         var hops = [Hop]()
@@ -53,9 +59,6 @@ enum KeyPathSQL {
         -> Property
     {
         let prefix = "Cannot \(clause) on key path '\(keyPath)'"
-        if name.hasPrefix("@") {
-            throw RealmError(.invalidProperty, "\(prefix): KVC collection operators are not supported.")
-        }
         guard let p = current.objectSchema[name] else {
             throw RealmError(
                 .invalidProperty, "\(prefix): property '\(current.className).\(name)' does not exist.")
