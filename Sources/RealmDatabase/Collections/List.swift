@@ -88,7 +88,8 @@ public class ManagedCollection {
         guard property.type == .object, let target = property.objectClassName, let ownerKey = owner.objectKey else {
             throw RealmError(
                 .invalidValue,
-                "Only collections of objects can be queried; '\(owner.className).\(property.name)' holds '\(property.type.rawValue)' values."
+                "Only collections of objects can be queried; '\(owner.className).\(property.name)' holds "
+                    + "'\(property.type.rawValue)' values."
             )
         }
         let info = try realm.classInfo(target)

@@ -154,14 +154,7 @@ public final class Results: Sequence {
             case .distinct(let keyPaths):
                 let cols = try keyPaths.map { try column($0, "distinct") }.joined(separator: ", ")
                 let orderNow = ordering.joined(separator: ", ")
-                // An object whose key path meets a null link is dropped, as realm-core's distinct does.
-                var present = ["1"]
-                for (i, keyPath) in keyPaths.enumerated() {
-                    guard let condition = try KeyPathSQL.linksPresent(keyPath, in: info, realm: realm) else { continue }
-                    projections.append("(\(condition)) AS l\(n)_\(i)")
-                    present.append("l\(n)_\(i)")
-                }
-                let kept = present.joined(separator: " AND ")
+                let kept = try distinctKeeps(keyPaths, stage: n, projections: &projections)
                 stages.append { inner in
                     "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY \(cols) ORDER BY \(orderNow)) "
                         + "AS rn\(n) FROM (\(inner)) WHERE \(kept)) WHERE rn\(n) = 1"
@@ -182,6 +175,18 @@ public final class Results: Sequence {
                 + "ORDER BY \(ordering.map { "p." + $0 }.joined(separator: ", "))",
             b.bindings
         )
+    }
+
+    /// The condition on the rows a DISTINCT stage `n` keeps: realm-core's distinct drops an object
+    /// whose key path meets a null link. Projects the columns the condition reads.
+    private func distinctKeeps(_ keyPaths: [String], stage n: Int, projections: inout [String]) throws -> String {
+        var present = ["1"]
+        for (i, keyPath) in keyPaths.enumerated() {
+            guard let condition = try KeyPathSQL.linksPresent(keyPath, in: info, realm: realm) else { continue }
+            projections.append("(\(condition)) AS l\(n)_\(i)")
+            present.append("l\(n)_\(i)")
+        }
+        return present.joined(separator: " AND ")
     }
 
     /// The keys of the answer, in order (cached while the realm is unchanged).
