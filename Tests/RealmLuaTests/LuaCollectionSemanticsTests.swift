@@ -98,6 +98,19 @@ final class LuaCollectionSemanticsTests: LuaTestCase {
         XCTAssertEqual(r.map(\.description), ["4", "10", "28", "7.0", "2", "9", "18", "6.0", "nil", "7"])
     }
 
+    /// The new verbs are declared in the bindings: completion lists them on sets and maps and
+    /// follows `where` to Results of the set's class (issue 13: sets and maps read like results).
+    func testCompletionKnowsTheSetAndMapVerbs() throws {
+        try run(Self.bagRealm.replacingOccurrences(of: "local bag\n", with: "") + "b = bag")
+        for receiver in ["b.items", "b.byName", "b.intSet"] {
+            let methods = runtime.memberNames(of: receiver, methodsOnly: true)
+            XCTAssertTrue(
+                ["where", "sorted", "distinct", "sum"].allSatisfy(methods.contains), "\(receiver): \(methods)")
+        }
+        XCTAssertEqual(runtime.objectSchema(ofReceiver: "b.items:where('price > 1')")?.className, "Item")
+        XCTAssertEqual(runtime.objectSchema(ofReceiver: "b.byName:sorted('price')")?.className, "Item")
+    }
+
     // MARK: Lists of values
 
     /// Follows RealmSwift/Tests/PrimitiveListTests.swift `testFirst`, `testLast`, `testIndexOf`,
