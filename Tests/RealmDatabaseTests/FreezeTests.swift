@@ -109,9 +109,10 @@ final class FreezeTests: RealmTestCase {
             try frozen.observe { _, _ in }, "Frozen Realms do not change and do not have change notifications.")
         assertRealmError(
             try frozenDog.observe { _ in }, "Frozen Realms do not change and do not have change notifications.")
+        // Realm's wording for frozen results too (Realm/Tests/ResultsTests.m, issue 13).
         assertRealmError(
             try frozen.objects("Dog").observe { _ in },
-            "Notifications are not available on frozen collections since they do not change.")
+            "Frozen Realms do not change and do not have change notifications.")
         XCTAssertFalse(frozen.refresh())
     }
 

@@ -620,7 +620,8 @@ final class QueryConformanceTests: XCTestCase {
             QueryCase("TRUEPREDICATE LIMIT(5) LIMIT(2)", ["Alice", "Bob"], ordered: true),
             QueryCase("TRUEPREDICATE sort(age ascending) limit(3)", ["Zed", "Bob", "Alice"], ordered: true),
             QueryCase("age >= 30 SORT(score DESCENDING)", ["Émile", "carol", "dave", "Alice"], ordered: true),
-            QueryCase("TRUEPREDICATE DISTINCT(address.city) SORT(name ASC)", ["Alice", "Bob", "carol"], ordered: true),
+            // realm-core's distinct drops an object whose key path meets a null link (Bob has no address).
+            QueryCase("TRUEPREDICATE DISTINCT(address.city) SORT(name ASC)", ["Alice", "carol"], ordered: true),
         ]
     }
 

@@ -182,15 +182,15 @@ final class ResultsTests: RealmTestCase {
 
     func testSortAndDistinctNameTheUnknownProperty() throws {
         let all = try realm.objects("Item")
+        // RealmSwift's wording (RealmCollectionTypeTests `testSortWithProperty`, issue 13).
         assertRealmError(
-            try all.sorted(byKeyPath: "nope"),
-            "No property 'nope' found on object type 'Item' specified in 'sort' clause")
+            try all.sorted(byKeyPath: "nope"), "Cannot sort on key path 'nope': property 'Item.nope' does not exist.")
         assertRealmError(
             try all.distinct(by: ["nope"]),
-            "No property 'nope' found on object type 'Item' specified in 'distinct' clause")
+            "Cannot distinct on key path 'nope': property 'Item.nope' does not exist.")
         assertRealmError(
             try all.sorted(byKeyPath: "owner.nope"),
-            "No property 'nope' found on object type 'Person' specified in 'sort' clause")
+            "Cannot sort on key path 'owner.nope': property 'Person.nope' does not exist.")
         assertRealmError(
             try realm.objects("Person").sorted(byKeyPath: "items"), code: .invalidProperty, containing: ["items"])
     }

@@ -57,12 +57,39 @@ public class ManagedCollection {
         return try o.checkInvalidated() ? nil : o
     }
 
+    /// The values of a collection of values that match a query on `self` (`"self > 5"`), in the
+    /// collection's order: realm-core queries a collection of primitives through its `self`
+    /// (RealmSwift's `PrimitiveListTests`/`testFilter`, `list.filter("self > 5")`). The query
+    /// runs in SQL over the side table, with `self` as the element column.
+    public func values(where query: String, arguments: [RealmValue] = []) throws -> [RealmValue] {
+        guard property.type != .object else { throw RealmError(.query, "Query a collection of objects with filter.") }
+        let element = Property(name: "self", type: property.type, isOptional: property.isOptional)
+        let elementSchema = ObjectSchema(className: "\(owner.className).\(property.name)", properties: [element])
+        let compiled = try QueryLanguage.compile(
+            query, arguments: arguments, objectSchema: elementSchema, schema: realm.schema
+        ) { _ in throw RealmError(.query, "A collection of values holds no objects to compare with.") }
+        guard compiled.descriptors.isEmpty else {
+            throw RealmError(.query, "SORT, DISTINCT and LIMIT apply to collections of objects.")
+        }
+        let s = try storage
+        let tag = s.isMixed ? ", value__t AS \"self__t\"" : ""
+        let sql =
+            "SELECT \(s.valueColumns) FROM (SELECT *, value AS \"self\"\(tag) FROM \(s.table) WHERE owner = ?) AS t0 "
+            + "WHERE \(compiled.predicateSQL) ORDER BY \(s.order)"
+        var out = [RealmValue]()
+        try realm.connection.forEachRow(sql, [s.owner] + compiled.bindings, cache: false) {
+            out.append(try s.element($0, at: 0))
+        }
+        return out
+    }
+
     /// Live Results over the objects of a collection of links.
     func linkResults() throws -> Results {
         guard property.type == .object, let target = property.objectClassName, let ownerKey = owner.objectKey else {
             throw RealmError(
                 .invalidValue,
-                "Only collections of objects can be queried; '\(owner.className).\(property.name)' holds '\(property.type.rawValue)' values."
+                "Only collections of objects can be queried; '\(owner.className).\(property.name)' holds "
+                    + "'\(property.type.rawValue)' values."
             )
         }
         let info = try realm.classInfo(target)
@@ -227,6 +254,10 @@ public final class Map: ManagedCollection, Sequence {
     }
 
     public func entries() throws -> [String: RealmValue] { try storage.allEntries() }
+
+    /// The objects of a map of links as live Results (for querying, sorting, aggregates); a key
+    /// holding nil has no object and is not among them.
+    public func asResults() throws -> Results { try linkResults() }
 
     public func makeIterator() -> IndexingIterator<[(key: String, value: RealmValue)]> {
         let all = reportingErrors("reading '\(owner.className).\(property.name)'", neutral: [:]) { try entries() }

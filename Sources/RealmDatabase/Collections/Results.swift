@@ -154,9 +154,10 @@ public final class Results: Sequence {
             case .distinct(let keyPaths):
                 let cols = try keyPaths.map { try column($0, "distinct") }.joined(separator: ", ")
                 let orderNow = ordering.joined(separator: ", ")
+                let kept = try distinctKeeps(keyPaths, stage: n, projections: &projections)
                 stages.append { inner in
                     "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY \(cols) ORDER BY \(orderNow)) "
-                        + "AS rn\(n) FROM (\(inner))) WHERE rn\(n) = 1"
+                        + "AS rn\(n) FROM (\(inner)) WHERE \(kept)) WHERE rn\(n) = 1"
                 }
             case .limit(let count):
                 let orderNow = ordering.joined(separator: ", ")
@@ -174,6 +175,18 @@ public final class Results: Sequence {
                 + "ORDER BY \(ordering.map { "p." + $0 }.joined(separator: ", "))",
             b.bindings
         )
+    }
+
+    /// The condition on the rows a DISTINCT stage `n` keeps: realm-core's distinct drops an object
+    /// whose key path meets a null link. Projects the columns the condition reads.
+    private func distinctKeeps(_ keyPaths: [String], stage n: Int, projections: inout [String]) throws -> String {
+        var present = ["1"]
+        for (i, keyPath) in keyPaths.enumerated() {
+            guard let condition = try KeyPathSQL.linksPresent(keyPath, in: info, realm: realm) else { continue }
+            projections.append("(\(condition)) AS l\(n)_\(i)")
+            present.append("l\(n)_\(i)")
+        }
+        return present.joined(separator: " AND ")
     }
 
     /// The keys of the answer, in order (cached while the realm is unchanged).
@@ -277,6 +290,13 @@ public final class Results: Sequence {
                 object = DynamicObject(realm: realm, info: info, key: statement.int64(at: 0), cursor: cursor)
             }
         }
+    }
+
+    /// The objects as they stand now, for a loop that writes: RealmSwift's `for x in results`
+    /// walks a snapshot (`testEnumerateAndDeleteTableResults`), so deleting or appending inside
+    /// the loop neither skips nor repeats. An object deleted meanwhile is handed out invalidated.
+    public func snapshot() throws -> ResultsSnapshot {
+        ResultsSnapshot(realm: realm, info: info, keys: try keys())
     }
 
     public func makeIterator() -> IndexingIterator<[DynamicObject]> {
@@ -499,5 +519,18 @@ public final class Results: Sequence {
         r.predicates = predicates
         r.descriptors = descriptors
         return r
+    }
+}
+
+/// The keys of some results at one moment; each object is made when it is read.
+public struct ResultsSnapshot {
+    let realm: Realm
+    let info: ClassInfo
+    let keys: [Int64]
+
+    public var count: Int { keys.count }
+    /// The object at `index`; nil past the end.
+    public subscript(index: Int) -> DynamicObject? {
+        keys.indices.contains(index) ? DynamicObject(realm: realm, info: info, key: keys[index]) : nil
     }
 }

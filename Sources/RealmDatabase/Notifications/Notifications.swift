@@ -14,7 +14,8 @@ public enum RealmCollectionChange {
     case error(Error)
 }
 
-/// One changed property of an observed object (the old value is known for changes made by this instance).
+/// One changed property of an observed object. `oldValue` is nil: Realm gives none for local changes,
+/// and the change sets of other instances do not carry values.
 public struct PropertyChange {
     public let name: String
     public let oldValue: RealmValue?
@@ -86,9 +87,6 @@ struct NotifierRegistry {
     var realmObservers: [Int: (RealmNotification, Realm) -> Void] = [:]
     var resultsObservers: [Int: ResultsObserver] = [:]
     var objectObservers: [Int: ObjectObserver] = [:]
-    /// Class → key → property → value before the current write changed it.
-    var oldValues: [String: [Int64: [String: RealmValue]]] = [:]
-
     mutating func makeID() -> Int {
         defer { nextID += 1 }
         return nextID
@@ -100,15 +98,12 @@ struct NotifierRegistry {
         objectObservers[id] = nil
     }
 
-    func wantsOldValues(_ className: String) -> Bool {
-        objectObservers.values.contains { $0.className == className }
-    }
+    /// Whether a write should read the value it replaces for the observers: never, since Realm
+    /// reports no old values for local changes (see `deliverNotifications`). The row engine asks.
+    func wantsOldValues(_ className: String) -> Bool { false }
 
-    mutating func rememberOldValue(_ className: String, _ key: Int64, _ property: String, _ value: RealmValue) {
-        if oldValues[className]?[key]?[property] == nil {
-            oldValues[className, default: [:]][key, default: [:]][property] = value
-        }
-    }
+    /// Where the row engine hands a replaced value; nothing keeps it (see `wantsOldValues`).
+    func rememberOldValue(_ className: String, _ key: Int64, _ property: String, _ value: RealmValue) {}
 
     var isEmpty: Bool { realmObservers.isEmpty && resultsObservers.isEmpty && objectObservers.isEmpty }
 }
@@ -124,10 +119,7 @@ extension Realm {
 
     /// Merges the commits' changes and calls the observers they concern.
     func deliverNotifications(for changeSets: [ChangeSet]) {
-        guard !notifiers.isEmpty else {
-            notifiers.oldValues = [:]
-            return
-        }
+        guard !notifiers.isEmpty else { return }
         var merged = ChangeSet()
         for set in changeSets {
             merged.isOpaque = merged.isOpaque || set.isOpaque
@@ -140,9 +132,6 @@ extension Realm {
                 merged.classes[c] = m
             }
         }
-        let oldValues = notifiers.oldValues
-        notifiers.oldValues = [:]
-
         for (id, block) in notifiers.realmObservers.sorted(by: { $0.key < $1.key })
         where notifiers.realmObservers[id] != nil {
             block(.didChange, self)
@@ -162,9 +151,10 @@ extension Realm {
             guard var props = changes?.modifications[observer.key] else { continue }
             if let keyPaths = observer.keyPaths { props = props.filter { keyPaths.contains($0) } }
             guard !props.isEmpty else { continue }
-            let old = oldValues[observer.className]?[observer.key] ?? [:]
+            // Realm reports no old value for a change made on the observing thread (RealmSwift's
+            // `testModifyObservedObjectLocally`); other instances' change sets carry none either.
             let list = props.sorted().map { name in
-                PropertyChange(name: name, oldValue: old[name], newValue: try? observer.object.value(forKey: name))
+                PropertyChange(name: name, oldValue: nil, newValue: try? observer.object.value(forKey: name))
             }
             observer.block(.change(observer.object, list))
         }
@@ -239,10 +229,7 @@ extension Results {
     public func observe(keyPaths: [String]? = nil, _ block: @escaping (RealmCollectionChange) -> Void) throws
         -> NotificationToken
     {
-        if realm.isFrozen {
-            throw RealmError(
-                .notifications, "Notifications are not available on frozen collections since they do not change.")
-        }
+        if realm.isFrozen { throw RealmError.frozenNotifications }
         if realm.isInWriteTransaction { throw RealmError.observeInWrite }
         let keys = try self.keys()
         let id = realm.notifiers.makeID()

@@ -26,7 +26,6 @@ extension Realm {
             }
         }
         transaction = ChangeSet()
-        notifiers.oldValues = [:]
         noteLocalChange()
     }
 
@@ -60,7 +59,6 @@ extension Realm {
         guard let cancelled = transaction else { return }
         connection.rollback()
         transaction = nil
-        notifiers.oldValues = [:]
         noteLocalChange()
         // The rollback also rolled back AUTOINCREMENT's counter: without this, the next object
         // would take the key of one created in the cancelled write, and a handle to that

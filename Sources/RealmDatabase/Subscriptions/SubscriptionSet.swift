@@ -32,12 +32,18 @@ public struct QuerySubscription: Sendable {
 /// `_realm_subscriptions`. Read anywhere; changed only inside `update { }`, as a whole.
 public final class SubscriptionSet: Sequence {
     let realm: Realm
-    /// The version of the set this instance was read at.
-    public let version: Int64
-    private let subscriptions: [SyncSubscription]
+    /// The version of the set this instance was read at; its own `update` moves it on.
+    public private(set) var version: Int64
+    private var subscriptions: [SyncSubscription]
 
     init(realm: Realm) throws {
         self.realm = realm
+        version = try SubscriptionStore.version(realm)
+        subscriptions = try SubscriptionStore.all(realm)
+    }
+
+    /// Reads the set again, at the latest version.
+    private func reload() throws {
         version = try SubscriptionStore.version(realm)
         subscriptions = try SubscriptionStore.all(realm)
     }
@@ -62,6 +68,8 @@ public final class SubscriptionSet: Sequence {
 
     /// Changes the set: every change inside `block` is applied together, or (if it throws) none is.
     /// Inside a write transaction it joins it (as a savepoint); otherwise it commits its own.
+    /// Afterwards this instance shows the new version, as RealmSwift's `SyncSubscriptionSet`
+    /// does (`testAddSubscriptionsInDifferentBlocks` reads `count` on the same object).
     public func update(_ block: (MutableSubscriptionSet) throws -> Void) throws {
         if realm.isFrozen { throw RealmError.frozenRealmWrite }
         try realm.writeImplicitly {
@@ -73,6 +81,7 @@ public final class SubscriptionSet: Sequence {
                 try MetaTable(realm.connection).incrementSubscriptionsVersion()
             }
         }
+        try reload()
     }
 }
 

@@ -9,6 +9,7 @@ extension RealmLuaRuntime {
         try registerList()
         try registerSet()
         try registerMap()
+        try registerSnapshotIpairs()
     }
 
     // MARK: List
@@ -53,21 +54,7 @@ extension RealmLuaRuntime {
         t.method("freeze", returns: .sameClass("List")) { ctx in try runtime.push(ctx, try list(ctx).freeze()) }
         t.method("thaw", returns: .sameClass("List")) { ctx in try runtime.push(ctx, try list(ctx).thaw()) }
         t.method("toTable") { ctx in try ctx.returning(try runtime.toLua(.list(try list(ctx).values()))) }
-        // The query verbs are Results' own functions (they accept a list as their receiver); a
-        // list of primitives aggregates its values.
-        let results = resultsTable()
-        for name in Self.queryVerbs {
-            guard let verb = results.methods[name] else { continue }
-            t.method(name, returns: results.results[name]) { ctx in
-                let l = try list(ctx)
-                if l.property.type != .object, ["min", "max", "sum", "average"].contains(name) {
-                    let what = "'\(l.owner.className).\(l.property.name)'"
-                    let value = try runtime.primitiveAggregate(name, try l.values(), of: what)
-                    return try ctx.returning(try runtime.toLua(value))
-                }
-                return try verb(ctx)
-            }
-        }
+        addQueryVerbs(Self.queryVerbs, to: &t) { try list($0) }
         t.field("isFrozen") { ctx in try ctx.returning(.boolean(try list(ctx).isFrozen)) }
         t.field("isInvalidated") { ctx in try ctx.returning(.boolean(try list(ctx).checkInvalidated())) }
         return t
@@ -129,9 +116,7 @@ extension RealmLuaRuntime {
     }
 
     private func listPairs(_ ctx: LuaCallContext) throws -> Int {
-        let l = try ctx.userdata(1, as: List.self)
-        let next = try indexIterator(count: { l.count }, element: { try self.toLua(try l[$0]) })
-        return try ctx.returning(.function(next))
+        try ctx.returning(.function(try snapshotIterator(ctx)))
     }
 
     static func listDescription(_ l: List) -> String {
@@ -142,7 +127,8 @@ extension RealmLuaRuntime {
 
     private func registerSet() throws {
         unowned let runtime = self
-        func set(_ ctx: LuaCallContext) throws -> MutableSet { try ctx.userdata(1, as: MutableSet.self) }
+        func set(ctx: LuaCallContext) throws -> MutableSet { try ctx.userdata(1, as: MutableSet.self) }
+        func set(_ ctx: LuaCallContext) throws -> MutableSet { try set(ctx: ctx) }
         var t = BindingTable()
         t.method("insert") { ctx in
             try set(ctx).insert(try runtime.realmArgument(ctx, 2))
@@ -162,6 +148,7 @@ extension RealmLuaRuntime {
         }
         t.method("count") { ctx in try ctx.returning(.integer(Int64(try set(ctx).fetchCount()))) }
         t.method("toTable") { ctx in try ctx.returning(try runtime.toLua(.list(try set(ctx).values()))) }
+        addQueryVerbs(Self.unorderedQueryVerbs, to: &t) { try set(ctx: $0) }
         try register(
             MutableSet.self, name: "Set", t,
             index: { ctx in
@@ -174,13 +161,7 @@ extension RealmLuaRuntime {
             metamethods: [
                 "__len": { ctx in try ctx.returning(.integer(Int64(try set(ctx).fetchCount()))) },
                 "__tostring": { ctx in try ctx.returning(.string("Set(\(try set(ctx).count) items)")) },
-                "__pairs": { ctx in
-                    let s = try set(ctx)
-                    let next = try runtime.indexIterator(
-                        count: { s.count },
-                        element: { try runtime.toLua(try s[$0]) })
-                    return try ctx.returning(.function(next))
-                },
+                "__pairs": { ctx in try ctx.returning(.function(try runtime.snapshotIterator(ctx))) },
             ])
     }
 
@@ -199,6 +180,11 @@ extension RealmLuaRuntime {
             return 0
         }
         t.method("toTable") { ctx in try ctx.returning(try runtime.toLua(.dictionary(try map(ctx).entries()))) }
+        // A key named like a method is read with `get` (the method takes the name, as on objects).
+        t.method("get") { ctx in
+            try ctx.returning(try map(ctx).value(forKey: try ctx.string(2)).map(runtime.toLua) ?? .nil)
+        }
+        addQueryVerbs(Self.unorderedQueryVerbs, to: &t) { try map($0) }
         try register(
             Map.self, name: "Map", t,
             index: { ctx in
@@ -232,6 +218,82 @@ extension RealmLuaRuntime {
             return try inner.returning(.string(entries[i - 1].key), try toLua(entries[i - 1].value))
         }
         return try ctx.returning(.function(next))
+    }
+
+    /// The Results verbs a set or map shares: it has no order of its own to read `first`/`last` in.
+    static let unorderedQueryVerbs = ["where", "filter", "sorted", "distinct", "min", "max", "sum", "average"]
+
+    /// Gives a list, set or map the Results verbs `names`: a collection of objects runs Results'
+    /// own functions over its objects (`queryReceiver`); a collection of values answers from its
+    /// values (RealmSwift's `RealmCollection` over primitives: aggregates, `first`/`last`, `where`
+    /// on `self`), and raises Realm's error for the others.
+    private func addQueryVerbs(
+        _ names: [String], to t: inout BindingTable,
+        _ collection: @escaping (LuaCallContext) throws -> ManagedCollection
+    ) {
+        unowned let runtime = self
+        let results = resultsTable()
+        for name in names {
+            guard let verb = results.methods[name] else { continue }
+            t.method(name, returns: results.results[name]) { ctx in
+                let c = try collection(ctx)
+                guard c.property.type != .object, let n = try runtime.valueVerb(name, c, ctx) else {
+                    return try verb(ctx)
+                }
+                return n
+            }
+        }
+    }
+
+    /// A Results verb over a collection of values; nil for a verb values do not have.
+    private func valueVerb(_ name: String, _ c: ManagedCollection, _ ctx: LuaCallContext) throws -> Int? {
+        switch name {
+        case "min", "max", "sum", "average":
+            let what = "'\(c.owner.className).\(c.property.name)'"
+            return try ctx.returning(try toLua(try primitiveAggregate(name, try c.values(), of: what)))
+        case "where", "filter":
+            let matching = try c.values(where: try ctx.string(2), arguments: try realmArguments(ctx, from: 3))
+            return try ctx.returning(try toLua(.list(matching)))
+        case "first": return try ctx.returning(try c.values().first.map(toLua) ?? .nil)
+        case "last": return try ctx.returning(try c.values().last.map(toLua) ?? .nil)
+        default: return nil
+        }
+    }
+
+    // MARK: Iteration
+
+    /// The iterator of a loop over results, a list or a set: it walks the elements as they were
+    /// when the loop started, as RealmSwift's `for x in results` walks a snapshot
+    /// (`testEnumerateAndDeleteTableResults`, `testFastEnumerationWithMutation`): deleting or
+    /// appending inside the loop neither skips nor repeats.
+    func snapshotIterator(_ ctx: LuaCallContext) throws -> LuaFunctionRef {
+        switch ctx.hostObject(at: 1) {
+        case let r as Results:
+            let snapshot = try r.snapshot()
+            return try indexIterator(
+                count: { snapshot.count },
+                element: { [unowned self] i in try snapshot[i].map { try box($0) } ?? .nil })
+        case let c as ManagedCollection:
+            let values = try c.values()
+            return try indexIterator(count: { values.count }, element: { [unowned self] in try toLua(values[$0]) })
+        default:
+            throw ctx.typeError(1, expected: "Results")
+        }
+    }
+
+    /// `ipairs` walks results, lists and sets through `snapshotIterator`. Lua 5.4's `ipairs` has
+    /// no metamethod (it indexes `t[1]`, `t[2]`… live), so the global is wrapped; any other value
+    /// goes to the original.
+    private func registerSnapshotIpairs() throws {
+        let original = state.global("ipairs")
+        try state.register("ipairs") { [unowned self] ctx in
+            switch ctx.hostObject(at: 1) {
+            case is Results, is List, is MutableSet:
+                return try ctx.returning(.function(try snapshotIterator(ctx)), ctx.argument(1), .integer(0))
+            default:
+                return try ctx.returning(try state.call(value: original, [ctx.argument(1)]))
+            }
+        }
     }
 
     /// min/max/sum/average of a list of primitives, computed over its values. Ints are summed

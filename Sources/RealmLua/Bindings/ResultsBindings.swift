@@ -18,6 +18,8 @@ extension RealmLuaRuntime {
         switch ctx.hostObject(at: 1) {
         case let r as Results: return r
         case let l as List: return try l.asResults()
+        case let s as MutableSet: return try s.asResults()
+        case let m as Map: return try m.asResults()
         default: throw ctx.typeError(1, expected: "Results")
         }
     }
@@ -154,13 +156,7 @@ extension RealmLuaRuntime {
                 let r = try ctx.userdata(1, as: Results.self)
                 return try ctx.returning(.string("Results<\(r.className)>(\(r.count) objects)"))
             },
-            "__pairs": { ctx in
-                let r = try ctx.userdata(1, as: Results.self)
-                let next = try runtime.indexIterator(
-                    count: { try r.countObjects() },
-                    element: { try runtime.box(try r[$0]) })
-                return try ctx.returning(.function(next))
-            },
+            "__pairs": { ctx in try ctx.returning(.function(try runtime.snapshotIterator(ctx))) },
         ]
     }
 
