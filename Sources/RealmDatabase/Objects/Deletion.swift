@@ -39,6 +39,18 @@ extension Realm {
         try delete(objects)
     }
 
+    /// Deletes the objects a set holds (RealmSwift's `delete` of any collection of objects).
+    public func delete(_ set: MutableSet) throws {
+        try checkWritable()
+        try delete(try set.values().compactMap(\.objectValue))
+    }
+
+    /// Deletes the objects a map holds (its values; the keys go with them, as links to deleted objects).
+    public func delete(_ map: Map) throws {
+        try checkWritable()
+        try delete(try map.entries().values.compactMap(\.objectValue))
+    }
+
     public func delete<S: Sequence>(_ objects: S) throws where S.Element == DynamicObject {
         for object in objects where !object.isInvalidated { try delete(object) }
     }

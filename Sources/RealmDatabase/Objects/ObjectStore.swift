@@ -54,7 +54,9 @@ extension Realm {
         try enterEntry("add")
         defer { leaveEntry() }
         try checkWritable()
-        _ = try rows.objectKey(for: object, targetClass: object.className, policy: update, mode: .add)
+        try undoingOnFailure {
+            _ = try rows.objectKey(for: object, targetClass: object.className, policy: update, mode: .add)
+        }
     }
 
     /// Adds every object of a sequence.
@@ -82,9 +84,11 @@ extension Realm {
             )
         }
         // The object given is a node of the graph too: a cycle back to it links to the new object.
-        let key = try rows.createOrUpdate(
-            info, values: try rows.valuesByName(value, info: info), policy: update, mode: .copy,
-            node: rows.graphNode(value), object: value.objectValue)
+        let key = try undoingOnFailure {
+            try rows.createOrUpdate(
+                info, values: try rows.valuesByName(value, info: info), policy: update, mode: .copy,
+                node: rows.graphNode(value), object: value.objectValue)
+        }
         return DynamicObject(realm: self, info: info, key: key)
     }
 }

@@ -120,6 +120,23 @@ extension Realm {
         return try write(block)
     }
 
+    /// Runs one verb of a write (`add`, `create`) so that its failure leaves the write exactly as it
+    /// was: the rows it wrote (a savepoint), the change record and the old values it captured.
+    /// Realm's own `add` may leave the objects created before a failure; a script cannot tell
+    /// which, so here nothing stays.
+    func undoingOnFailure<T>(_ body: () throws -> T) throws -> T {
+        let record = changeTracker.openWrite
+        let oldValues = notifiers.oldValues
+        do {
+            return try connection.inSavepoint(body)
+        } catch {
+            changeTracker.openWrite = record
+            notifiers.oldValues = oldValues
+            noteLocalChange()  // rows cached since the savepoint are stale
+            throw error
+        }
+    }
+
     /// Throws unless a write transaction is open (and the realm can be written at all).
     func checkWritable() throws {
         if isFrozen { throw RealmError.frozenRealmWrite }

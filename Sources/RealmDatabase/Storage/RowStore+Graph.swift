@@ -25,6 +25,9 @@ struct ObjectGraph {
     var retained: [DynamicObject] = []
     /// How many `createOrUpdate` calls are running; the graph is forgotten when it returns to 0.
     var depth = 0
+    /// The unmanaged objects made managed so far, with their values before: a failure puts them
+    /// back as they were (the rows they were given are rolled back).
+    var adopted: [(object: DynamicObject, className: String, values: [String: RealmValue])] = []
 }
 
 extension RowStore {
@@ -51,7 +54,28 @@ extension RowStore {
             graph.depth -= 1
             if graph.depth == 0 { graph = ObjectGraph() }
         }
-        return try body()
+        do {
+            return try body()
+        } catch {
+            if graph.depth == 1 { unadoptGraph() }
+            throw error
+        }
+    }
+
+    /// Makes an unmanaged object of the graph the managed object `key` (RealmSwift's `add`: the
+    /// object given becomes the managed one).
+    func adopt(_ object: DynamicObject, info: ClassInfo, key: Int64) {
+        if case .unmanaged(let className, let values) = object.state {
+            graph.adopted.append((object, className, values))
+        }
+        object.adopt(realm: realm, info: info, key: key)
+    }
+
+    /// A failed add: every object it made managed is unmanaged again, with its values.
+    private func unadoptGraph() {
+        for (object, className, values) in graph.adopted.reversed() {
+            object.unadopt(className: className, values: values)
+        }
     }
 
     /// Records that `node`'s row exists under `key`.

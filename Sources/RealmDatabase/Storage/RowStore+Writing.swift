@@ -65,9 +65,7 @@ extension RowStore {
         let info = try classInfo(targetClass)
         guard case .unmanaged(_, let values) = object.state else { throw RealmError.addInvalidated }
         let key = try createOrUpdate(info, values: values, policy: policy, mode: mode, node: node, object: object)
-        if mode == .add || (mode == .assign && !info.objectSchema.isEmbedded) {
-            object.state = .managed(realm: realm, info: info, key: key)
-        }
+        if mode == .add || mode == .assign { adopt(object, info: info, key: key) }
         return key
     }
 
@@ -234,21 +232,7 @@ extension RowStore {
     /// The value a property takes when none is given: its default, else its type's empty value
     /// (a fresh value for a required objectId or uuid).
     func defaultValue(_ p: Property) -> RealmValue {
-        if let d = p.defaultValue { return d }
-        if p.isOptional || p.isCollection || p.type == .object || p.type == .mixed { return .null }
-        switch p.type {
-        case .bool: return .bool(false)
-        case .int: return .int(0)
-        case .float: return .float(0)
-        case .double: return .double(0)
-        case .string: return .string("")
-        case .data: return .data(Data())
-        case .date: return .date(.epoch)
-        case .decimal128: return .decimal128(Decimal128(Decimal(0)))
-        case .objectId: return .objectId(.generate())
-        case .uuid: return .uuid(UUID())
-        case .mixed, .object, .linkingObjects: return .null
-        }
+        p.isCollection ? .null : p.valueWhenUnset
     }
 
     /// A value of a non-collection property as stored: the column value and (for mixed) the tag.
