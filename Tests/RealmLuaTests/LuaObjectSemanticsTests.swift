@@ -211,11 +211,11 @@ final class LuaObjectSemanticsTests: LuaTestCase {
                   o.kid.value, #o.kids
                 """)
         XCTAssertEqual(
-            messages.map(\.description),
+            messages.map { $0.stringValue ?? $0.description },
             [
-                "\"Can't set link to existing managed embedded object\"",
-                "\"Cannot add an existing managed embedded object to a List.\"",
-                "\"Cannot add an existing managed embedded object to a Dictionary.\"", "1", "1",
+                "Can't set link to existing managed embedded object",
+                "Cannot add an existing managed embedded object to a List.",
+                "Cannot add an existing managed embedded object to a Dictionary.", "1", "1",
             ])
     }
 
