@@ -82,6 +82,7 @@ public final class List: ManagedCollection, Sequence {
     /// Appends a value (an object, unmanaged or of this realm, or a value to create one from).
     /// An implicit write: outside a write transaction it commits its own.
     public func append(_ value: RealmValue) throws {
+        let value = try realm.thawArgument(value)
         try mutate(.implicit) { try $0.append(value) }
     }
 
@@ -114,6 +115,7 @@ public final class List: ManagedCollection, Sequence {
     // writes (`writeMode: .implicit`), decided here rather than in the binding.
 
     public func insert(_ value: RealmValue, at index: Int, writeMode: WriteMode = .requireWrite) throws {
+        let value = writeMode == .implicit ? try realm.thawArgument(value) : value
         try mutate(writeMode) { try $0.insert(value, at: index) }
     }
 
@@ -123,6 +125,7 @@ public final class List: ManagedCollection, Sequence {
 
     /// Sets the element at `index`, or appends when `index` is the count (Lua's `list[n + 1] = v`).
     public func set(_ value: RealmValue, at index: Int, writeMode: WriteMode = .requireWrite) throws {
+        let value = writeMode == .implicit ? try realm.thawArgument(value) : value
         try mutate(writeMode) { storage in
             if index == (try storage.count()) { try storage.append(value) } else { try storage.set(value, at: index) }
         }
@@ -175,6 +178,7 @@ public final class List: ManagedCollection, Sequence {
 public final class MutableSet: ManagedCollection, Sequence {
     /// Inserts a value if absent. An implicit write.
     public func insert(_ value: RealmValue) throws {
+        let value = try realm.thawArgument(value)
         try mutate(.implicit) { try $0.append(value) }
     }
 
@@ -206,6 +210,7 @@ public final class Map: ManagedCollection, Sequence {
 
     /// Sets (or with nil… `.null`, stores nil for) a key. An implicit write.
     public func setValue(_ value: RealmValue, forKey key: String) throws {
+        let value = try realm.thawArgument(value)
         try mutate(.implicit) { try $0.setValue(value, forKey: key) }
     }
 

@@ -1,5 +1,11 @@
 import Foundation
 
+extension RealmError {
+    /// Realm's refusal to delete (or remove from results) an object it does not manage.
+    public static let deleteFromAnotherRealm = RealmError(
+        .invalidValue, "Can only delete an object from the Realm it belongs to.")
+}
+
 extension Realm {
     /// Deletes an object: its embedded objects go with it, links to it become nil, and it leaves
     /// every list and set holding it.
@@ -7,11 +13,9 @@ extension Realm {
         try enterEntry("delete")
         defer { leaveEntry() }
         try checkWritable()
-        guard let (realm, info, key) = object.managed else {
-            throw RealmError(.invalidValue, "Can only delete an object from the Realm it belongs to.")
-        }
+        guard let (realm, info, key) = object.managed else { throw RealmError.deleteFromAnotherRealm }
         guard realm === self || (realm.isSameFile(as: self) && !realm.isFrozen) else {
-            throw RealmError(.invalidValue, "Can only delete an object from the Realm it belongs to.")
+            throw RealmError.deleteFromAnotherRealm
         }
         guard try rows.fetchRow(info, key: key) != nil else { throw RealmError.invalidated }
         try rows.deleteObject(try classInfo(info.className), key: key)

@@ -214,7 +214,7 @@ public final class DynamicObject: CustomStringConvertible {
             state = .unmanaged(className: className, values: values)
         case .managed(let realm, let info, let key):
             if realm.isFrozen { throw RealmError.frozenObjectWrite }
-            let body = {
+            func setManaged(_ value: RealmValue) throws {
                 try realm.checkWritable()
                 if info.isReadOnlyView {
                     throw RealmError(
@@ -229,7 +229,12 @@ public final class DynamicObject: CustomStringConvertible {
                     info, key: key, property: property, value: value, policy: .all, compare: false)
                 self.dropRowCache()
             }
-            if mode == .implicit { try realm.writeImplicitly(body) } else { try body() }
+            if mode == .implicit {
+                let value = try realm.thawArgument(value)
+                try realm.writeImplicitly { try setManaged(value) }
+            } else {
+                try setManaged(value)
+            }
         }
     }
 

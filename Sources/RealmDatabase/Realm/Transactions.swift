@@ -137,6 +137,25 @@ extension Realm {
         }
     }
 
+    /// A value given to an implicit verb, with each object of a frozen version of this realm's
+    /// file replaced by its live counterpart here, as SwiftUI's property wrappers `thaw()` what
+    /// they are given before writing. The one place the implicit verbs thaw their arguments; a
+    /// frozen object deleted since is an error.
+    public func thawArgument(_ value: RealmValue) throws -> RealmValue {
+        switch value {
+        case .object(let o):
+            guard !isFrozen, let (other, info, key) = o.managed, other.isFrozen, other.isSameFile(as: self) else {
+                return value
+            }
+            let live = DynamicObject(realm: self, info: try classInfo(info.className), key: key)
+            if try live.checkInvalidated() { throw RealmError.invalidated }
+            return .object(live)
+        case .list(let items): return .list(try items.map(thawArgument))
+        case .dictionary(let entries): return .dictionary(try entries.mapValues(thawArgument))
+        default: return value
+        }
+    }
+
     /// Throws unless a write transaction is open (and the realm can be written at all).
     func checkWritable() throws {
         if isFrozen { throw RealmError.frozenRealmWrite }
