@@ -55,7 +55,9 @@ final class LuaObjectSemanticsTests: LuaTestCase {
         let r = try run(
             """
             realm = Realm()
-            realm:write(function() realm:create('DogToy', { _id = ObjectId('000000000000000000000001'), name = 'a' }) end)
+            realm:write(function()
+              realm:create('DogToy', { _id = ObjectId('000000000000000000000001'), name = 'a' })
+            end)
             realm:beginWrite()
             local person = Object('Person', { firstName = 'P', dogs = { Object('Dog', { name = 'D' }) } })
             local dog = Object('Dog', { name = 'X', favoriteToy = Object('DogToy', {

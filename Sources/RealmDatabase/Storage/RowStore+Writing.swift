@@ -294,7 +294,8 @@ extension RowStore {
     private func embeddedKey(_ o: DynamicObject, info: ClassInfo, mode: LinkMode, holder: EmbeddedHolder) throws
         -> Int64
     {
-        if let (other, _, _) = o.managed, mode != .copy, other === realm || (other.isSameFile(as: realm) && !other.isFrozen)
+        if let (other, _, _) = o.managed, mode != .copy,
+            other === realm || (other.isSameFile(as: realm) && !other.isFrozen)
         {
             throw holder.existingEmbeddedError
         }
