@@ -71,6 +71,26 @@ final class LuaObjectSemanticsTests: LuaTestCase {
         XCTAssertEqual(r.map(\.description), ["false", "true", "1", "1", "true", "\"X\"", "1", "\"D\""])
     }
 
+    /// The same, for objects the failed add had already made managed: they are unmanaged again,
+    /// with their values (and can be added afterwards).
+    func testFailedAddUnmanagesWhatItReached() throws {
+        let r = try run(
+            """
+            realm = Realm()
+            local dup = ObjectId('000000000000000000000001')
+            realm:write(function() realm:create('DogToy', { _id = dup, name = 'a' }) end)
+            local toy = Object('DogToy', { name = 'fresh' })
+            local good = Object('Dog', { name = 'ok', favoriteToy = toy })
+            local person = Object('Person', { firstName = 'Q', dogs = { good,
+              Object('Dog', { name = 'bad', favoriteToy = Object('DogToy', { _id = dup, name = 'dup' }) }) } })
+            local ok = pcall(function() realm:write(function() realm:add(person) end) end)
+            local before = { tostring(toy.realm == nil), tostring(good.realm == nil), good.favoriteToy.name }
+            realm:write(function() realm:add(good) end)
+            return ok, table.concat(before, ","), good.realm ~= nil, #realm:objects('DogToy'), #realm:objects('Person')
+            """)
+        XCTAssertEqual(r.map(\.description), ["false", "\"true,true,fresh\"", "true", "2", "0"])
+    }
+
     // MARK: Deleting sets and maps
 
     /// RealmTests.testDeleteCollection (realm.delete of a collection deletes its objects): for a

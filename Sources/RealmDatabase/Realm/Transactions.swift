@@ -123,8 +123,10 @@ extension Realm {
     /// Runs one verb of a write (`add`, `create`) so that its failure leaves the write exactly as it
     /// was: the rows it wrote (a savepoint), the change record and the old values it captured.
     /// Realm's own `add` may leave the objects created before a failure; a script cannot tell
-    /// which, so here nothing stays.
-    func undoingOnFailure<T>(_ body: () throws -> T) throws -> T {
+    /// which, so here nothing stays. `needed: false` (a write of one row, which fails whole)
+    /// skips the savepoint.
+    func undoingOnFailure<T>(when needed: Bool = true, _ body: () throws -> T) throws -> T {
+        guard needed else { return try body() }
         let record = changeTracker.openWrite
         let oldValues = notifiers.oldValues
         do {

@@ -65,7 +65,9 @@ extension RowStore {
     /// Makes an unmanaged object of the graph the managed object `key` (RealmSwift's `add`: the
     /// object given becomes the managed one).
     func adopt(_ object: DynamicObject, info: ClassInfo, key: Int64) {
-        if case .unmanaged(let className, let values) = object.state {
+        // Recorded only while a graph is being written: the outermost object is adopted last,
+        // when nothing can fail any more (and the graph has been forgotten).
+        if graph.depth > 0, case .unmanaged(let className, let values) = object.state {
             graph.adopted.append((object, className, values))
         }
         object.adopt(realm: realm, info: info, key: key)
@@ -83,6 +85,19 @@ extension RowStore {
         guard let node else { return }
         graph.keys[node] = key
         if let object { graph.retained.append(object) }
+    }
+
+    /// Whether writing an object from `values` may write more than its one row (nested objects,
+    /// collections, or an update of an existing object): only then can a failure part-way leave
+    /// something behind, and `add`/`create` need a savepoint (`Realm.undoingOnFailure`); a single
+    /// INSERT fails whole.
+    func mayWriteSeveralRows(_ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy) -> Bool {
+        if policy != .error || isMigrating { return true }
+        if info.collectionProperties.contains(where: { values[$0.name].map { !$0.isNull } ?? false }) { return true }
+        guard info.hasObjectCreatingColumns else { return false }
+        return info.rowSlots.contains { slot in
+            slot.encodingMayCreateObjects && values[slot.property.name].map { !$0.isNull } ?? false
+        }
     }
 
     /// Whether writing `value` to a link or mixed column may create objects (which may lead back
