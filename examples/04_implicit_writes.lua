@@ -12,8 +12,9 @@ print("appended:", bandido.name, "count +" .. (#dogs - before))
 bandido.favoriteTreat = "bacon"
 print("treat:", realm:object("Dog", bandido._id).favoriteTreat)
 
--- A form's "Save": create a Dog and append it to a person's dogs.
-local person = realm:create("Person", { firstName = "Gordon", lastName = "Cole" })
+-- A form's "Save": create a Person (realm:create, add and delete need realm:write, as in Realm)
+-- and append a Dog to the person's dogs (an implicit write again).
+local person = realm:write(function() return realm:create("Person", { firstName = "Gordon", lastName = "Cole" }) end)
 person.dogs:append{ name = "Diane" }
 print(person.firstName .. " has " .. #person.dogs .. " dog: " .. person.dogs[1].name)
 
@@ -34,8 +35,11 @@ print("rolled back:", not ok, #dogs:where("name == $0", "Ghost") == 0)
 local otherConfig = Realm.Configuration.defaultConfiguration
 otherConfig.fileURL = user.name .. ".other.realm"
 local other = Realm(otherConfig)
-local wubba = other:objects("DogToy"):where("name == $0", "Wubba")[1] or other:create("DogToy", { name = "Wubba" })
-local maui = other:create("Dog", { name = "Maui", favoriteToy = wubba })
+local wubba, maui
+other:write(function()
+  wubba = other:objects("DogToy"):where("name == $0", "Wubba")[1] or other:create("DogToy", { name = "Wubba" })
+  maui = other:create("Dog", { name = "Maui", favoriteToy = wubba })
+end)
 ok, err = pcall(function() dogs:append(maui) end)
 print("append from another realm:", err)
 

@@ -94,6 +94,9 @@ public final class RealmLuaRuntime {
         try state.setGlobal(name, try box(realm))
     }
 
+    /// The realms scripts opened that are still alive, oldest first.
+    var openRealms: [Realm] { openedRealms.compactMap(\.realm) }
+
     /// Cancels every write transaction left open by scripts.
     public func rollbackOpenWrites() {
         for weak in openedRealms {

@@ -471,7 +471,10 @@ final class SchemaTests: RealmTestCase {
         XCTAssertEqual(try storedCount(realm, "class_Geo"), 0)
     }
 
-    func testAssigningAManagedEmbeddedObjectCopiesIt() throws {
+    /// ObjectAccessorTests' embedded-link test ("Can't set link to existing managed embedded object"):
+    /// a managed embedded object cannot get a second parent (issue 13: it used to be copied);
+    /// `create` from a value holding it still copies it, and each parent owns its own.
+    func testAssigningAManagedEmbeddedObjectRaisesAndCreateCopiesIt() throws {
         let realm = try Realm(configuration: allTypesConfig())
         let (a, b) = try realm.write {
             (
@@ -479,11 +482,15 @@ final class SchemaTests: RealmTestCase {
                 try realm.create("AllTypes", value: ["pk": 2])
             )
         }
-        try realm.write { try b.setValue(try a["address"], forKey: "address") }
+        XCTAssertThrowsError(try realm.write { try b.setValue(try a["address"], forKey: "address") }) { error in
+            XCTAssertEqual("\(error)", "Can't set link to existing managed embedded object")
+        }
+        XCTAssertEqual(try b["address"], .null)
+        let c = try realm.write { try realm.create("AllTypes", value: ["pk": 3, "address": try a["address"]]) }
         let aAddress = try XCTUnwrap(try a["address"].objectValue)
-        let bAddress = try XCTUnwrap(try b["address"].objectValue)
-        XCTAssertFalse(aAddress.isSameObject(as: bAddress), "each parent owns its own copy")
-        try realm.write { try bAddress.setValue("Other", forKey: "street") }
+        let cAddress = try XCTUnwrap(try c["address"].objectValue)
+        XCTAssertFalse(aAddress.isSameObject(as: cAddress), "each parent owns its own copy")
+        try realm.write { try cAddress.setValue("Other", forKey: "street") }
         XCTAssertEqual(try aAddress["street"], "Main")
     }
 

@@ -330,7 +330,9 @@ final class CommandLineTests: XCTestCase {
         try workspace.write(
             "fill.lua",
             """
-            local p = realm:create("Person", { firstName = "Dale", lastName = "Cooper" })
+            local p = realm:write(function()
+              return realm:create("Person", { firstName = "Dale", lastName = "Cooper" })
+            end)
             p.dogs:append{ name = "Diane", weight = 12, profileImageUrl = "https://example.com/\\u{e9}.png",
               favoriteToy = { name = "Wubba" } }
             """)

@@ -77,7 +77,7 @@ final class TenantSessionTests: XCTestCase {
         let runtime = failure(of: "error('boom')", in: session)
         XCTAssertEqual(runtime?.kind, .runtime)
         XCTAssertTrue("\(runtime?.underlying as? LuaError as Any)".contains("boom"), "\(String(describing: runtime))")
-        let database = failure(of: "realm:create('Nope', {})", in: session)
+        let database = failure(of: "realm:write(function() realm:create('Nope', {}) end)", in: session)
         XCTAssertEqual(database?.kind, .runtime)
         XCTAssertEqual(database?.realmError?.code, .invalidClass, "\(String(describing: database))")
         XCTAssertNil(runtime?.realmError)

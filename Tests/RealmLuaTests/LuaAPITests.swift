@@ -118,8 +118,10 @@ final class LuaAPITests: LuaTestCase {
         let r = try run(
             """
             realm = Realm()
-            local person = realm:create("Person", { firstName = "Dale",
-                                                    address = { street = "1 Main", city = "Twin Peaks" } })
+            local person = realm:write(function()
+              return realm:create("Person", { firstName = "Dale",
+                                              address = { street = "1 Main", city = "Twin Peaks" } })
+            end)
             person.dogs:append({ name = "Diane", tags = { "good", "dog" } })
             local dog = person.dogs[1]
             return #person.dogs, dog.tags[2], #dog.owners, dog.owners[1].firstName, person.address.city
@@ -151,7 +153,8 @@ final class LuaAPITests: LuaTestCase {
             """
             local other = Realm.Configuration.defaultConfiguration
             other.fileURL = "other.realm"
-            local toy = Realm(other):create("DogToy", { name = "Wubba" })
+            local o = Realm(other)
+            local toy = o:write(function() return o:create("DogToy", { name = "Wubba" }) end)
             Realm():objects("DogToy"):append(toy)
             """)
         XCTAssertTrue(
@@ -208,8 +211,8 @@ final class LuaAPITests: LuaTestCase {
         let r = try run(
             """
             realm = Realm()
-            local dog = realm:create("Dog", { name = "Gone" })
-            realm:delete(dog)
+            local dog = realm:write(function() return realm:create("Dog", { name = "Gone" }) end)
+            realm:write(function() realm:delete(dog) end)
             local ok, err = pcall(function() return dog.name end)
             return dog.isInvalidated, ok, tostring(err)
             """)

@@ -55,14 +55,18 @@ final class LuaBoundaryTests: LuaTestCase {
             d:append{name="b", weight=math.maxinteger}; return d:sum("weight")
             """, "integer overflow")
         try assertLuaError("realm:objects('Dog'):remove(math.mininteger)", "bad argument #1 to 'remove'")
-        try run("person = realm:create('Person', { name = 'p', dogs = { { name = 'd', weight = 1 } } })")
+        try run(
+            "person = realm:write(function() "
+                + "return realm:create('Person', { name = 'p', dogs = { { name = 'd', weight = 1 } } }) end)")
         try assertLuaError(
             "person.dogs:insert(person.dogs[1], math.mininteger)",
             "bad argument #2 to 'insert' (position out of range)")
         try assertLuaError("return tostring(Date(math.mininteger))", "bad argument #1 to 'Date' (seconds out of range")
         try assertLuaError("Date('2021-02-31T00:00:00Z')", "invalid date '2021-02-31T00:00:00Z'")
         try assertLuaError(
-            "local t = realm:create('Node', { name = 't', nums = { math.maxinteger, 1 } }); return t.nums:sum()",
+            "local t = realm:write(function() "
+                + "return realm:create('Node', { name = 't', nums = { math.maxinteger, 1 } }) "
+                + "end); return t.nums:sum()",
             "integer overflow")
         let r = try run(
             """
@@ -80,9 +84,11 @@ final class LuaBoundaryTests: LuaTestCase {
     func testEveryPositionVerbRefusesBoundaryNumbers() throws {
         try run(
             """
-            dog = realm:create("Dog", { name = "Rex", weight = 1 })
-            person = realm:create("Person", { name = "p", dogs = { dog, dog } })
-            node = realm:create("Node", { name = "n", nums = { 1, 2, 3 } })
+            realm:write(function()
+              dog = realm:create("Dog", { name = "Rex", weight = 1 })
+              person = realm:create("Person", { name = "p", dogs = { dog, dog } })
+              node = realm:create("Node", { name = "n", nums = { 1, 2, 3 } })
+            end)
             """)
         let verbs = [
             "node.nums:remove(X)", "node.nums:insert(7, X)", "node.nums:move(X, 1)", "node.nums:move(1, X)",
@@ -150,8 +156,11 @@ final class LuaBoundaryTests: LuaTestCase {
             """
             local d = realm:objects("Dog")
             d:append{ name = "a", weight = 1 << 53 }; d:append{ name = "b", weight = 1 }
-            local big = realm:create("Node", { name = "big", nums = { math.maxinteger, math.maxinteger } })
-            local exact = realm:create("Node", { name = "exact", nums = { 1 << 53, 1 } })
+            local big, exact
+            realm:write(function()
+              big = realm:create("Node", { name = "big", nums = { math.maxinteger, math.maxinteger } })
+              exact = realm:create("Node", { name = "exact", nums = { 1 << 53, 1 } })
+            end)
             return d:sum("weight"), d:average("weight"), big.nums:average(), exact.nums:sum(), exact.nums:average(),
               d:where("weight > 1"):sum("weight")
             """)
@@ -168,7 +177,9 @@ final class LuaBoundaryTests: LuaTestCase {
             try run("return realm:objects('Dog'):sum('weight')").first?.integerValue, (1 << 53) + 1 - 1,
             "an intermediate overflow that the total undoes is no error (the sum is exact)")
         try assertLuaError(
-            "local n = realm:create('Node', { name = 'm', nums = { math.mininteger, -1 } }); return n.nums:sum()",
+            "local n = realm:write(function() "
+                + "return realm:create('Node', { name = 'm', nums = { math.mininteger, -1 } }) "
+                + "end); return n.nums:sum()",
             "integer overflow: the sum of 'Node.nums'")
     }
 

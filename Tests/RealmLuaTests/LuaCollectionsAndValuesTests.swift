@@ -9,8 +9,10 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
         let r = try run(
             """
             realm = Realm()
-            local dog = realm:create("Dog", { name = "Rex", nicknames = { "r", "rexy" },
-                                              attributes = { color = "brown", age = 3 } })
+            local dog = realm:write(function()
+              return realm:create("Dog", { name = "Rex", nicknames = { "r", "rexy" },
+                                           attributes = { color = "brown", age = 3 } })
+            end)
             dog.nicknames:insert("r")            -- already there
             dog.nicknames:insert("king")
             dog.nicknames:remove("rexy")
@@ -28,7 +30,9 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
         let r = try run(
             """
             realm = Realm()
-            local dog = realm:create("Dog", { name = "Rex", tags = { "a", "b", "c" } })
+            local dog = realm:write(function()
+              return realm:create("Dog", { name = "Rex", tags = { "a", "b", "c" } })
+            end)
             dog.tags:insert("z", 1)
             dog.tags:move(1, 4)
             dog.tags:remove(2)
@@ -45,10 +49,13 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
         let r = try run(
             """
             realm = Realm()
-            local toy = realm:create("DogToy", { name = "Wubba" })
-            local dog = realm:create("Dog", { name = "Rex", attributes = {
-              i = 1, d = 1.5, s = "x", b = true, date = Date(5, 0), oid = ObjectId("000000000000000000000001"),
-              toy = toy, dec = Decimal128("2.5") } })
+            local toy, dog
+            realm:write(function()
+              toy = realm:create("DogToy", { name = "Wubba" })
+              dog = realm:create("Dog", { name = "Rex", attributes = {
+                i = 1, d = 1.5, s = "x", b = true, date = Date(5, 0), oid = ObjectId("000000000000000000000001"),
+                toy = toy, dec = Decimal128("2.5") } })
+            end)
             local a = dog.attributes
             return math.type(a.i), math.type(a.d), a.s, a.b, a.date.seconds, tostring(a.oid), a.toy.name,
                    tostring(a.dec)
@@ -63,12 +70,14 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
             """
             realm = Realm()
             local id = ObjectId("000000000000000000000007")
+            realm:beginWrite()
             realm:create("DogToy", { _id = id, name = "Ball" })
             local ok, err = pcall(function() realm:create("DogToy", { _id = id, name = "Bone" }) end)
             realm:create("DogToy", { _id = id, name = "Bone" }, "modified")
             local unmanaged = Object("DogToy", { _id = id, name = "Rope" })
             realm:add(unmanaged, "all")
             local bad = pcall(function() realm:create("DogToy", {}, "sometimes") end)
+            realm:commitWrite()
             return ok, tostring(err), #realm:objects("DogToy"), realm:object("DogToy", id).name, bad
             """)
         XCTAssertEqual(r[0].boolValue, false)
@@ -89,10 +98,10 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
             for i = 1, 5 do dogs:append{ name = "d" .. i, age = i } end
             dogs:remove(1)                         -- by index
             dogs:remove(dogs:where("name == 'd2'")[1])  -- by object
-            realm:delete(dogs:where("age == 3"))   -- results
+            realm:write(function() realm:delete(dogs:where("age == 3")) end)  -- results
             local left = {}
             for _, d in pairs(dogs) do left[#left + 1] = d.name end
-            realm:deleteAll()
+            realm:write(function() realm:deleteAll() end)
             return table.concat(left, ","), #dogs
             """)
         XCTAssertEqual(r.map(\.description), ["\"d4,d5\"", "0"])
@@ -168,7 +177,7 @@ final class LuaCollectionsAndValuesTests: LuaTestCase {
               else seen[#seen + 1] = c.kind end
             end)
             dog.age = 2
-            realm:delete(dog)
+            realm:write(function() realm:delete(dog) end)
             return table.concat(seen, ",")
             """)
         // No old value for a local change, as Realm (issue 13: `testModifyObservedObjectLocally`).

@@ -32,16 +32,19 @@ final class LuaErrorCodeTests: LuaTestCase {
             file: file, line: line)
     }
 
-    static let rex = "dog = realm:create('Dog', { name = 'Rex' })"
+    // realm:create needs a write, as Realm's (issue 13).
+    static let rex = "dog = realm:write(function() return realm:create('Dog', { name = 'Rex' }) end)"
     static let subscribe =
         "realm.subscriptions:update(function(s) s:append(QuerySubscription('Dog', { name = 'd' })) end)"
-    static let toy = "id = ObjectId('000000000000000000000001') realm:create('DogToy', { _id = id, name = 'A' })"
+    static let toy =
+        "id = ObjectId('000000000000000000000001') "
+        + "realm:write(function() realm:create('DogToy', { _id = id, name = 'A' }) end)"
 
     func testObjectAlreadyExists() throws {
         try assertError(
             "ObjectAlreadyExists", "existing primary key value",
             setup: Self.toy,
-            "realm:create('DogToy', { _id = id, name = 'B' })")
+            "realm:write(function() realm:create('DogToy', { _id = id, name = 'B' }) end)")
     }
 
     func testInvalidQuery() throws {
@@ -59,13 +62,14 @@ final class LuaErrorCodeTests: LuaTestCase {
     func testInvalidProperty() throws {
         try assertError(
             "InvalidProperty", "does not exist on object type 'Dog'",
-            setup: "dog = realm:create('Dog', { name = 'Rex' })", "return dog.nope")
+            setup: Self.rex, "return dog.nope")
     }
 
     func testInvalidatedObject() throws {
         try assertError(
             "InvalidatedObject", "deleted or invalidated",
-            setup: "dog = realm:create('Dog', { name = 'Gone' }) realm:delete(dog)", "return dog.name")
+            setup: "realm:write(function() dog = realm:create('Dog', { name = 'Gone' }) realm:delete(dog) end)",
+            "return dog.name")
     }
 
     func testModifyPrimaryKey() throws {
@@ -76,7 +80,7 @@ final class LuaErrorCodeTests: LuaTestCase {
 
     func testFrozenObject() throws {
         try assertError(
-            "FrozenObject", "frozen", setup: "dog = realm:create('Dog', { name = 'Rex' }):freeze()",
+            "FrozenObject", "frozen", setup: Self.rex + " dog = dog:freeze()",
             "dog.name = 'Max'")
     }
 
@@ -104,9 +108,9 @@ final class LuaErrorCodeTests: LuaTestCase {
             setup: """
                 c = Realm.Configuration{ inMemoryIdentifier = 'other' }
                 other = Realm(c)
-                dog = other:create('Dog', { name = 'Rex' })
+                dog = other:write(function() return other:create('Dog', { name = 'Rex' }) end)
                 """,
-            "realm:add(dog)")
+            "realm:write(function() realm:add(dog) end)")
     }
 
     /// A script matches on `e.code`; an uncaught error still reads as it did (the position and

@@ -109,6 +109,7 @@ public final class List: ManagedCollection, Sequence {
     /// Appends a value (an object, unmanaged or of this realm, or a value to create one from).
     /// An implicit write: outside a write transaction it commits its own.
     public func append(_ value: RealmValue) throws {
+        let value = try realm.thawArgument(value)
         try mutate(.implicit) { try $0.append(value) }
     }
 
@@ -141,6 +142,7 @@ public final class List: ManagedCollection, Sequence {
     // writes (`writeMode: .implicit`), decided here rather than in the binding.
 
     public func insert(_ value: RealmValue, at index: Int, writeMode: WriteMode = .requireWrite) throws {
+        let value = writeMode == .implicit ? try realm.thawArgument(value) : value
         try mutate(writeMode) { try $0.insert(value, at: index) }
     }
 
@@ -150,6 +152,7 @@ public final class List: ManagedCollection, Sequence {
 
     /// Sets the element at `index`, or appends when `index` is the count (Lua's `list[n + 1] = v`).
     public func set(_ value: RealmValue, at index: Int, writeMode: WriteMode = .requireWrite) throws {
+        let value = writeMode == .implicit ? try realm.thawArgument(value) : value
         try mutate(writeMode) { storage in
             if index == (try storage.count()) { try storage.append(value) } else { try storage.set(value, at: index) }
         }
@@ -202,6 +205,7 @@ public final class List: ManagedCollection, Sequence {
 public final class MutableSet: ManagedCollection, Sequence {
     /// Inserts a value if absent. An implicit write.
     public func insert(_ value: RealmValue) throws {
+        let value = try realm.thawArgument(value)
         try mutate(.implicit) { try $0.append(value) }
     }
 
@@ -233,6 +237,7 @@ public final class Map: ManagedCollection, Sequence {
 
     /// Sets (or with nil… `.null`, stores nil for) a key. An implicit write.
     public func setValue(_ value: RealmValue, forKey key: String) throws {
+        let value = try realm.thawArgument(value)
         try mutate(.implicit) { try $0.setValue(value, forKey: key) }
     }
 

@@ -103,7 +103,10 @@ struct RealmCollectionStorage {
                 )
             }
             return [
-                try realm.rows.linkKey(value, target: target, policy: policy, mode: mode).map { .integer($0) } ?? .null
+                try realm.rows.linkKey(
+                    value, target: target, policy: policy, mode: mode,
+                    holder: property.collection == .map ? .dictionary : .list
+                ).map { .integer($0) } ?? .null
             ]
         }
         let (stored, tag) = try realm.rows.encodeForStorage(

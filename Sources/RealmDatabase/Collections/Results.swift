@@ -450,6 +450,7 @@ public final class Results: Sequence {
     @discardableResult
     public func append(_ value: RealmValue) throws -> DynamicObject {
         if realm.isFrozen { throw RealmError.frozenCollectionWrite }
+        let value = try realm.thawArgument(value)
         return try realm.writeImplicitly {
             let object: DynamicObject
             if case .object(let o) = value {
@@ -476,6 +477,7 @@ public final class Results: Sequence {
     /// Deletes an object if these results contain it. An implicit write.
     public func remove(_ object: DynamicObject) throws {
         if realm.isFrozen { throw RealmError.frozenCollectionWrite }
+        guard object.isManaged else { throw RealmError.deleteFromAnotherRealm }
         guard let live = object.isFrozen ? try object.thaw() : object, contains(live) else { return }
         try realm.writeImplicitly { try realm.delete(live) }
     }

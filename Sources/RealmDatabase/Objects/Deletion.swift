@@ -1,5 +1,11 @@
 import Foundation
 
+extension RealmError {
+    /// Realm's refusal to delete (or remove from results) an object it does not manage.
+    public static let deleteFromAnotherRealm = RealmError(
+        .invalidValue, "Can only delete an object from the Realm it belongs to.")
+}
+
 extension Realm {
     /// Deletes an object: its embedded objects go with it, links to it become nil, and it leaves
     /// every list and set holding it.
@@ -7,11 +13,9 @@ extension Realm {
         try enterEntry("delete")
         defer { leaveEntry() }
         try checkWritable()
-        guard let (realm, info, key) = object.managed else {
-            throw RealmError(.invalidValue, "Can only delete an object from the Realm it belongs to.")
-        }
+        guard let (realm, info, key) = object.managed else { throw RealmError.deleteFromAnotherRealm }
         guard realm === self || (realm.isSameFile(as: self) && !realm.isFrozen) else {
-            throw RealmError(.invalidValue, "Can only delete an object from the Realm it belongs to.")
+            throw RealmError.deleteFromAnotherRealm
         }
         guard try rows.fetchRow(info, key: key) != nil else { throw RealmError.invalidated }
         try rows.deleteObject(try classInfo(info.className), key: key)
@@ -37,6 +41,18 @@ extension Realm {
         try checkWritable()
         let objects = try list.values().compactMap(\.objectValue)
         try delete(objects)
+    }
+
+    /// Deletes the objects a set holds (RealmSwift's `delete` of any collection of objects).
+    public func delete(_ set: MutableSet) throws {
+        try checkWritable()
+        try delete(try set.values().compactMap(\.objectValue))
+    }
+
+    /// Deletes the objects a map holds (its values; the keys go with them, as links to deleted objects).
+    public func delete(_ map: Map) throws {
+        try checkWritable()
+        try delete(try map.entries().values.compactMap(\.objectValue))
     }
 
     public func delete<S: Sequence>(_ objects: S) throws where S.Element == DynamicObject {

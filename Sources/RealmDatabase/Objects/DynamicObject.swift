@@ -18,6 +18,9 @@ public final class DynamicObject: CustomStringConvertible {
         case managed(realm: Realm, info: ClassInfo, key: Int64)
     }
     var state: State
+    /// The schema of an unmanaged object's class, when it was built knowing it; kept once managed
+    /// so that a failed add can put the object back as it was.
+    private var unmanagedSchema: ObjectSchema?
     /// The managed row's values in `info.rowColumns` order, valid while the realm's stamp is unchanged.
     private var rowCache: [SQLiteValue]?
     private var rowCacheStamp = -1
@@ -29,6 +32,16 @@ public final class DynamicObject: CustomStringConvertible {
     /// A new unmanaged object of a class, with some of its values.
     public init(className: String, value: [String: RealmValue] = [:]) {
         state = .unmanaged(className: className, values: value)
+        cursor = nil
+        cursorRow = 0
+    }
+
+    /// A new unmanaged object that knows its class's schema (RealmSwift's `Dog(value:)`): every
+    /// property reads its default until set, and a value of the wrong type is refused.
+    public init(objectSchema: ObjectSchema, value: [String: RealmValue] = [:]) throws {
+        state = .unmanaged(
+            className: objectSchema.className, values: try UnmanagedValues.initial(value, schema: objectSchema))
+        unmanagedSchema = objectSchema
         cursor = nil
         cursorRow = 0
     }
@@ -70,10 +83,23 @@ public final class DynamicObject: CustomStringConvertible {
     public var isManaged: Bool { realm != nil }
     public var isFrozen: Bool { realm?.isFrozen ?? false }
 
-    /// The schema of the object's class; nil for an unmanaged object.
+    /// The schema of the object's class; for an unmanaged object, the one it was built with (nil
+    /// when built without).
     public var objectSchema: ObjectSchema? {
         if case .managed(_, let info, _) = state { return info.objectSchema }
-        return nil
+        return unmanagedSchema
+    }
+
+    /// `add`: this unmanaged object becomes the handle of the managed object `key`.
+    func adopt(realm: Realm, info: ClassInfo, key: Int64) {
+        state = .managed(realm: realm, info: info, key: key)
+        rowCache = nil
+    }
+
+    /// A failed `add`: the object is unmanaged again, with the values it had.
+    func unadopt(className: String, values: [String: RealmValue]) {
+        state = .unmanaged(className: className, values: values)
+        rowCache = nil
     }
 
     /// The stored key of a managed object (stable for its lifetime, never reused).
@@ -145,7 +171,10 @@ public final class DynamicObject: CustomStringConvertible {
     public func value(forKey name: String) throws -> RealmValue {
         if let value = try cursor?.value(forKey: name, row: cursorRow) { return value }
         switch state {
-        case .unmanaged(_, let values):
+        case .unmanaged(let className, let values):
+            if let unmanagedSchema, unmanagedSchema[name]?.isPersisted != true {
+                throw UnmanagedValues.unknownProperty(name, className)
+            }
             return values[name] ?? .null
         case .managed(let realm, let info, _):
             let slot = try info.slot(name)
@@ -176,11 +205,16 @@ public final class DynamicObject: CustomStringConvertible {
     public func setValue(_ value: RealmValue, forKey name: String, mode: WriteMode = .requireWrite) throws {
         switch state {
         case .unmanaged(let className, var values):
-            values[name] = value
+            if let unmanagedSchema {
+                guard let p = unmanagedSchema[name] else { throw UnmanagedValues.unknownProperty(name, className) }
+                values[name] = try UnmanagedValues.checked(value, for: p, className: className)
+            } else {
+                values[name] = value
+            }
             state = .unmanaged(className: className, values: values)
         case .managed(let realm, let info, let key):
             if realm.isFrozen { throw RealmError.frozenObjectWrite }
-            let body = {
+            func setManaged(_ value: RealmValue) throws {
                 try realm.checkWritable()
                 if info.isReadOnlyView {
                     throw RealmError(
@@ -195,7 +229,12 @@ public final class DynamicObject: CustomStringConvertible {
                     info, key: key, property: property, value: value, policy: .all, compare: false)
                 self.dropRowCache()
             }
-            if mode == .implicit { try realm.writeImplicitly(body) } else { try body() }
+            if mode == .implicit {
+                let value = try realm.thawArgument(value)
+                try realm.writeImplicitly { try setManaged(value) }
+            } else {
+                try setManaged(value)
+            }
         }
     }
 
@@ -262,13 +301,27 @@ public final class DynamicObject: CustomStringConvertible {
         switch state {
         case .unmanaged(let c, let values):
             return "\(c) (unmanaged) {"
-                + values.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: "; ") + "}"
+                + values.sorted { $0.key < $1.key }.map { "\($0.key) = \(Self.shallow($0.value))" }
+                .joined(separator: "; ") + "}"
         case .managed(_, let info, let key):
             guard (try? loadRow()) != nil else { return "\(info.className) (invalidated)" }
             if let pk = info.objectSchema.primaryKey, let v = try? value(forKey: pk) {
                 return "\(info.className)(\(pk) = \(v))"
             }
             return "\(info.className)(key \(key))"
+        }
+    }
+
+    /// A value as an unmanaged object's description shows it: linked objects by class only, so
+    /// that a graph with cycles (`a.next = b; b.next = a`) is described without recursing.
+    private static func shallow(_ value: RealmValue) -> String {
+        switch value {
+        case .object(let o): return o.isManaged ? o.description : "\(o.className) (unmanaged)"
+        case .list(let items): return "[" + items.map(shallow).joined(separator: ", ") + "]"
+        case .dictionary(let d):
+            return "[" + d.sorted { $0.key < $1.key }.map { "\($0.key): \(shallow($0.value))" }.joined(separator: ", ")
+                + "]"
+        default: return value.description
         }
     }
 

@@ -54,7 +54,16 @@ extension Realm {
         try enterEntry("add")
         defer { leaveEntry() }
         try checkWritable()
-        _ = try rows.objectKey(for: object, targetClass: object.className, policy: update, mode: .add)
+        // An object already managed here writes nothing: no savepoint for it.
+        let needed: Bool
+        if case .unmanaged(let className, let values) = object.state, let info = try? classInfo(className) {
+            needed = rows.mayWriteSeveralRows(info, values: values, policy: update)
+        } else {
+            needed = object.managed?.realm !== self
+        }
+        try undoingOnFailure(when: needed) {
+            _ = try rows.objectKey(for: object, targetClass: object.className, policy: update, mode: .add)
+        }
     }
 
     /// Adds every object of a sequence.
@@ -82,9 +91,12 @@ extension Realm {
             )
         }
         // The object given is a node of the graph too: a cycle back to it links to the new object.
-        let key = try rows.createOrUpdate(
-            info, values: try rows.valuesByName(value, info: info), policy: update, mode: .copy,
-            node: rows.graphNode(value), object: value.objectValue)
+        let values = try rows.valuesByName(value, info: info)
+        let key = try undoingOnFailure(when: rows.mayWriteSeveralRows(info, values: values, policy: update)) {
+            try rows.createOrUpdate(
+                info, values: values, policy: update, mode: .copy, node: rows.graphNode(value),
+                object: value.objectValue)
+        }
         return DynamicObject(realm: self, info: info, key: key)
     }
 }

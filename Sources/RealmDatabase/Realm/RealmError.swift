@@ -39,6 +39,8 @@ public struct RealmError: Error, CustomStringConvertible, Equatable, Sendable {
     static let alreadyInWrite = RealmError(.wrongTransactionState, "The Realm is already in a write transaction")
     static let notInWrite = RealmError(
         .wrongTransactionState, "Cannot modify managed objects outside of a write transaction.")
+    public static let notInWriteToCancel = RealmError(
+        .wrongTransactionState, "Can't cancel a non-existing write transaction")
     static let notInWriteToCommit = RealmError(.wrongTransactionState, "Can't commit a non-existing write transaction")
     static let frozenRealmWrite = RealmError(.frozen, "Can't perform transactions on a frozen Realm")
     static let frozenObjectWrite = RealmError(

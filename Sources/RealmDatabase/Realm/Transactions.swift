@@ -118,6 +118,44 @@ extension Realm {
         return try write(block)
     }
 
+    /// Runs one verb of a write (`add`, `create`) so that its failure leaves the write exactly as it
+    /// was: the rows it wrote (a savepoint), the change record and the old values it captured.
+    /// Realm's own `add` may leave the objects created before a failure; a script cannot tell
+    /// which, so here nothing stays. `needed: false` (a write of one row, which fails whole)
+    /// skips the savepoint.
+    func undoingOnFailure<T>(when needed: Bool = true, _ body: () throws -> T) throws -> T {
+        guard needed else { return try body() }
+        let record = changeTracker.openWrite
+        let oldValues = notifiers.oldValues
+        do {
+            return try connection.inSavepoint(body)
+        } catch {
+            changeTracker.openWrite = record
+            notifiers.oldValues = oldValues
+            noteLocalChange()  // rows cached since the savepoint are stale
+            throw error
+        }
+    }
+
+    /// A value given to an implicit verb, with each object of a frozen version of this realm's
+    /// file replaced by its live counterpart here, as SwiftUI's property wrappers `thaw()` what
+    /// they are given before writing. The one place the implicit verbs thaw their arguments; a
+    /// frozen object deleted since is an error.
+    public func thawArgument(_ value: RealmValue) throws -> RealmValue {
+        switch value {
+        case .object(let o):
+            guard !isFrozen, let (other, info, key) = o.managed, other.isFrozen, other.isSameFile(as: self) else {
+                return value
+            }
+            let live = DynamicObject(realm: self, info: try classInfo(info.className), key: key)
+            if try live.checkInvalidated() { throw RealmError.invalidated }
+            return .object(live)
+        case .list(let items): return .list(try items.map(thawArgument))
+        case .dictionary(let entries): return .dictionary(try entries.mapValues(thawArgument))
+        default: return value
+        }
+    }
+
     /// Throws unless a write transaction is open (and the realm can be written at all).
     func checkWritable() throws {
         if isFrozen { throw RealmError.frozenRealmWrite }

@@ -25,6 +25,9 @@ struct ObjectGraph {
     var retained: [DynamicObject] = []
     /// How many `createOrUpdate` calls are running; the graph is forgotten when it returns to 0.
     var depth = 0
+    /// The unmanaged objects made managed so far, with their values before: a failure puts them
+    /// back as they were (the rows they were given are rolled back).
+    var adopted: [(object: DynamicObject, className: String, values: [String: RealmValue])] = []
 }
 
 extension RowStore {
@@ -51,7 +54,30 @@ extension RowStore {
             graph.depth -= 1
             if graph.depth == 0 { graph = ObjectGraph() }
         }
-        return try body()
+        do {
+            return try body()
+        } catch {
+            if graph.depth == 1 { unadoptGraph() }
+            throw error
+        }
+    }
+
+    /// Makes an unmanaged object of the graph the managed object `key` (RealmSwift's `add`: the
+    /// object given becomes the managed one).
+    func adopt(_ object: DynamicObject, info: ClassInfo, key: Int64) {
+        // Recorded only while a graph is being written: the outermost object is adopted last,
+        // when nothing can fail any more (and the graph has been forgotten).
+        if graph.depth > 0, case .unmanaged(let className, let values) = object.state {
+            graph.adopted.append((object, className, values))
+        }
+        object.adopt(realm: realm, info: info, key: key)
+    }
+
+    /// A failed add: every object it made managed is unmanaged again, with its values.
+    private func unadoptGraph() {
+        for (object, className, values) in graph.adopted.reversed() {
+            object.unadopt(className: className, values: values)
+        }
     }
 
     /// Records that `node`'s row exists under `key`.
@@ -59,6 +85,19 @@ extension RowStore {
         guard let node else { return }
         graph.keys[node] = key
         if let object { graph.retained.append(object) }
+    }
+
+    /// Whether writing an object from `values` may write more than its one row (nested objects,
+    /// collections, or an update of an existing object): only then can a failure part-way leave
+    /// something behind, and `add`/`create` need a savepoint (`Realm.undoingOnFailure`); a single
+    /// INSERT fails whole.
+    func mayWriteSeveralRows(_ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy) -> Bool {
+        if policy != .error || isMigrating { return true }
+        if info.collectionProperties.contains(where: { values[$0.name].map { !$0.isNull } ?? false }) { return true }
+        guard info.hasObjectCreatingColumns else { return false }
+        return info.rowSlots.contains { slot in
+            slot.encodingMayCreateObjects && values[slot.property.name].map { !$0.isNull } ?? false
+        }
     }
 
     /// Whether writing `value` to a link or mixed column may create objects (which may lead back

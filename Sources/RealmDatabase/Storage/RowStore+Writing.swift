@@ -65,9 +65,7 @@ extension RowStore {
         let info = try classInfo(targetClass)
         guard case .unmanaged(_, let values) = object.state else { throw RealmError.addInvalidated }
         let key = try createOrUpdate(info, values: values, policy: policy, mode: mode, node: node, object: object)
-        if mode == .add || (mode == .assign && !info.objectSchema.isEmbedded) {
-            object.state = .managed(realm: realm, info: info, key: key)
-        }
+        if mode == .add || mode == .assign { adopt(object, info: info, key: key) }
         return key
     }
 
@@ -84,7 +82,7 @@ extension RowStore {
             var values = values
             if let existing = try existingObjectToUpdate(info, values: &values, policy: policy) {
                 graphRowWritten(node, key: existing, object: object)
-                try update(info, key: existing, values: values, policy: policy)
+                try update(info, key: existing, values: values, policy: policy, mode: mode)
                 return existing
             }
             let linksWait = linksWaitForRow(info, values: values, node: node, mode: mode)
@@ -104,7 +102,9 @@ extension RowStore {
         policy: UpdatePolicy
     ) throws -> Int64? {
         guard let pk = info.primaryKeyProperty else {
-            if policy != .error && !isMigrating {
+            // Only the object given can be updated: nested objects without a primary key are
+            // created (as Realm's create and add with an update policy do).
+            if policy != .error && !isMigrating && graph.depth <= 1 {
                 throw RealmError(
                     .invalidValue, "'\(info.className)' does not have a primary key and can not be updated")
             }
@@ -122,11 +122,14 @@ extension RowStore {
     }
 
     /// Writes the values given to an existing object (`.modified` skips equal ones).
-    private func update(_ info: ClassInfo, key: Int64, values: [String: RealmValue], policy: UpdatePolicy) throws {
+    private func update(
+        _ info: ClassInfo, key: Int64, values: [String: RealmValue], policy: UpdatePolicy, mode: LinkMode
+    ) throws {
         for name in values.keys { _ = try info.slot(name) }
         for p in info.objectSchema.properties where p.isPersisted && !p.isPrimaryKey {
             guard let v = values[p.name] else { continue }
-            try setProperty(info, key: key, property: p, value: v, policy: policy, compare: policy == .modified)
+            try setProperty(
+                info, key: key, property: p, value: v, policy: policy, compare: policy == .modified, mode: mode)
         }
     }
 
@@ -234,21 +237,7 @@ extension RowStore {
     /// The value a property takes when none is given: its default, else its type's empty value
     /// (a fresh value for a required objectId or uuid).
     func defaultValue(_ p: Property) -> RealmValue {
-        if let d = p.defaultValue { return d }
-        if p.isOptional || p.isCollection || p.type == .object || p.type == .mixed { return .null }
-        switch p.type {
-        case .bool: return .bool(false)
-        case .int: return .int(0)
-        case .float: return .float(0)
-        case .double: return .double(0)
-        case .string: return .string("")
-        case .data: return .data(Data())
-        case .date: return .date(.epoch)
-        case .decimal128: return .decimal128(Decimal128(Decimal(0)))
-        case .objectId: return .objectId(.generate())
-        case .uuid: return .uuid(UUID())
-        case .mixed, .object, .linkingObjects: return .null
-        }
+        p.isCollection ? .null : p.valueWhenUnset
     }
 
     /// A value of a non-collection property as stored: the column value and (for mixed) the tag.
@@ -278,18 +267,16 @@ extension RowStore {
     }
 
     /// The key for a link value: nil, an object (added, reused or copied), or a nested value to create.
-    func linkKey(_ value: RealmValue, target: String, policy: UpdatePolicy, mode: LinkMode) throws -> Int64? {
+    func linkKey(
+        _ value: RealmValue, target: String, policy: UpdatePolicy, mode: LinkMode, holder: EmbeddedHolder = .link
+    ) throws -> Int64? {
         let targetInfo = try classInfo(target)
         let embedded = targetInfo.objectSchema.isEmbedded
         switch value {
         case .null:
             return nil
         case .object(let o):
-            if embedded {
-                // Embedded objects are owned by one parent: assigning one copies it in.
-                let values = try o.dictionaryValue()
-                return try createOrUpdate(targetInfo, values: values, policy: .error, mode: mode)
-            }
+            if embedded { return try embeddedKey(o, info: targetInfo, mode: mode, holder: holder) }
             return try objectKey(for: o, targetClass: target, policy: policy, mode: mode)
         case .dictionary, .list:
             return try createOrUpdate(
@@ -301,12 +288,47 @@ extension RowStore {
         }
     }
 
+    /// The key of a new embedded object made from `o`: embedded objects are owned by one parent,
+    /// so a managed one of this realm cannot be linked again (Realm's errors); an unmanaged one
+    /// given to `add` or an assignment becomes the new object; any other is copied in.
+    private func embeddedKey(_ o: DynamicObject, info: ClassInfo, mode: LinkMode, holder: EmbeddedHolder) throws
+        -> Int64
+    {
+        if let (other, _, _) = o.managed, mode != .copy,
+            other === realm || (other.isSameFile(as: realm) && !other.isFrozen)
+        {
+            throw holder.existingEmbeddedError
+        }
+        let key = try createOrUpdate(info, values: try o.dictionaryValue(), policy: .error, mode: mode)
+        if o.managed == nil && mode != .copy { adopt(o, info: info, key: key) }
+        return key
+    }
+
+    /// `.modified` on an object whose embedded object is replaced by a new value: Realm updates
+    /// the embedded object in place (handles to it stay valid). Returns false when `value` is not a
+    /// new value (nil, or an object this realm manages).
+    private func updateEmbeddedInPlace(
+        _ value: RealmValue, previousKey: Int64, targetClass: String, mode: LinkMode
+    ) throws -> Bool {
+        let info = try classInfo(targetClass)
+        let values: [String: RealmValue]
+        switch value {
+        case .dictionary, .list: values = try valuesByName(value, info: info)
+        case .object(let o) where o.managed == nil || graphNode(value) != nil: values = try o.dictionaryValue()
+        default: return false
+        }
+        try update(info, key: previousKey, values: values, policy: .modified, mode: mode)
+        if case .object(let o) = value, o.managed == nil, mode != .copy { adopt(o, info: info, key: previousKey) }
+        return true
+    }
+
     // MARK: Updating
 
     /// Writes one property of a stored object. With `compare`, an equal value is not written (nor
     /// reported as a modification): the `.modified` update policy.
     func setProperty(
-        _ info: ClassInfo, key: Int64, property p: Property, value: RealmValue, policy: UpdatePolicy, compare: Bool
+        _ info: ClassInfo, key: Int64, property p: Property, value: RealmValue, policy: UpdatePolicy, compare: Bool,
+        mode: LinkMode = .assign
     ) throws {
         guard p.isPersisted else {
             throw RealmError(
@@ -322,7 +344,7 @@ extension RowStore {
         if p.isCollection {
             let storage = RealmCollectionStorage(realm: realm, ownerInfo: info, ownerKey: key, property: p)
             if compare, try storage.snapshotValue() == value { return }
-            try storage.replaceAll(with: value, policy: policy, mode: .assign, recordChange: true)
+            try storage.replaceAll(with: value, policy: policy, mode: mode, recordChange: true)
             return
         }
         let ownsEmbedded =
@@ -331,7 +353,19 @@ extension RowStore {
             (compare || ownsEmbedded || realm.notifiers.wantsOldValues(info.className))
             ? try fetchRow(info, key: key).flatMap { try readValue(info, property: p, row: $0) } : nil
         if compare, let old, old == value { return }
-        let (stored, tag) = try encodeForStorage(value, property: p, info: info, policy: policy, mode: .assign)
+        if ownsEmbedded, case .object(let previous)? = old, let previousKey = previous.objectKey,
+            let targetClass = p.objectClassName
+        {
+            // Setting the embedded object it already has changes nothing (RealmSwift's
+            // `parent.object = child` again).
+            if case .object(let o) = value, o.isSameObject(as: previous) { return }
+            if policy == .modified,
+                try updateEmbeddedInPlace(value, previousKey: previousKey, targetClass: targetClass, mode: mode)
+            {
+                return
+            }
+        }
+        let (stored, tag) = try encodeForStorage(value, property: p, info: info, policy: policy, mode: mode)
         if p.type == .mixed {
             try connection.run(
                 "UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ?, \(info.quotedTypeTag(p)) = ? "
@@ -354,5 +388,19 @@ extension RowStore {
     func recordModification(_ info: ClassInfo, key: Int64, property: String, oldValue: RealmValue?) {
         if let oldValue { realm.notifiers.rememberOldValue(info.className, key, property, oldValue) }
         changeTracker.recordModification(info.className, key, property: property)
+    }
+}
+
+/// Where an embedded object is being linked from: Realm words the refusal of a managed one by it.
+enum EmbeddedHolder {
+    case link, list, dictionary
+
+    var existingEmbeddedError: RealmError {
+        switch self {
+        case .link: return RealmError(.invalidValue, "Can't set link to existing managed embedded object")
+        case .list: return RealmError(.invalidValue, "Cannot add an existing managed embedded object to a List.")
+        case .dictionary:
+            return RealmError(.invalidValue, "Cannot add an existing managed embedded object to a Dictionary.")
+        }
     }
 }

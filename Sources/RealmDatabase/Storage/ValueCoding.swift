@@ -26,6 +26,8 @@ enum ValueCoding {
         case (.decimal128, .decimal128(let v)): return .blob(v.storedBytes)
         case (.decimal128, .int(let v)): return .blob(Decimal128(v).storedBytes)
         case (.decimal128, .double(let v)): return .blob(Decimal128(v).storedBytes)
+        // Realm converts a numeric string given for a decimal128 (RLMObject's value coercion).
+        case (.decimal128, .string(let v)): return Decimal128(string: v).map { .blob($0.storedBytes) }
         case (.objectId, .objectId(let v)): return .blob(Data(v.bytes))
         case (.uuid, .uuid(let v)): return .blob(v.realmBytes)
         default: return nil

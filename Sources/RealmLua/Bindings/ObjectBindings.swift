@@ -21,6 +21,7 @@ extension RealmLuaRuntime {
             },
             metamethods: objectMetamethods())
         try state.register("Object") { try runtime.newObject($0) }
+        try registerUnmanagedCollection()
     }
 
     private func objectTable() -> BindingTable {
@@ -113,11 +114,24 @@ extension RealmLuaRuntime {
         case .list(let l) where l.isEmpty: values = [:]
         default: throw ctx.argumentError(2, "a table of property values expected")
         }
-        return try push(ctx, DynamicObject(className: className, value: values))
+        guard let schema = objectSchema(ofClass: className) else {
+            return try push(ctx, DynamicObject(className: className, value: values))
+        }
+        return try push(ctx, try DynamicObject(objectSchema: schema, value: values))
+    }
+
+    /// The schema an unmanaged object of a class is built with (Lua has no model classes): the
+    /// default configuration's, else that of the realm opened last that has the class.
+    private func objectSchema(ofClass className: String) -> ObjectSchema? {
+        if let schema = defaultConfiguration.configuration.schema?[className] { return schema }
+        return openRealms.reversed().lazy.compactMap { $0.schema[className] }.first
     }
 
     /// A property as Lua sees it: collections live, backlinks as results, the rest as values.
     func property(_ o: DynamicObject, _ name: String) throws -> LuaValue {
+        if !o.isManaged, let p = o.objectSchema?[name], p.isCollection {
+            return try box(UnmanagedCollection(owner: o, property: p))
+        }
         guard let p = o.objectSchema?[name] else {
             if o.isManaged {
                 throw RealmError(.invalidProperty, "Property '\(name)' does not exist on object type '\(o.className)'.")

@@ -54,19 +54,22 @@ extension RealmLuaRuntime {
             return 0
         }
         t.method("cancelWrite") { ctx in
-            try realm(ctx).cancelWrite()
+            let r = try realm(ctx)
+            // RealmSwift's `cancelWrite()` throws with no write open (realm-core's message).
+            guard r.isInWriteTransaction else { throw RealmError.notInWriteToCancel }
+            r.cancelWrite()
             return 0
         }
         t.method("add", returns: .plain("Object")) { try runtime.add($0) }
         t.method("create", returns: .classArgument("Object")) { try runtime.create($0) }
+        // add, create, delete and deleteAll need a write transaction, as Realm's: they are not
+        // implicit verbs (LUA-API.md lists those).
         t.method("delete") { ctx in
-            let r = try realm(ctx)
-            try r.writeImplicitly { try runtime.delete(ctx.argument(2), from: r) }
+            try runtime.delete(ctx.argument(2), from: try realm(ctx))
             return 0
         }
         t.method("deleteAll") { ctx in
-            let r = try realm(ctx)
-            try r.writeImplicitly { try r.deleteAll() }
+            try realm(ctx).deleteAll()
             return 0
         }
         t.method("freeze", returns: .plain("Realm")) { ctx in try runtime.push(ctx, try realm(ctx).freeze()) }
@@ -105,7 +108,7 @@ extension RealmLuaRuntime {
         let r = try ctx.userdata(1, as: Realm.self)
         guard case .object(let o) = try realmArgument(ctx, 2) else { throw ctx.argumentError(2, "an Object expected") }
         let p = try updatePolicy(ctx, 3)
-        try r.writeImplicitly { try r.add(o, update: p) }
+        try r.add(o, update: p)
         return try push(ctx, o)
     }
 
@@ -115,7 +118,7 @@ extension RealmLuaRuntime {
         let className = try ctx.string(2)
         let value = ctx.isNil(3) ? RealmValue.dictionary([:]) : try realmArgument(ctx, 3)
         let p = try updatePolicy(ctx, 4)
-        return try push(ctx, try r.writeImplicitly { try r.create(className, value: value, update: p) })
+        return try push(ctx, try r.create(className, value: value, update: p))
     }
 
     private func updatePolicy(_ ctx: LuaCallContext, _ i: Int) throws -> UpdatePolicy {
@@ -136,13 +139,15 @@ extension RealmLuaRuntime {
         return try push(ctx, token)
     }
 
-    /// `realm:delete(x)` for an object, results, a list or a sequence of objects.
+    /// `realm:delete(x)` for an object, results, a list, set or map of objects, or a sequence of objects.
     func delete(_ value: LuaValue, from realm: Realm) throws {
         if case .userdata(let ref) = value {
             switch try state.hostObject(ref) {
             case let o as DynamicObject: return try realm.delete(o)
             case let r as Results: return try realm.delete(r)
             case let l as List: return try realm.delete(l)
+            case let set as MutableSet: return try realm.delete(set)
+            case let m as Map: return try realm.delete(m)
             default: break
             }
         }
@@ -153,7 +158,9 @@ extension RealmLuaRuntime {
             }
             return
         }
-        throw luaError("realm:delete expects an object, results, a list or a table of objects, got \(value.typeName)")
+        throw luaError(
+            "realm:delete expects an object, results, a list, set or map of objects or a table of objects, "
+                + "got \(value.typeName)")
     }
 
     /// Calls a notification callback; its errors are reported, not raised (the commit stands).
