@@ -122,7 +122,7 @@ struct RealmCollectionStorage {
     }
 
     func recordChange() {
-        realm.rows.recordModification(ownerInfo, key: ownerKey, property: property.name, oldValue: nil)
+        realm.rows.recordModification(ownerInfo, key: ownerKey, property: property.name)
     }
 
     // MARK: Writing (callers check that a write is open)

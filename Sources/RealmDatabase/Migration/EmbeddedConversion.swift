@@ -89,7 +89,7 @@ struct EmbeddedConversion {
                 try realm.connection.scalarInt(
                     "SELECT owner FROM \(place.table) WHERE \"_row\" = ?", [.integer(row)]) ?? row
         }
-        realm.rows.recordModification(place.ownerInfo, key: owner, property: place.property.name, oldValue: nil)
+        realm.rows.recordModification(place.ownerInfo, key: owner, property: place.property.name)
     }
 
     /// Realm's error: a mixed value cannot link to an embedded object.

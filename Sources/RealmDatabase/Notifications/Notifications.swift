@@ -98,13 +98,6 @@ struct NotifierRegistry {
         objectObservers[id] = nil
     }
 
-    /// Whether a write should read the value it replaces for the observers: never, since Realm
-    /// reports no old values for local changes (see `deliverNotifications`). The row engine asks.
-    func wantsOldValues(_ className: String) -> Bool { false }
-
-    /// Where the row engine hands a replaced value; nothing keeps it (see `wantsOldValues`).
-    func rememberOldValue(_ className: String, _ key: Int64, _ property: String, _ value: RealmValue) {}
-
     var isEmpty: Bool { realmObservers.isEmpty && resultsObservers.isEmpty && objectObservers.isEmpty }
 }
 

@@ -119,19 +119,17 @@ extension Realm {
     }
 
     /// Runs one verb of a write (`add`, `create`) so that its failure leaves the write exactly as it
-    /// was: the rows it wrote (a savepoint), the change record and the old values it captured.
+    /// was: the rows it wrote (a savepoint) and the change record.
     /// Realm's own `add` may leave the objects created before a failure; a script cannot tell
     /// which, so here nothing stays. `needed: false` (a write of one row, which fails whole)
     /// skips the savepoint.
     func undoingOnFailure<T>(when needed: Bool = true, _ body: () throws -> T) throws -> T {
         guard needed else { return try body() }
         let record = changeTracker.openWrite
-        let oldValues = notifiers.oldValues
         do {
             return try connection.inSavepoint(body)
         } catch {
             changeTracker.openWrite = record
-            notifiers.oldValues = oldValues
             noteLocalChange()  // rows cached since the savepoint are stale
             throw error
         }

@@ -87,7 +87,7 @@ extension RowStore {
         } else {
             try connection.run("DELETE FROM \(place) WHERE \(match)", [bind])
         }
-        for owner in owners { recordModification(link.info, key: owner, property: p.name, oldValue: nil) }
+        for owner in owners { recordModification(link.info, key: owner, property: p.name) }
     }
 
     /// Deletes every object of a class and its collections: no cascades, every class goes.

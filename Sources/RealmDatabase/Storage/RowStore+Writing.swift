@@ -350,7 +350,7 @@ extension RowStore {
         let ownsEmbedded =
             p.type == .object && (p.objectClassName.flatMap { classInfos[$0]?.objectSchema.isEmbedded } ?? false)
         let old: RealmValue? =
-            (compare || ownsEmbedded || realm.notifiers.wantsOldValues(info.className))
+            (compare || ownsEmbedded)
             ? try fetchRow(info, key: key).flatMap { try readValue(info, property: p, row: $0) } : nil
         if compare, let old, old == value { return }
         if ownsEmbedded, case .object(let previous)? = old, let previousKey = previous.objectKey,
@@ -375,7 +375,7 @@ extension RowStore {
                 "UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \"_key\" = ?",
                 [stored, .integer(key)])
         }
-        recordModification(info, key: key, property: p.name, oldValue: old)
+        recordModification(info, key: key, property: p.name)
         if ownsEmbedded, let targetClass = p.objectClassName, case .object(let previous)? = old,
             let previousKey = previous.objectKey, stored != .integer(previousKey)
         {
@@ -385,8 +385,7 @@ extension RowStore {
         }
     }
 
-    func recordModification(_ info: ClassInfo, key: Int64, property: String, oldValue: RealmValue?) {
-        if let oldValue { realm.notifiers.rememberOldValue(info.className, key, property, oldValue) }
+    func recordModification(_ info: ClassInfo, key: Int64, property: String) {
         changeTracker.recordModification(info.className, key, property: property)
     }
 }
