@@ -23,6 +23,8 @@ final class BoundaryValueTests: RealmTestCase {
             XCTAssertEqual(Timestamp(iso8601: t.description), t, "\(t.description) seed \(seed)")
         }
         XCTAssertNil(Timestamp(seconds: range.upperBound + 1, nanoseconds: 0))
+        // Just below the first second of the range (it would print as year -10000).
+        XCTAssertNil(Timestamp(seconds: range.lowerBound, nanoseconds: -1))
         XCTAssertNil(Timestamp(seconds: Int64.min, nanoseconds: 0))
         XCTAssertNil(Timestamp(seconds: 1, nanoseconds: Int32.min))
         // A Date beyond the range is clamped, not a trap.

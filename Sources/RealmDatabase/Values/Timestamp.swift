@@ -20,6 +20,9 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         guard nanoseconds > -1_000_000_000, nanoseconds < 1_000_000_000 else { return nil }
         guard (seconds <= 0 && nanoseconds <= 0) || (seconds >= 0 && nanoseconds >= 0) else { return nil }
         guard Self.validSeconds.contains(seconds) else { return nil }
+        // The first second of the range has no earlier part: negative nanoseconds there would print
+        // as year -10000, which no parser reads back.
+        guard seconds != Self.validSeconds.lowerBound || nanoseconds == 0 else { return nil }
         self.seconds = seconds
         self.nanoseconds = nanoseconds
     }
