@@ -25,6 +25,49 @@ final class LuaMigrationTests: LuaTestCase {
 
     private func strings(_ values: [LuaValue]) -> [String] { values.map { $0.stringValue ?? $0.description } }
 
+    // MARK: the migration's transaction
+
+    /// A migration block cannot end the migration's one transaction through the realm it reaches
+    /// (`new.realm`, or an object `migration:create` returns), and a handle to that realm kept past
+    /// the migration cannot write: Realm's migration realm is inside its write for the whole block.
+    /// Before, `commitWrite` there committed half a migration and a later failure left an extra
+    /// column that made every later open fail.
+    func testABlockCannotEndTheMigrationsTransaction() throws {
+        let r = try migrate(
+            """
+            local v1 = { { name = "Dog", properties = { name = "string", age = "int" } } }
+            local v2 = { { name = "Dog", properties = { name = "string", age = "string" } } }
+            local realm = openAt(v1, 1)
+            realm:write(function() realm:create("Dog", { name = "a", age = 3 }) end)
+            realm = nil
+            local results = {}
+            local ok, err = pcall(openAt, v2, 2, function(m)
+              m:enumerateObjects("Dog", function(old, new) new.age = tostring(old.age) end)
+              local created = m:create("Dog", { name = "x", age = "1" })
+              local c1, e1 = pcall(function() created.realm:commitWrite() end)
+              local c2, e2 = pcall(function() created.realm:cancelWrite() end)
+              local c3, e3 = pcall(function() created.realm:beginWrite() end)
+              results = { c1, e1.code, c2, e2.code, c3, e3.code }
+              kept = created.realm
+              error("late failure")
+            end)
+            -- The failed migration left the file at version 1, whole: it opens again at version 2.
+            local again = openAt(v2, 2, function(m)
+              m:enumerateObjects("Dog", function(old, new) new.age = tostring(old.age) end)
+            end)
+            local dogs = again:objects("Dog")
+            local keptOk, keptErr = pcall(function() kept:write(function() end) end)
+            return ok, results[1], results[2], results[3], results[4], results[5], results[6],
+              #dogs, dogs[1].age, keptOk, keptErr.code
+            """)
+        XCTAssertEqual(
+            strings(r),
+            [
+                "false", "false", "WrongTransactionState", "false", "WrongTransactionState", "false",
+                "WrongTransactionState", "1", "3", "false", "WrongTransactionState",
+            ])
+    }
+
     // MARK: enumerateObjects
 
     /// realm-swift `testEnumerateObjectsAfterDeleteData` and `testEnumerateObjectsAfterDeleteInsertObjects`:

@@ -26,7 +26,10 @@ struct MigrationRunner {
     /// The phases, in the one transaction `run` holds.
     private func migrate() throws -> MigrationReport {
         let realm = makeMigrationRealm()
-        defer { realm.transaction = nil }
+        defer {
+            realm.transaction = nil
+            realm.migrationPhase = .ended
+        }
         try addNewStorage(realm)
         let migration = try Migration(oldSchema: oldSchema, newSchema: newSchema, realm: realm)
         try configuration.migrationBlock?(migration, oldVersion)
@@ -47,6 +50,7 @@ struct MigrationRunner {
         realm.transaction = ChangeSet()
         realm.transaction?.countsModificationsOnly = true
         realm.rows.isMigrating = true
+        realm.migrationPhase = .running
         return realm
     }
 

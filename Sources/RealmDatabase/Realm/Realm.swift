@@ -39,6 +39,9 @@ public final class Realm {
         // Commits by other instances are kept in the mailbox only while someone observes.
         didSet { mailbox.setObserving(!notifiers.isEmpty) }
     }
+    /// Set on the realm a migration block works in: it shares the opener's connection and its one
+    /// transaction, which only the migration may end. Nil on every other realm.
+    var migrationPhase: MigrationPhase?
     #if DEBUG
         /// Debug builds: refuses an entry while another thread is inside one (see `EntryGuard`).
         let entryGuard = EntryGuard()
@@ -188,4 +191,12 @@ public final class Realm {
 struct WeakBox<T: AnyObject> {
     weak var value: T?
     init(_ value: T) { self.value = value }
+}
+
+/// Where the realm of a migration block is in its life.
+enum MigrationPhase {
+    /// The migration is running: the realm is inside the migration's transaction.
+    case running
+    /// The migration has returned: a handle a script kept must not write on the shared connection.
+    case ended
 }

@@ -41,6 +41,13 @@ public struct RealmError: Error, CustomStringConvertible, Equatable, Sendable {
         .wrongTransactionState, "Cannot modify managed objects outside of a write transaction.")
     public static let notInWriteToCancel = RealmError(
         .wrongTransactionState, "Can't cancel a non-existing write transaction")
+    /// A migration block tried to end or start a write on the migration's realm, or a script used
+    /// that realm after the migration returned.
+    static let migrationTransaction = RealmError(
+        .wrongTransactionState,
+        "The migration's write transaction ends with the migration: "
+            + "a migration block cannot begin, commit or cancel a write, "
+            + "and the migration's realm cannot be used after it.")
     static let notInWriteToCommit = RealmError(.wrongTransactionState, "Can't commit a non-existing write transaction")
     static let frozenRealmWrite = RealmError(.frozen, "Can't perform transactions on a frozen Realm")
     static let frozenObjectWrite = RealmError(

@@ -8,6 +8,7 @@ extension Realm {
         defer { leaveEntry() }
         if isFrozen { throw RealmError.frozenRealmWrite }
         if configuration.readOnly { throw RealmError.readOnlyWrite }
+        if migrationPhase != nil { throw RealmError.migrationTransaction }
         if changeTracker.isInWrite { throw RealmError.alreadyInWrite }
         // Realm delivers pending notifications when a write begins; with no observers there is
         // nothing to deliver, and the implicit write of every REPL verb skips the check.
@@ -33,6 +34,7 @@ extension Realm {
     public func commitWrite() throws {
         try enterEntry("commitWrite")
         defer { leaveEntry() }
+        if migrationPhase != nil { throw RealmError.migrationTransaction }
         guard var changes = transaction else { throw RealmError.notInWriteToCommit }
         let version: Int64
         do {
@@ -52,10 +54,20 @@ extension Realm {
         deliverNotifications(for: [changes])
     }
 
+    /// Throws when `cancelWrite` would be refused: on the realm of a migration block, whose
+    /// transaction only the migration ends (`cancelWrite` itself cannot throw, as RealmSwift's).
+    public func checkCanCancelWrite() throws {
+        if migrationPhase != nil { throw RealmError.migrationTransaction }
+    }
+
     /// Rolls back every change made since `beginWrite`.
     public func cancelWrite() {
         guard enterOrReport("cancelWrite") else { return }
         defer { leaveEntry() }
+        if migrationPhase != nil {
+            RealmDiagnostics.report(RealmError.migrationTransaction, while: "cancelling a write")
+            return
+        }
         guard let cancelled = transaction else { return }
         connection.rollback()
         transaction = nil

@@ -57,6 +57,7 @@ extension RealmLuaRuntime {
             let r = try realm(ctx)
             // RealmSwift's `cancelWrite()` throws with no write open (realm-core's message).
             guard r.isInWriteTransaction else { throw RealmError.notInWriteToCancel }
+            try r.checkCanCancelWrite()
             r.cancelWrite()
             return 0
         }
