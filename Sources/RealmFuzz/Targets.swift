@@ -25,11 +25,17 @@ protocol FuzzTarget: AnyObject {
     func run(_ input: [UInt8]) -> Outcome
     /// Called every 1 000 inputs (garbage collection, resets).
     func maintain(after inputs: Int)
+    /// Percent of inputs taken from `generate` rather than mutated from the corpus.
+    var generatedPercent: Int { get }
+    /// Lines printed after the run's summary (coverage), if any.
+    func report() -> String
 }
 
 extension FuzzTarget {
     func generate(_ rng: inout FuzzRandom) -> [UInt8]? { nil }
     func maintain(after inputs: Int) {}
+    var generatedPercent: Int { 35 }
+    func report() -> String { "" }
 }
 
 /// Errors that are a clean refusal of bad input.
