@@ -9,8 +9,9 @@ import XCTest
 /// `PRAGMA integrity_check`, and hold exactly a prefix of what was written: every operation the
 /// writer reported done, at most the one after it, and no part of any other.
 ///
-/// `RELIABILITY_SEED=<n>` replays a run; `RELIABILITY_KILLS=<n>` changes the number of kills of
-/// the commit test (default 100).
+/// The kill times come from the test's seed (`TestSeed`: pinned under `CI=true`, random locally,
+/// printed and named in failures); `RELIABILITY_SEED=<n>` replays a run; `RELIABILITY_KILLS=<n>`
+/// changes the number of kills of the commit test (default 100).
 final class CrashSafetyTests: ReliabilityTestCase {
     /// What the writer left in `file`, opened with the schema stored in it (the writer's own, so
     /// the test does not repeat it). Nil when the writer was killed before `className` existed:
@@ -28,7 +29,7 @@ final class CrashSafetyTests: ReliabilityTestCase {
 
     func testKilledWriterKeepsExactlyAPrefixOfItsTransactions() throws {
         let writer = try BuiltProducts.require("RealmCrashWriter")
-        var rng = SeededGenerator.fromEnvironment("commits")
+        var rng = SeededGenerator(seed: seed("commits"))
         let kills = ProcessInfo.processInfo.environment["RELIABILITY_KILLS"].flatMap { Int($0) } ?? 100
         let rows = 16
         let file = folder.appendingPathComponent("commits.realm")
@@ -107,7 +108,7 @@ final class CrashSafetyTests: ReliabilityTestCase {
 
     func testKilledSubscriptionUpdatesAreAllOrNothing() throws {
         let writer = try BuiltProducts.require("RealmCrashWriter")
-        var rng = SeededGenerator.fromEnvironment("subscriptions")
+        var rng = SeededGenerator(seed: seed("subscriptions"))
         let file = folder.appendingPathComponent("subscriptions.realm")
         var acknowledged: Int64 = 0
         let start = Date()
@@ -184,7 +185,7 @@ final class CrashSafetyTests: ReliabilityTestCase {
 
     func testKilledMigrationLeavesTheOldVersionOrTheNewOneComplete() throws {
         let writer = try BuiltProducts.require("RealmCrashWriter")
-        var rng = SeededGenerator.fromEnvironment("migration")
+        var rng = SeededGenerator(seed: seed("migration"))
         let items = 1500
         let data = folder.appendingPathComponent("data", isDirectory: true)
         let pluginsV1 = try writePlugin("inventory", Self.migrationV1, in: folder.appendingPathComponent("plugins-v1"))

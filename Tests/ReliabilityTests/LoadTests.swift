@@ -97,7 +97,7 @@ final class LoadTests: ReliabilityTestCase {
         let users = (0..<tenants).map { String(format: "tenant%03d", $0) }
         // Opened before the clock starts.
         for user in users where cacheSize >= tenants { try host.withTenant(user) { _ in } }
-        let seed = UInt64.random(in: 1...UInt64.max)
+        let seed = self.seed("load")
         let logs = (0..<tenants * workers).map { _ in WorkerLog() }
         let deadline = Date().addingTimeInterval(seconds)
         let group = DispatchGroup()

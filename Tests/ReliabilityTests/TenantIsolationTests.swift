@@ -197,7 +197,7 @@ final class TenantIsolationTests: ReliabilityTestCase {
     func testAcceptedUserNamesMapToOneFileInTheDataFolder() throws {
         // Random names from a pool of troublesome characters: any name the host accepts must map to
         // exactly `<data>/<name>.realm`, and two accepted names never to the same file.
-        var rng = SeededGenerator.fromEnvironment("user names")
+        var rng = SeededGenerator(seed: seed("user names"))
         let pool: [Unicode.Scalar] = [
             "a", "B", "z", "0", "9", "-", "_", " ", ".", "/", "\\", ":", "~", "$", "%", "\u{0}", "\u{1F}", "\u{7F}",
             "\u{85}", "\u{A0}", "\u{AD}", "\u{200B}", "\u{200D}", "\u{202E}", "\u{2028}", "\u{2044}", "\u{2215}",
