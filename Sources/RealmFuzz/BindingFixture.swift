@@ -40,7 +40,8 @@ enum BindingFixture {
             ldt = { Date(1) }, ldec = { Decimal128("2") }, loid = { ObjectId() }, lu = { UUID() }, lbin = { Data("x") },
             lm = { 1, "a", true }, lo = { { n = 1, name = "a" }, { n = 2, name = "b" } }, le = { { x = 1, t = "a" } },
             si = { 1, 2 }, sd = { 0.5 }, ss = { "a" }, sdt = { Date(2) }, sdec = { Decimal128("3") },
-            soid = { ObjectId() }, su = { UUID() }, sbin = { Data("y") }, sm = { 1, "z" }, slo = { { n = 3, name = "c" } },
+            soid = { ObjectId() }, su = { UUID() }, sbin = { Data("y") }, sm = { 1, "z" },
+            slo = { { n = 3, name = "c" } },
             mi = { a = 1 }, md = { a = 0.5 }, ms = { a = "x" }, mdt = { a = Date(3) }, mdec = { a = Decimal128("4") },
             moid = { a = ObjectId() }, mu = { a = UUID() }, mbin = { a = Data("z") }, mm = { a = 1, b = "two" },
             mlo = { a = { n = 4, name = "d" } } }
@@ -95,8 +96,9 @@ enum BindingFixture {
         R["QuerySubscription"] = QuerySubscription("Link", { name = "links", where = "n > 1" })
         R["QuerySubscription/stored"] = sync.subscriptions:first("all")
         function withSubscriptions(f)
-          local out = table.pack(pcall(function() local r sync.subscriptions:update(function(s) r = table.pack(f(s)) end) return r end))
-          return table.unpack(out, 1, out.n)
+          local r
+          sync.subscriptions:update(function(s) r = table.pack(f(s)) end)
+          return r and table.unpack(r, 1, r.n)
         end
         local version = 1
         local old = Realm(Realm.Configuration{ fileURL = "fuzz.mig.realm", schema = SCHEMA })

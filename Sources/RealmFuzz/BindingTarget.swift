@@ -54,20 +54,21 @@ final class BindingTarget: FuzzTarget {
     }
 
     func generate(_ rng: inout FuzzRandom) -> [UInt8]? {
-        for _ in 0..<20 {
-            let (key, code) = BindingCalls.make(&rng, world: world)
-            if avoid.contains(where: { pattern in pattern.components(separatedBy: "&&").allSatisfy(code.contains) }) {
-                skipped += 1
-                continue
-            }
-            calls[key, default: 0] += 1
-            return Array(code.utf8)
-        }
-        return Array(seeds[0].utf8)
+        let (key, code) = BindingCalls.make(&rng, world: world)
+        calls[key, default: 0] += 1
+        return Array(code.utf8)
+    }
+
+    func isAvoided(_ code: String) -> Bool {
+        avoid.contains { pattern in pattern.components(separatedBy: "&&").allSatisfy(code.contains) }
     }
 
     func run(_ input: [UInt8]) -> Outcome {
         let body = text(input)
+        if !avoid.isEmpty, isAvoided(body) {
+            skipped += 1
+            return .rejected
+        }
         defer { world.runtime.rollbackOpenWrites() }
         do {
             let results = try world.runtime.execute("return pcall(function() \(body)\nend)", chunkName: "=call")

@@ -217,7 +217,8 @@ func fuzz(_ target: FuzzTarget, options: Options) -> Summary {
         if !options.quiet, now() - lastReport > 10_000_000_000 {
             lastReport = now()
             print(
-                "  \(target.name): \(i) inputs, \(summary.accepted) accepted, \(summary.failures.count) failures, \(Int(Double(i) / (Double(lastReport - start) / 1e9)))/s"
+                "  \(target.name): \(i) inputs, \(summary.accepted) accepted, \(summary.failures.count) failures, "
+                    + "\(Int(Double(i) / (Double(lastReport - start) / 1e9)))/s"
             )
             fflush(nil)
         }
@@ -257,7 +258,9 @@ for name in names {
         // parsed, compiled and run on SQLite.
         let report = QueryFuzzer.run(iterations: options.iterations, seed: options.seed, mode: .execute)
         print(
-            "realm-fuzz query-grammar: \(report.iterations) inputs in \(String(format: "%.1f", report.seconds)) s (\(Int(Double(report.iterations) / max(report.seconds, 0.001)))/s): \(report.parsed) parsed, \(report.compiled) compiled, \(report.executed) executed, \(report.failures.count) failures"
+            "realm-fuzz query-grammar: \(report.iterations) inputs in \(String(format: "%.1f", report.seconds)) s "
+                + "(\(Int(Double(report.iterations) / max(report.seconds, 0.001)))/s): \(report.parsed) parsed, "
+                + "\(report.compiled) compiled, \(report.executed) executed, \(report.failures.count) failures"
         )
         for f in report.failures.prefix(20) { print("  FAILURE \(f)") }
         failed = failed || !report.failures.isEmpty
@@ -282,7 +285,8 @@ for name in names {
             let outcome = target.run(input)
             inputStartedAt.store(0, ordering: .relaxed)
             print(
-                "realm-fuzz \(name) replay \(file): \(outcome) in \(String(format: "%.3f", Double(now() - began) / 1e9)) s"
+                "realm-fuzz \(name) replay \(file): \(outcome) in "
+                    + "\(String(format: "%.3f", Double(now() - began) / 1e9)) s"
             )
             if case .failure = outcome { failed = true }
         }
@@ -290,7 +294,10 @@ for name in names {
     }
     let s = fuzz(target, options: options)
     print(
-        "realm-fuzz \(name): \(s.inputs) inputs in \(String(format: "%.1f", s.seconds)) s (\(Int(Double(s.inputs) / max(s.seconds, 0.001)))/s), seed \(options.seed): \(s.accepted) accepted, \(s.rejected) refused cleanly, \(s.generated) generated, \(s.failures.count) failures, slowest input \(String(format: "%.3f", s.slowest)) s, \(s.slow) over \(options.slowSeconds) s"
+        "realm-fuzz \(name): \(s.inputs) inputs in \(String(format: "%.1f", s.seconds)) s "
+            + "(\(Int(Double(s.inputs) / max(s.seconds, 0.001)))/s), seed \(options.seed): \(s.accepted) accepted, "
+            + "\(s.rejected) refused cleanly, \(s.generated) generated, \(s.failures.count) failures, slowest input "
+            + "\(String(format: "%.3f", s.slowest)) s, \(s.slow) over \(options.slowSeconds) s"
     )
     let report = target.report()
     if !report.isEmpty { print(report) }

@@ -59,7 +59,9 @@ final class CrashSafetyTests: ReliabilityTestCase {
             if testRun?.failureCount ?? 0 > 0 { break }
         }
         print(
-            "commits: \(kills) kills in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; \(acknowledged) transactions acknowledged; \(killedBeforeReady) kills before the realm was open, \(killedAfterCommits) after at least one commit"
+            "commits: \(kills) kills in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; "
+                + "\(acknowledged) transactions acknowledged; \(killedBeforeReady) kills before the realm was open, "
+                + "\(killedAfterCommits) after at least one commit"
         )
         XCTAssertGreaterThan(acknowledged, 0, "no transaction was ever acknowledged: the kills all came too early")
     }
@@ -96,7 +98,8 @@ final class CrashSafetyTests: ReliabilityTestCase {
         // …and SQLite, counting every transaction's rows.
         let torn = SQLiteCheck.int(
             file.path,
-            "SELECT count(*) FROM (SELECT txn FROM class_Entry GROUP BY txn HAVING count(*) != \(rows) OR count(DISTINCT part) != \(rows))"
+            "SELECT count(*) FROM (SELECT txn FROM class_Entry GROUP BY txn HAVING count(*) != \(rows) OR "
+                + "count(DISTINCT part) != \(rows))"
         )
         XCTAssertEqual(torn, 0, "round \(round): a transaction is there in part")
         XCTAssertEqual(
@@ -125,7 +128,8 @@ final class CrashSafetyTests: ReliabilityTestCase {
             if testRun?.failureCount ?? 0 > 0 { break }
         }
         print(
-            "subscriptions: \(kills) kills in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; \(acknowledged) updates acknowledged"
+            "subscriptions: \(kills) kills in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; "
+                + "\(acknowledged) updates acknowledged"
         )
         XCTAssertGreaterThan(acknowledged, 0)
     }
@@ -163,12 +167,14 @@ final class CrashSafetyTests: ReliabilityTestCase {
 
     static let migrationV1 = """
         return { name = "inventory", version = "1.0.0", schemaVersion = 1,
-          schema = { { name = "Item", primaryKey = "id", properties = { id = "int", value = "int", label = "string" } } } }
+          schema = { { name = "Item", primaryKey = "id",
+            properties = { id = "int", value = "int", label = "string" } } } }
         """
     static let migrationV2 = """
         return { name = "inventory", version = "2.0.0", schemaVersion = 2,
           schema = {
-            { name = "Item", primaryKey = "id", properties = { id = "int", value = "string", label = "string", twice = "int" } },
+            { name = "Item", primaryKey = "id",
+              properties = { id = "int", value = "string", label = "string", twice = "int" } },
             { name = "Tag", properties = { name = "string" } },
           } }
         """
@@ -243,7 +249,8 @@ final class CrashSafetyTests: ReliabilityTestCase {
             if testRun?.failureCount ?? 0 > 0 { break }
         }
         print(
-            "migration: one run takes \(String(format: "%.2f", duration)) s; \(kills) kills (\(midway) while the migration ran): \(old) left version 1, \(new) found version 2 complete"
+            "migration: one run takes \(String(format: "%.2f", duration)) s; \(kills) kills (\(midway) while the "
+                + "migration ran): \(old) left version 1, \(new) found version 2 complete"
         )
     }
 
@@ -269,7 +276,8 @@ final class CrashSafetyTests: ReliabilityTestCase {
             XCTAssertEqual(
                 SQLiteCheck.int(
                     file.path,
-                    "SELECT count(*) FROM sqlite_master WHERE name LIKE '%Tag%' OR sql LIKE '%twice%' OR sql LIKE '%__new%'"
+                    "SELECT count(*) FROM sqlite_master WHERE name LIKE '%Tag%' OR sql LIKE '%twice%' OR sql LIKE "
+                        + "'%__new%'"
                 ), 0,
                 "round \(round): storage of the new version is left over")
             XCTAssertEqual(
@@ -279,7 +287,8 @@ final class CrashSafetyTests: ReliabilityTestCase {
             XCTAssertEqual(
                 SQLiteCheck.int(
                     file.path,
-                    "SELECT count(*) FROM class_Item WHERE value = 'v' || (id * 7) AND twice = id * 14 AND label = 'item' || id"
+                    "SELECT count(*) FROM class_Item WHERE value = 'v' || (id * 7) AND twice = id * 14 AND label = "
+                        + "'item' || id"
                 ), items,
                 "round \(round): the migration is there in part")
             XCTAssertEqual(try realm.objects("Tag").countObjects(), 50, "round \(round)")

@@ -181,7 +181,8 @@ enum BuiltProducts {
     static func require(_ name: String) throws -> URL {
         guard let url = find(name) else {
             throw XCTSkip(
-                "The executable '\(name)' was not found next to the test bundle; build it with `swift build --build-tests` (or run `swift test`, which builds it), or set REALMHOST_BIN_DIR."
+                "The executable '\(name)' was not found next to the test bundle; build it with `swift build "
+                    + "--build-tests` (or run `swift test`, which builds it), or set REALMHOST_BIN_DIR."
             )
         }
         return url
