@@ -9,6 +9,8 @@ import RealmLua
 final class BindingWorld {
     let runtime: RealmLuaRuntime
     let other: RealmLuaRuntime
+    /// This generation's files (removed by `close()`).
+    let folder: URL
     /// `R`'s keys with the Lua type name of each value ("Object/deleted" → "Object").
     private(set) var receivers: [(key: String, type: String)] = []
     /// Methods and fields of every registered type.
@@ -24,7 +26,7 @@ final class BindingWorld {
     static let limits = LuaLimits(memory: 96 << 20, instructions: 20_000_000, time: .milliseconds(1500))
 
     init(root: URL, generation: Int) throws {
-        let folder = root.appendingPathComponent("g\(generation)", isDirectory: true)
+        folder = root.appendingPathComponent("g\(generation)", isDirectory: true)
         try? FileManager.default.removeItem(at: folder)
         runtime = try Self.makeRuntime("fuzz", folder.appendingPathComponent("fuzz"))
         other = try Self.makeRuntime("other", folder.appendingPathComponent("other"))
@@ -50,6 +52,7 @@ final class BindingWorld {
         runtime.rollbackOpenWrites()
         runtime.state.close()
         other.state.close()
+        try? FileManager.default.removeItem(at: folder)
     }
 
     /// The second tenant's realm, object, results and collections, as userdata of the first
