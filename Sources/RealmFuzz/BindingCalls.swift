@@ -9,7 +9,7 @@ enum BindingCalls {
         "math.mininteger", "math.maxinteger", "math.huge", "-math.huge", "0/0", "-0.0", "0", "1", "-1", "2", "3",
         "2^53", "2^63", "-2^63", "1e308", "-1e308", "0.5", "math.maxinteger + 0.0", "math.mininteger + 0.0",
         "4294967296", "-2147483649", "2147483648", "5e-324", "math.maxinteger // 1000", "math.mininteger // 1000",
-        "253402300800", "-62135596801", "1e18", "-1e18",
+        "253402300800", "-62135596801", "1e18", "-1e18", "math.mininteger + 1", "math.maxinteger - 1",
     ]
     /// Strings: empty, huge, NUL, invalid UTF-8, and the words the API knows.
     static let strings = [
