@@ -124,6 +124,9 @@ extension LuaState {
     /// The method and field names of the host type registered as `name` (nil for other names).
     public func members(ofType name: String) -> LuaTypeMembers? { userdataMembers[name] }
 
+    /// The names of every host type registered with this state (the binding fuzz target walks them).
+    public var registeredTypeNames: [String] { userdataNames.sorted() }
+
     /// The registered type name of a host userdata (nil for any other value).
     public func hostTypeName(_ userdata: LuaUserdataRef) throws -> String? {
         let L = try thread()

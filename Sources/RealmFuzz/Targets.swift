@@ -25,11 +25,17 @@ protocol FuzzTarget: AnyObject {
     func run(_ input: [UInt8]) -> Outcome
     /// Called every 1 000 inputs (garbage collection, resets).
     func maintain(after inputs: Int)
+    /// Percent of inputs taken from `generate` rather than mutated from the corpus.
+    var generatedPercent: Int { get }
+    /// Lines printed after the run's summary (coverage), if any.
+    func report() -> String
 }
 
 extension FuzzTarget {
     func generate(_ rng: inout FuzzRandom) -> [UInt8]? { nil }
     func maintain(after inputs: Int) {}
+    var generatedPercent: Int { 35 }
+    func report() -> String { "" }
 }
 
 /// Errors that are a clean refusal of bad input.
@@ -200,12 +206,14 @@ enum LuaGenerator {
         case 1:
             return (
                 name,
-                "{ type = 'linkingObjects', objectType = 'C\(rng.below(classes + 1))', property = '\(rng.pick(["link", "links", "x"]))' }"
+                "{ type = 'linkingObjects', objectType = 'C\(rng.below(classes + 1))', property = "
+                    + "'\(rng.pick(["link", "links", "x"]))' }"
             )
         case 2:
             return (
                 name,
-                "{ type = '\(rng.pick(["list", "set", "dictionary", "object"]))', objectType = '\(rng.chance(80) ? "C\(rng.below(classes + 1))" : rng.pick(types))' }"
+                "{ type = '\(rng.pick(["list", "set", "dictionary", "object"]))', objectType = "
+                    + "'\(rng.chance(80) ? "C\(rng.below(classes + 1))" : rng.pick(types))' }"
             )
         default:
             return (name, "'\(type)'")
@@ -217,9 +225,9 @@ enum LuaGenerator {
         let classes = 1 + rng.below(4)
         var out = [String]()
         for c in 0..<classes {
-            var fields = [
-                "name = '\(rng.chance(85) ? (c == classes - 1 && rng.chance(40) ? "E0" : "C\(c)") : rng.pick(classNames + names))'"
-            ]
+            let className =
+                rng.chance(85) ? (c == classes - 1 && rng.chance(40) ? "E0" : "C\(c)") : rng.pick(classNames + names)
+            var fields = ["name = '\(className)'"]
             let props = (0..<rng.below(7)).map { _ in property(&rng, classes: classes) }
             if rng.chance(50) {
                 fields.append("properties = { " + props.map { "\(key($0.0)) = \($0.1)" }.joined(separator: ", ") + " }")
@@ -261,7 +269,8 @@ enum LuaGenerator {
         }
         if rng.chance(40) {
             let commands = (0..<rng.below(4)).map { _ in
-                "\(rng.pick(["count", "add", "x_y", "bad name", "é"]).replacingOccurrences(of: " ", with: "_")) = \(rng.chance(85) ? rng.pick(functionBodies) : value(&rng))"
+                "\(rng.pick(["count", "add", "x_y", "bad name", "é"]).replacingOccurrences(of: " ", with: "_")) = "
+                    + "\(rng.chance(85) ? rng.pick(functionBodies) : value(&rng))"
             }
             fields.append("commands = { " + commands.joined(separator: ", ") + " }")
         }
@@ -311,9 +320,15 @@ final class SchemaLuaTarget: FuzzTarget {
     init() throws { runtime = try Self.makeRuntime() }
 
     let seeds = [
-        "{ { name = 'Dog', primaryKey = '_id', properties = { _id = 'uuid', name = 'string', breed = 'string?', age = 'int', tags = 'string[]', attributes = 'mixed{}', owners = { type = 'linkingObjects', objectType = 'Person', property = 'dogs' } } }, { name = 'Person', properties = { name = 'string', dogs = 'Dog[]', address = 'Address?' } }, { name = 'Address', embedded = true, properties = { street = 'string' } } }",
-        "{ { name = 'T', properties = { { name = 'b', type = 'int' }, { name = 'a', type = 'string', indexed = true, default = 'x' } } } }",
-        "{ { name = 'Item', primaryKey = 'id', properties = { id = 'int', value = { type = 'double', default = 0, indexed = true }, link = { type = 'object', objectType = 'Item' }, many = { type = 'list', objectType = 'Item' } } } }",
+        "{ { name = 'Dog', primaryKey = '_id', properties = { _id = 'uuid', name = 'string', breed = 'string?', age "
+            + "= 'int', tags = 'string[]', attributes = 'mixed{}', owners = { type = 'linkingObjects', objectType = "
+            + "'Person', property = 'dogs' } } }, { name = 'Person', properties = { name = 'string', dogs = 'Dog[]', "
+            + "address = 'Address?' } }, { name = 'Address', embedded = true, properties = { street = 'string' } } }",
+        "{ { name = 'T', properties = { { name = 'b', type = 'int' }, { name = 'a', type = 'string', indexed = "
+            + "true, default = 'x' } } } }",
+        "{ { name = 'Item', primaryKey = 'id', properties = { id = 'int', value = { type = 'double', default = 0, "
+            + "indexed = true }, link = { type = 'object', objectType = 'Item' }, many = { type = 'list', objectType "
+            + "= 'Item' } } } }",
         "{}",
     ]
 
@@ -433,7 +448,8 @@ final class SchemaJSONTarget: FuzzTarget {
         defer { sqlite3_close(db) }
         sqlite3_exec(
             db,
-            "DROP TABLE IF EXISTS _realm_meta; CREATE TABLE _realm_meta (key TEXT PRIMARY KEY, value); INSERT INTO _realm_meta VALUES ('format', 'RealmHost-1'), ('schemaVersion', 0), ('version', 0)",
+            "DROP TABLE IF EXISTS _realm_meta; CREATE TABLE _realm_meta (key TEXT PRIMARY KEY, value); INSERT INTO "
+                + "_realm_meta VALUES ('format', 'RealmHost-1'), ('schemaVersion', 0), ('version', 0)",
             nil, nil, nil)
         var statement: OpaquePointer?
         sqlite3_prepare_v2(db, "INSERT INTO _realm_meta VALUES ('schema', ?)", -1, &statement, nil)
@@ -482,8 +498,13 @@ final class PluginTarget: FuzzTarget {
         file = pluginsFolder.appendingPathComponent("p/plugin.lua")
         seeds =
             [
-                "return { name = 'notes', version = '1.0.0', schemaVersion = 1, schema = { { name = 'Note', properties = { text = 'string', n = 'int' } } }, commands = { count = function(realm) return #realm:objects('Note') end } }",
-                "return { name = 'm', schemaVersion = 2, schema = { { name = 'T', properties = { x = 'int', y = 'int' } } }, migration = function(m, v) m:enumerateObjects('T', function(o, n) n.y = 1 end) end, initialSubscriptions = function(s) s:append(QuerySubscription('T', { name = 'all' })) end, onOpen = function(realm) end }",
+                "return { name = 'notes', version = '1.0.0', schemaVersion = 1, schema = { { name = 'Note', "
+                    + "properties = { text = 'string', n = 'int' } } }, commands = { count = function(realm) return "
+                    + "#realm:objects('Note') end } }",
+                "return { name = 'm', schemaVersion = 2, schema = { { name = 'T', properties = { x = 'int', y = "
+                    + "'int' } } }, migration = function(m, v) m:enumerateObjects('T', function(o, n) n.y = 1 end) "
+                    + "end, initialSubscriptions = function(s) s:append(QuerySubscription('T', { name = 'all' })) "
+                    + "end, onOpen = function(realm) end }",
                 "return { name = 'empty' }",
             ] + extraSeeds
     }

@@ -1,15 +1,18 @@
 // realm-fuzz: seeded mutation fuzzing of the query language, the schema loaders (Lua tables and
-// stored JSON), the plugin loader and the JSON import. See docs/RELIABILITY.md.
+// stored JSON), the plugin loader and the JSON import, and boundary calls of every Lua binding
+// (BindingTarget). See docs/RELIABILITY.md.
 //
 //   swift build -c release --scratch-path .build-fuzz --product realm-fuzz
 //   .build-fuzz/release/realm-fuzz TARGET [--iterations N] [--seed S] [--corpus DIR] [--hang-seconds T]
 //
-// TARGET is query, query-grammar, schema-lua, schema-json, plugin, json, or all. Inputs are the
+// TARGET is query, query-grammar, schema-lua, schema-json, plugin, json, binding, or all. Inputs are the
 // corpus seeds (Tests/FuzzCorpus/<target>/ by default, plus built-in ones) mutated byte by byte,
 // and structured inputs made by the target's generator. Every input must be accepted or refused
 // with a clean error (RealmError, LuaError, HostError); anything else is a failure. A crash
 // (signal) or an input running longer than --hang-seconds writes the input to
 // realm-fuzz-crash-<target>-<pid>.txt and ends the run with status 3. Status 1: failures.
+// `--avoid TEXT` skips generated inputs containing TEXT, or every part of `A&&B` (binding: to explore
+// past a known crash).
 import Foundation
 import RealmDatabase
 import RealmTestSupport
@@ -105,6 +108,8 @@ struct Options {
     var crashDirectory: String?
     /// Runs the target on these files only (to replay a crash, a hang or a failure).
     var replay: [String] = []
+    /// Generated inputs containing one of these are not run (binding: to explore past a known crash).
+    var avoid: [String] = []
     var quiet = false
 }
 
@@ -114,8 +119,9 @@ func parseOptions() -> Options {
     guard !args.isEmpty else {
         FileHandle.standardError.write(
             Data(
-                "usage: realm-fuzz query|query-grammar|schema-lua|schema-json|plugin|json|all [--iterations N] [--seed S] [--corpus DIR] [--hang-seconds T] [--slow-seconds T] [--crash-dir DIR] [--replay FILE]... [--quiet]\n"
-                    .utf8))
+                ("usage: realm-fuzz query|query-grammar|schema-lua|schema-json|plugin|json|binding|all "
+                    + "[--iterations N] [--seed S] [--corpus DIR] [--hang-seconds T] [--slow-seconds T] "
+                    + "[--crash-dir DIR] [--replay FILE]... [--avoid TEXT]... [--quiet]\n").utf8))
         exit(2)
     }
     o.target = args.removeFirst()
@@ -138,6 +144,7 @@ func parseOptions() -> Options {
         case "--slow-seconds": o.slowSeconds = Double(value) ?? o.slowSeconds
         case "--crash-dir": o.crashDirectory = value
         case "--replay": o.replay.append(value)
+        case "--avoid": o.avoid.append(value)
         default:
             FileHandle.standardError.write(Data("unknown option \(flag)\n".utf8))
             exit(2)
@@ -172,7 +179,7 @@ func fuzz(_ target: FuzzTarget, options: Options) -> Summary {
     var lastReport = start
     for i in 1...max(1, options.iterations) {
         var input: [UInt8]
-        if rng.chance(35), let made = target.generate(&rng) {
+        if rng.chance(target.generatedPercent), let made = target.generate(&rng) {
             summary.generated += 1
             input = rng.chance(40) ? mutator.mutate(made, other: rng.pick(corpus), rng: &rng) : made
         } else {
@@ -210,7 +217,8 @@ func fuzz(_ target: FuzzTarget, options: Options) -> Summary {
         if !options.quiet, now() - lastReport > 10_000_000_000 {
             lastReport = now()
             print(
-                "  \(target.name): \(i) inputs, \(summary.accepted) accepted, \(summary.failures.count) failures, \(Int(Double(i) / (Double(lastReport - start) / 1e9)))/s"
+                "  \(target.name): \(i) inputs, \(summary.accepted) accepted, \(summary.failures.count) failures, "
+                    + "\(Int(Double(i) / (Double(lastReport - start) / 1e9)))/s"
             )
             fflush(nil)
         }
@@ -223,13 +231,14 @@ func fuzz(_ target: FuzzTarget, options: Options) -> Summary {
     func autoreleasepool<T>(_ body: () throws -> T) rethrows -> T { try body() }
 #endif
 
-func makeTarget(_ name: String) throws -> FuzzTarget {
+func makeTarget(_ name: String, options: Options) throws -> FuzzTarget {
     switch name {
     case "query": return try QueryTarget()
     case "schema-lua": return try SchemaLuaTarget()
     case "schema-json": return try SchemaJSONTarget()
     case "plugin": return try PluginTarget(extraSeeds: [])
     case "json": return try JSONImportTarget()
+    case "binding": return try BindingTarget(avoid: options.avoid)
     default: throw HostFuzzError.unknownTarget(name)
     }
 }
@@ -239,7 +248,7 @@ enum HostFuzzError: Error { case unknownTarget(String) }
 let options = parseOptions()
 let names =
     options.target == "all"
-    ? ["query-grammar", "query", "schema-lua", "schema-json", "plugin", "json"] : [options.target]
+    ? ["query-grammar", "query", "schema-lua", "schema-json", "plugin", "json", "binding"] : [options.target]
 installCrashHandlers(path: crashPath(options))
 startWatchdog(seconds: options.hangSeconds)
 var failed = false
@@ -249,14 +258,16 @@ for name in names {
         // parsed, compiled and run on SQLite.
         let report = QueryFuzzer.run(iterations: options.iterations, seed: options.seed, mode: .execute)
         print(
-            "realm-fuzz query-grammar: \(report.iterations) inputs in \(String(format: "%.1f", report.seconds)) s (\(Int(Double(report.iterations) / max(report.seconds, 0.001)))/s): \(report.parsed) parsed, \(report.compiled) compiled, \(report.executed) executed, \(report.failures.count) failures"
+            "realm-fuzz query-grammar: \(report.iterations) inputs in \(String(format: "%.1f", report.seconds)) s "
+                + "(\(Int(Double(report.iterations) / max(report.seconds, 0.001)))/s): \(report.parsed) parsed, "
+                + "\(report.compiled) compiled, \(report.executed) executed, \(report.failures.count) failures"
         )
         for f in report.failures.prefix(20) { print("  FAILURE \(f)") }
         failed = failed || !report.failures.isEmpty
         continue
     }
     let target: FuzzTarget
-    do { target = try makeTarget(name) } catch {
+    do { target = try makeTarget(name, options: options) } catch {
         print("realm-fuzz: cannot set up \(name): \(error)")
         exit(2)
     }
@@ -274,7 +285,8 @@ for name in names {
             let outcome = target.run(input)
             inputStartedAt.store(0, ordering: .relaxed)
             print(
-                "realm-fuzz \(name) replay \(file): \(outcome) in \(String(format: "%.3f", Double(now() - began) / 1e9)) s"
+                "realm-fuzz \(name) replay \(file): \(outcome) in "
+                    + "\(String(format: "%.3f", Double(now() - began) / 1e9)) s"
             )
             if case .failure = outcome { failed = true }
         }
@@ -282,8 +294,13 @@ for name in names {
     }
     let s = fuzz(target, options: options)
     print(
-        "realm-fuzz \(name): \(s.inputs) inputs in \(String(format: "%.1f", s.seconds)) s (\(Int(Double(s.inputs) / max(s.seconds, 0.001)))/s), seed \(options.seed): \(s.accepted) accepted, \(s.rejected) refused cleanly, \(s.generated) generated, \(s.failures.count) failures, slowest input \(String(format: "%.3f", s.slowest)) s, \(s.slow) over \(options.slowSeconds) s"
+        "realm-fuzz \(name): \(s.inputs) inputs in \(String(format: "%.1f", s.seconds)) s "
+            + "(\(Int(Double(s.inputs) / max(s.seconds, 0.001)))/s), seed \(options.seed): \(s.accepted) accepted, "
+            + "\(s.rejected) refused cleanly, \(s.generated) generated, \(s.failures.count) failures, slowest input "
+            + "\(String(format: "%.3f", s.slowest)) s, \(s.slow) over \(options.slowSeconds) s"
     )
+    let report = target.report()
+    if !report.isEmpty { print(report) }
     for f in s.failures.prefix(20) { print("  FAILURE \(f)") }
     fflush(nil)
     failed = failed || !s.failures.isEmpty

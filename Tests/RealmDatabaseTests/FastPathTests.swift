@@ -1,4 +1,5 @@
 import Foundation
+import RealmTestSupport
 import XCTest
 
 @testable import RealmDatabase
@@ -229,21 +230,24 @@ final class FastPathTests: RealmTestCase {
 /// `KeySet` against `Set<Int64>` on random operations, plus its run representation.
 final class KeySetTests: XCTestCase {
     func testBehavesLikeASetOnRandomOperations() {
-        var generator = SystemRandomNumberGenerator()
+        let seed = TestSeed.make("KeySet random operations")
+        var generator = SplitMix64(seed: seed)
         for _ in 0..<50 {
             var keys = KeySet()
             var reference = Set<Int64>()
             for _ in 0..<400 {
                 let key = Int64.random(in: 0..<60, using: &generator)
                 switch Int.random(in: 0..<3, using: &generator) {
-                case 0, 1: XCTAssertEqual(keys.insert(key), reference.insert(key).inserted)
-                default: XCTAssertEqual(keys.remove(key), reference.remove(key) != nil)
+                case 0, 1: XCTAssertEqual(keys.insert(key), reference.insert(key).inserted, "seed \(seed)")
+                default: XCTAssertEqual(keys.remove(key), reference.remove(key) != nil, "seed \(seed)")
                 }
-                XCTAssertEqual(keys.count, reference.count)
+                XCTAssertEqual(keys.count, reference.count, "seed \(seed)")
             }
-            XCTAssertEqual(Array(keys), reference.sorted())
-            for key in Int64(-1)...61 { XCTAssertEqual(keys.contains(key), reference.contains(key)) }
-            XCTAssertEqual(keys, KeySet(reference.shuffled()), "equal sets compare equal whatever the insertion order")
+            XCTAssertEqual(Array(keys), reference.sorted(), "seed \(seed)")
+            for key in Int64(-1)...61 { XCTAssertEqual(keys.contains(key), reference.contains(key), "seed \(seed)") }
+            XCTAssertEqual(
+                keys, KeySet(reference.shuffled(using: &generator)),
+                "equal sets compare equal whatever the insertion order (seed \(seed))")
         }
     }
 

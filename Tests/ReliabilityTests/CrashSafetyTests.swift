@@ -9,8 +9,9 @@ import XCTest
 /// `PRAGMA integrity_check`, and hold exactly a prefix of what was written: every operation the
 /// writer reported done, at most the one after it, and no part of any other.
 ///
-/// `RELIABILITY_SEED=<n>` replays a run; `RELIABILITY_KILLS=<n>` changes the number of kills of
-/// the commit test (default 100).
+/// The kill times come from the test's seed (`TestSeed`: pinned under `CI=true`, random locally,
+/// printed and named in failures); `RELIABILITY_SEED=<n>` replays a run; `RELIABILITY_KILLS=<n>`
+/// changes the number of kills of the commit test (default 100).
 final class CrashSafetyTests: ReliabilityTestCase {
     /// What the writer left in `file`, opened with the schema stored in it (the writer's own, so
     /// the test does not repeat it). Nil when the writer was killed before `className` existed:
@@ -28,7 +29,7 @@ final class CrashSafetyTests: ReliabilityTestCase {
 
     func testKilledWriterKeepsExactlyAPrefixOfItsTransactions() throws {
         let writer = try BuiltProducts.require("RealmCrashWriter")
-        var rng = SeededGenerator.fromEnvironment("commits")
+        var rng = SeededGenerator(seed: seed("commits"))
         let kills = ProcessInfo.processInfo.environment["RELIABILITY_KILLS"].flatMap { Int($0) } ?? 100
         let rows = 16
         let file = folder.appendingPathComponent("commits.realm")
@@ -58,7 +59,9 @@ final class CrashSafetyTests: ReliabilityTestCase {
             if testRun?.failureCount ?? 0 > 0 { break }
         }
         print(
-            "commits: \(kills) kills in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; \(acknowledged) transactions acknowledged; \(killedBeforeReady) kills before the realm was open, \(killedAfterCommits) after at least one commit"
+            "commits: \(kills) kills in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; "
+                + "\(acknowledged) transactions acknowledged; \(killedBeforeReady) kills before the realm was open, "
+                + "\(killedAfterCommits) after at least one commit"
         )
         XCTAssertGreaterThan(acknowledged, 0, "no transaction was ever acknowledged: the kills all came too early")
     }
@@ -95,7 +98,8 @@ final class CrashSafetyTests: ReliabilityTestCase {
         // …and SQLite, counting every transaction's rows.
         let torn = SQLiteCheck.int(
             file.path,
-            "SELECT count(*) FROM (SELECT txn FROM class_Entry GROUP BY txn HAVING count(*) != \(rows) OR count(DISTINCT part) != \(rows))"
+            "SELECT count(*) FROM (SELECT txn FROM class_Entry GROUP BY txn HAVING count(*) != \(rows) OR "
+                + "count(DISTINCT part) != \(rows))"
         )
         XCTAssertEqual(torn, 0, "round \(round): a transaction is there in part")
         XCTAssertEqual(
@@ -107,7 +111,7 @@ final class CrashSafetyTests: ReliabilityTestCase {
 
     func testKilledSubscriptionUpdatesAreAllOrNothing() throws {
         let writer = try BuiltProducts.require("RealmCrashWriter")
-        var rng = SeededGenerator.fromEnvironment("subscriptions")
+        var rng = SeededGenerator(seed: seed("subscriptions"))
         let file = folder.appendingPathComponent("subscriptions.realm")
         var acknowledged: Int64 = 0
         let start = Date()
@@ -124,7 +128,8 @@ final class CrashSafetyTests: ReliabilityTestCase {
             if testRun?.failureCount ?? 0 > 0 { break }
         }
         print(
-            "subscriptions: \(kills) kills in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; \(acknowledged) updates acknowledged"
+            "subscriptions: \(kills) kills in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; "
+                + "\(acknowledged) updates acknowledged"
         )
         XCTAssertGreaterThan(acknowledged, 0)
     }
@@ -162,12 +167,14 @@ final class CrashSafetyTests: ReliabilityTestCase {
 
     static let migrationV1 = """
         return { name = "inventory", version = "1.0.0", schemaVersion = 1,
-          schema = { { name = "Item", primaryKey = "id", properties = { id = "int", value = "int", label = "string" } } } }
+          schema = { { name = "Item", primaryKey = "id",
+            properties = { id = "int", value = "int", label = "string" } } } }
         """
     static let migrationV2 = """
         return { name = "inventory", version = "2.0.0", schemaVersion = 2,
           schema = {
-            { name = "Item", primaryKey = "id", properties = { id = "int", value = "string", label = "string", twice = "int" } },
+            { name = "Item", primaryKey = "id",
+              properties = { id = "int", value = "string", label = "string", twice = "int" } },
             { name = "Tag", properties = { name = "string" } },
           } }
         """
@@ -184,7 +191,7 @@ final class CrashSafetyTests: ReliabilityTestCase {
 
     func testKilledMigrationLeavesTheOldVersionOrTheNewOneComplete() throws {
         let writer = try BuiltProducts.require("RealmCrashWriter")
-        var rng = SeededGenerator.fromEnvironment("migration")
+        var rng = SeededGenerator(seed: seed("migration"))
         let items = 1500
         let data = folder.appendingPathComponent("data", isDirectory: true)
         let pluginsV1 = try writePlugin("inventory", Self.migrationV1, in: folder.appendingPathComponent("plugins-v1"))
@@ -242,7 +249,8 @@ final class CrashSafetyTests: ReliabilityTestCase {
             if testRun?.failureCount ?? 0 > 0 { break }
         }
         print(
-            "migration: one run takes \(String(format: "%.2f", duration)) s; \(kills) kills (\(midway) while the migration ran): \(old) left version 1, \(new) found version 2 complete"
+            "migration: one run takes \(String(format: "%.2f", duration)) s; \(kills) kills (\(midway) while the "
+                + "migration ran): \(old) left version 1, \(new) found version 2 complete"
         )
     }
 
@@ -268,7 +276,8 @@ final class CrashSafetyTests: ReliabilityTestCase {
             XCTAssertEqual(
                 SQLiteCheck.int(
                     file.path,
-                    "SELECT count(*) FROM sqlite_master WHERE name LIKE '%Tag%' OR sql LIKE '%twice%' OR sql LIKE '%__new%'"
+                    "SELECT count(*) FROM sqlite_master WHERE name LIKE '%Tag%' OR sql LIKE '%twice%' OR sql LIKE "
+                        + "'%__new%'"
                 ), 0,
                 "round \(round): storage of the new version is left over")
             XCTAssertEqual(
@@ -278,7 +287,8 @@ final class CrashSafetyTests: ReliabilityTestCase {
             XCTAssertEqual(
                 SQLiteCheck.int(
                     file.path,
-                    "SELECT count(*) FROM class_Item WHERE value = 'v' || (id * 7) AND twice = id * 14 AND label = 'item' || id"
+                    "SELECT count(*) FROM class_Item WHERE value = 'v' || (id * 7) AND twice = id * 14 AND label = "
+                        + "'item' || id"
                 ), items,
                 "round \(round): the migration is there in part")
             XCTAssertEqual(try realm.objects("Tag").countObjects(), 50, "round \(round)")

@@ -7,9 +7,39 @@ import RealmLua
 import RealmTestSupport
 import XCTest
 
-/// A fresh temporary folder per test, removed afterwards.
+/// A fresh temporary folder per test, removed afterwards; the seeds a test draws (`seed(_:)`) are
+/// added to each of its failures.
 class ReliabilityTestCase: XCTestCase {
     var folder: URL!
+    /// `label: RELIABILITY_SEED=<n>` of each seed this test drew.
+    private(set) var seedNotes: [String] = []
+
+    /// The test's seed (see `TestSeed`): printed, and named in every failure of the test.
+    func seed(_ label: String, pinned: UInt64 = TestSeed.pinned) -> UInt64 {
+        let seed = TestSeed.make(label, pinned: pinned)
+        seedNotes.append("\(label): RELIABILITY_SEED=\(seed)")
+        return seed
+    }
+
+    /// A failure's message with the seeds that replay it.
+    func withSeeds(_ description: String) -> String {
+        seedNotes.isEmpty ? description : description + " [replay with \(seedNotes.joined(separator: ", "))]"
+    }
+
+    #if canImport(ObjectiveC)
+        override func record(_ issue: XCTIssue) {
+            var issue = issue
+            issue.compactDescription = withSeeds(issue.compactDescription)
+            super.record(issue)
+        }
+    #else
+        override func recordFailure(
+            withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
+        ) {
+            super.recordFailure(
+                withDescription: withSeeds(description), inFile: filePath, atLine: lineNumber, expected: expected)
+        }
+    #endif
 
     override func setUpWithError() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -151,7 +181,8 @@ enum BuiltProducts {
     static func require(_ name: String) throws -> URL {
         guard let url = find(name) else {
             throw XCTSkip(
-                "The executable '\(name)' was not found next to the test bundle; build it with `swift build --build-tests` (or run `swift test`, which builds it), or set REALMHOST_BIN_DIR."
+                "The executable '\(name)' was not found next to the test bundle; build it with `swift build "
+                    + "--build-tests` (or run `swift test`, which builds it), or set REALMHOST_BIN_DIR."
             )
         }
         return url
@@ -240,19 +271,8 @@ final class ChildProcess: @unchecked Sendable {
 }
 
 /// A deterministic generator (RealmTestSupport's SplitMix64), so a failing run can be replayed from
-/// its seed.
+/// its seed (`ReliabilityTestCase.seed(_:)`).
 typealias SeededGenerator = SplitMix64
-
-extension SplitMix64 {
-    /// `RELIABILITY_SEED` from the environment, else a random seed; printed so it can be replayed.
-    static func fromEnvironment(_ label: String) -> SeededGenerator {
-        let seed =
-            ProcessInfo.processInfo.environment["RELIABILITY_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 1...UInt64.max)
-        print("\(label): RELIABILITY_SEED=\(seed)")
-        return SeededGenerator(seed: seed)
-    }
-}
 
 extension Results {
     /// Every object's value for `key`, as Int64.

@@ -20,7 +20,8 @@ final class TenantIsolationTests: ReliabilityTestCase {
         for user in ["alice", "bob"] {
             try host.withTenant(user) { t in
                 _ = try t.runtime.execute(
-                    "for i = 1, 3 do realm:objects('Note'):append{ owner = user.name, n = i, text = user.name .. i } end",
+                    "for i = 1, 3 do realm:objects('Note'):append{ owner = user.name, n = i, text = user.name .. i "
+                        + "} end",
                     chunkName: "=setup")
             }
         }
@@ -45,7 +46,8 @@ final class TenantIsolationTests: ReliabilityTestCase {
                 ? "shm"
                 : attributes[.type] as? FileAttributeType == .typeDirectory
                     ? "folder"
-                    : "\(attributes[.type] ?? "") \(attributes[.size] ?? 0) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+                    : "\(attributes[.type] ?? "") \(attributes[.size] ?? 0) "
+                        + "\((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
         }
         return out
     }
@@ -89,11 +91,13 @@ final class TenantIsolationTests: ReliabilityTestCase {
                 + "\""
             // Through a configuration's fileURL, set field by field or in the constructor, and as the default.
             refused(
-                "local c = Realm.Configuration.defaultConfiguration; c.fileURL = \(literal); Realm(c):objects('Note'):append{ text = 'pwned' }",
+                "local c = Realm.Configuration.defaultConfiguration; c.fileURL = \(literal); "
+                    + "Realm(c):objects('Note'):append{ text = 'pwned' }",
                 "")
             refused("Realm(Realm.Configuration{ fileURL = \(literal) }):deleteAll()", "")
             refused(
-                "local c = Realm.Configuration.defaultConfiguration; c.fileURL = \(literal); Realm.Configuration.defaultConfiguration = c; Realm():deleteAll()",
+                "local c = Realm.Configuration.defaultConfiguration; c.fileURL = \(literal); "
+                    + "Realm.Configuration.defaultConfiguration = c; Realm():deleteAll()",
                 "")
             // Through a plugin command's string argument (what `.open ../bob.realm` in the REPL sends).
             XCTAssertThrowsError(
@@ -120,7 +124,8 @@ final class TenantIsolationTests: ReliabilityTestCase {
     func testOwnExtraRealmsStayInTheirPlace() throws {
         try host.withTenant("alice") { t in
             _ = try t.runtime.execute(
-                "local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.scratch.realm'; Realm(c):objects('Note'):append{ text = 's' }",
+                "local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.scratch.realm'; "
+                    + "Realm(c):objects('Note'):append{ text = 's' }",
                 chunkName: "=a")
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: data.appendingPathComponent("alice.scratch.realm").path))
@@ -131,7 +136,8 @@ final class TenantIsolationTests: ReliabilityTestCase {
     func testInMemoryRealmsAreNotShared() throws {
         try host.withTenant("alice") { t in
             _ = try t.runtime.execute(
-                "keep = Realm(Realm.Configuration{ inMemoryIdentifier = 'shared' }); keep:objects('Note'):append{ text = 'alice secret' }",
+                "keep = Realm(Realm.Configuration{ inMemoryIdentifier = 'shared' }); keep:objects('Note'):append{ "
+                    + "text = 'alice secret' }",
                 chunkName: "=a")
         }
         for id in ["shared", "alice/shared", "../alice/shared", "alice%2Fshared"] {
@@ -197,7 +203,7 @@ final class TenantIsolationTests: ReliabilityTestCase {
     func testAcceptedUserNamesMapToOneFileInTheDataFolder() throws {
         // Random names from a pool of troublesome characters: any name the host accepts must map to
         // exactly `<data>/<name>.realm`, and two accepted names never to the same file.
-        var rng = SeededGenerator.fromEnvironment("user names")
+        var rng = SeededGenerator(seed: seed("user names"))
         let pool: [Unicode.Scalar] = [
             "a", "B", "z", "0", "9", "-", "_", " ", ".", "/", "\\", ":", "~", "$", "%", "\u{0}", "\u{1F}", "\u{7F}",
             "\u{85}", "\u{A0}", "\u{AD}", "\u{200B}", "\u{200D}", "\u{202E}", "\u{2028}", "\u{2044}", "\u{2215}",
@@ -269,7 +275,8 @@ final class TenantIsolationTests: ReliabilityTestCase {
             "local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.bob.realm'; Realm(c):deleteAll()",
             "symbolic link")
         refused(
-            "local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.new.realm'; Realm(c):objects('Note'):append{}",
+            "local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.new.realm'; "
+                + "Realm(c):objects('Note'):append{}",
             "symbolic link")
         // The companion files SQLite opens beside a realm: a link there would send alice's writes
         // (the write-ahead log) into bob's database.
@@ -279,7 +286,8 @@ final class TenantIsolationTests: ReliabilityTestCase {
                 withDestinationPath: bobURL.path + suffix)
         }
         refused(
-            "local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.side.realm'; Realm(c):objects('Note'):append{ text = 'through the log' }",
+            "local c = Realm.Configuration.defaultConfiguration; c.fileURL = 'alice.side.realm'; "
+                + "Realm(c):objects('Note'):append{ text = 'through the log' }",
             "symbolic link")
         var after = try filesOnDisk()
         for link in [

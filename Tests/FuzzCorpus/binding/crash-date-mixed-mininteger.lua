@@ -1,0 +1,2 @@
+-- crash: a mixed property set to the earliest Date.
+R["Object/live"].m = Date(math.mininteger)
