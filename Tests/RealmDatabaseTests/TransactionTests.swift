@@ -24,6 +24,28 @@ final class TransactionTests: RealmTestCase {
         XCTAssertEqual(try other.object(ofType: "Item", forPrimaryKey: 1)?["name"], "a")
     }
 
+    /// A second instance of a file cannot begin a write on the thread whose first instance is in a
+    /// write: it would wait on SQLite's lock for the only thread that can release it (a hang found
+    /// by realm-fuzz binding). It is refused at once; once the first write ends it works, and an
+    /// instance on another thread still waits its turn (ConcurrencyTests).
+    func testASecondInstanceOnTheWritersThreadIsRefusedNotDeadlocked() throws {
+        let first = try Realm(configuration: itemConfig())
+        let second = try Realm(configuration: itemConfig())
+        try first.beginWrite()
+        XCTAssertThrowsError(try second.beginWrite()) { error in
+            XCTAssertEqual((error as? RealmError)?.code, .wrongTransactionState)
+            XCTAssertTrue("\(error)".contains("would wait for it forever"), "\(error)")
+        }
+        XCTAssertFalse(second.isInWriteTransaction)
+        try first.create("Item", value: ["id": 1])
+        try first.commitWrite()
+        try second.write { try second.create("Item", value: ["id": 2]) }
+        try first.beginWrite()
+        first.cancelWrite()
+        try second.write { try second.create("Item", value: ["id": 3]) }
+        XCTAssertEqual(try first.objects("Item").countObjects(), 3)
+    }
+
     func testAThrownErrorRollsBackEverything() throws {
         let realm = try Realm(configuration: itemConfig())
         let (item, person) = try realm.write { () -> (DynamicObject, DynamicObject) in

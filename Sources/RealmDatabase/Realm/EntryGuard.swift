@@ -18,14 +18,8 @@ import Foundation
         /// How deep the owner is; read and written only by the owner.
         private var depth = 0
 
-        /// The calling thread's id (`pthread_t` is an integer on Linux, a pointer on Darwin).
-        static var currentThread: UInt {
-            #if os(Linux)
-                return UInt(pthread_self())
-            #else
-                return UInt(bitPattern: pthread_self())
-            #endif
-        }
+        /// The calling thread's id.
+        static var currentThread: UInt { ThreadID.current }
 
         func enter(_ operation: String, thread: UInt) throws {
             if owner.load(ordering: .acquiring) == thread {

@@ -121,6 +121,8 @@ final class FileCoordinator: Sendable {
     private struct State {
         var mailboxes: [ObjectIdentifier: ChangeMailbox] = [:]
         var pinnedVersions: [Int64: Int] = [:]
+        /// The instance of this process in a write transaction on the file, and its thread.
+        var writer: (instance: ObjectIdentifier, thread: UInt)?
     }
     private let state = Mutex(State())
     private let commits = Atomic<Int>(0)
@@ -166,6 +168,29 @@ final class FileCoordinator: Sendable {
         Self.registry.withLock { map in
             guard let entry = map[location], entry.coordinator === self else { return }
             if entry.holders > 1 { map[location]?.holders -= 1 } else { map[location] = nil }
+        }
+    }
+
+    /// Whether another instance of this file holds the write lock on the calling thread. A write
+    /// begun then would wait for SQLite's lock (the busy timeout is long, so that writers on other
+    /// threads and processes queue) while the only thread that could release it waits too: a
+    /// deadlock out of reach of a script's time limit (found by realm-fuzz binding).
+    func isWriteHeldOnThisThread(byAnotherThan instance: ObjectIdentifier) -> Bool {
+        state.withLock { s in
+            guard let writer = s.writer else { return false }
+            return writer.instance != instance && writer.thread == ThreadID.current
+        }
+    }
+
+    /// An instance of this process took the file's write lock on the calling thread.
+    func writeBegan(by instance: ObjectIdentifier) {
+        state.withLock { $0.writer = (instance, ThreadID.current) }
+    }
+
+    /// The instance's write ended (committed, rolled back, or the instance is gone).
+    func writeEnded(by instance: ObjectIdentifier) {
+        state.withLock { s in
+            if s.writer?.instance == instance { s.writer = nil }
         }
     }
 

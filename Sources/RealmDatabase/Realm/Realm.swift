@@ -114,6 +114,7 @@ public final class Realm {
         } else {
             coordinator.unregister(ObjectIdentifier(self))
         }
+        coordinator.writeEnded(by: ObjectIdentifier(self))
         coordinator.releaseInstance()
         guard ownsConnection else { return }
         if changeTracker.isInWrite { connection.rollback() }

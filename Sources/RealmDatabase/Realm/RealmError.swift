@@ -48,6 +48,12 @@ public struct RealmError: Error, CustomStringConvertible, Equatable, Sendable {
         "The migration's write transaction ends with the migration: "
             + "a migration block cannot begin, commit or cancel a write, "
             + "and the migration's realm cannot be used after it.")
+    static func writeHeldOnThisThread(_ path: String) -> RealmError {
+        RealmError(
+            .wrongTransactionState,
+            "Another instance of the realm at \(path) is in a write transaction on this thread: "
+                + "this write would wait for it forever. Commit or cancel that write first.")
+    }
     static let notInWriteToCommit = RealmError(.wrongTransactionState, "Can't commit a non-existing write transaction")
     static let frozenRealmWrite = RealmError(.frozen, "Can't perform transactions on a frozen Realm")
     static let frozenObjectWrite = RealmError(

@@ -10,6 +10,9 @@ extension Realm {
         if configuration.readOnly { throw RealmError.readOnlyWrite }
         if migrationPhase != nil { throw RealmError.migrationTransaction }
         if changeTracker.isInWrite { throw RealmError.alreadyInWrite }
+        if coordinator.isWriteHeldOnThisThread(byAnotherThan: ObjectIdentifier(self)) {
+            throw RealmError.writeHeldOnThisThread(configuration.displayPath)
+        }
         // Realm delivers pending notifications when a write begins; with no observers there is
         // nothing to deliver, and the implicit write of every REPL verb skips the check.
         if notifiers.isEmpty { _ = mailbox.take() } else { refreshEntered() }
@@ -27,6 +30,7 @@ extension Realm {
             }
         }
         transaction = ChangeSet()
+        coordinator.writeBegan(by: ObjectIdentifier(self))
         noteLocalChange()
     }
 
@@ -42,11 +46,13 @@ extension Realm {
             try connection.commit()
         } catch {
             connection.rollback()
+            coordinator.writeEnded(by: ObjectIdentifier(self))
             transaction = nil
             noteLocalChange()
             throw RealmError.wrap(
                 error, context: "Could not commit the write transaction on \(configuration.displayPath)")
         }
+        coordinator.writeEnded(by: ObjectIdentifier(self))
         transaction = nil
         changes.version = version
         noteLocalChange()
@@ -70,6 +76,7 @@ extension Realm {
         }
         guard let cancelled = transaction else { return }
         connection.rollback()
+        coordinator.writeEnded(by: ObjectIdentifier(self))
         transaction = nil
         noteLocalChange()
         // The rollback also rolled back AUTOINCREMENT's counter: without this, the next object
