@@ -21,8 +21,7 @@ final class TenantSerializationTests: ReliabilityTestCase {
         let users = ["alice", "bob", "carol", "dave"]
         for cacheSize in [1, 2] {
             let host = try notesHost(cacheSize: cacheSize)
-            let seed = UInt64.random(in: 1...UInt64.max)
-            print("testRequestsForOneUserNeverOverlapWhileTheCacheThrashes: cacheSize \(cacheSize), seed \(seed)")
+            let seed = self.seed("tenant serialization, cacheSize \(cacheSize)")
             let observed = Mutex(Observed())
             let nextTenantID = Atomic<Int64>(1)
             let failures = Mutex<[String]>([])
