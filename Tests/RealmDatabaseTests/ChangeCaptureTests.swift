@@ -21,6 +21,7 @@ final class ChangeCaptureTests: RealmTestCase {
                     Property(name: "numbers", type: .int, collection: .set),
                     Property(name: "attributes", type: .string, collection: .map),
                     Property(name: "pet", type: .object, objectClassName: "Pet", isOptional: true),
+                    Property(name: "pets", type: .object, objectClassName: "Pet", collection: .list),
                 ]),
             ObjectSchema(
                 className: "Item",
@@ -198,6 +199,30 @@ final class ChangeCaptureTests: RealmTestCase {
         try assertCaptured([CapturedChange(className: "Item", key: nextItemKey, kind: .deletion)]) {
             try items.remove(try XCTUnwrap(appended))
         }
+    }
+
+    /// `.modified` on a list of embedded objects updates it element by element: a kept element that
+    /// changed is its own modification, an appended one an insertion, a removed one a deletion, and
+    /// the owner's list is modified once, only when it grew or shrank.
+    func testEmbeddedListUpdatedUnderModified() throws {
+        let ownerKey = try key("Owner", 1)
+        func update(_ names: [RealmValue]) throws {
+            let pets = RealmValue.list(names.map { ["name": $0] })
+            try realm.write { _ = try realm.create("Owner", value: ["id": 1, "pets": pets], update: .modified) }
+        }
+        try realm.write { try owner().setValue([["name": "a"], ["name": "b"]], forKey: "pets") }
+        let pet = try owner().dynamicList("pets").values().compactMap { $0.objectValue?.objectKey }
+        XCTAssertEqual(pet.count, 2)
+        try assertCaptured([modified("Pet", pet[0], "name")]) { try update(["c", "b"]) }
+        try assertCaptured([]) { try update(["c", "b"]) }
+        let appended = pet[1] + 1  // each class's keys are given out in order
+        try assertCaptured([
+            CapturedChange(className: "Pet", key: appended, kind: .insertion), modified("Owner", ownerKey, "pets"),
+        ]) { try update(["c", "b", "d"]) }
+        try assertCaptured([
+            modified("Pet", pet[0], "name"), CapturedChange(className: "Pet", key: pet[1], kind: .deletion),
+            CapturedChange(className: "Pet", key: appended, kind: .deletion), modified("Owner", ownerKey, "pets"),
+        ]) { try update(["e"]) }
     }
 
     func testMigrationVerbs() throws {

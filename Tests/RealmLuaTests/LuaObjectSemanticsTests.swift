@@ -215,6 +215,66 @@ final class LuaObjectSemanticsTests: LuaTestCase {
         XCTAssertEqual(r.map(\.description), ["true", "2", "true", "3"])
     }
 
+    /// ObjectCreationTests.testAddAndUpdateChangedEmbedded / testAddAndUpdateEmbedded for a list of
+    /// embedded objects (realm-core's `List::assign`): under .modified the element at each index
+    /// both lists have is updated in place (its handle stays valid and reads the new value), a
+    /// longer list appends and a shorter one removes the surplus; .all replaces every element.
+    func testEmbeddedListUpdatedElementByElementUnderModifiedReplacedUnderAll() throws {
+        let r = try run(
+            shapesLua + """
+                local first, second
+                local function kids() return shapes:object('Owner', 1).kids end
+                shapes:write(function()
+                  local o = shapes:create('Owner', { _id = 1, kids = { { value = 1 }, { value = 2 } } })
+                  first, second = o.kids[1], o.kids[2]
+                  shapes:create('Owner', { _id = 1, kids = { { value = 10 }, { value = 20 }, { value = 30 } } },
+                    'modified')
+                end)
+                local longer = table.concat({ tostring(first.isInvalidated), first.value, second.value,
+                  #kids(), kids()[3].value }, ' ')
+                shapes:write(function() shapes:create('Owner', { _id = 1, kids = { { value = 100 } } }, 'modified') end)
+                local shorter = table.concat({ tostring(first.isInvalidated), first.value,
+                  tostring(second.isInvalidated), #kids() }, ' ')
+                shapes:write(function() shapes:create('Owner', { _id = 1, kids = { { value = 7 } } }, 'all') end)
+                local all = table.concat({ tostring(first.isInvalidated), kids()[1].value, #kids() }, ' ')
+                return longer, shorter, all
+                """)
+        XCTAssertEqual(
+            r.map { $0.stringValue ?? $0.description },
+            ["false 10 20 3 30", "false 100 true 1", "true 7 1"])
+    }
+
+    /// ObjectCreationTests.testAddAndUpdateChangedEmbedded (`add` with .modified: the unmanaged
+    /// elements given become the elements they update) and testCreateWithNestedObjects (a failed
+    /// update leaves the list, its elements and their handles exactly as they were).
+    func testEmbeddedListUpdateAdoptsElementsAndFailsWhole() throws {
+        let r = try run(
+            shapesLua + """
+                local kept, given
+                shapes:write(function()
+                  kept = shapes:create('Owner', { _id = 1, kids = { { value = 1 }, { value = 2 } } }).kids[1]
+                end)
+                given = Object('Kid', { value = 5 })
+                shapes:write(function()
+                  shapes:add(Object('Owner', { _id = 1, kids = { given } }), 'modified')
+                end)
+                local adopted = table.concat({ tostring(given.realm ~= nil), tostring(kept.isInvalidated), kept.value,
+                  #shapes:object('Owner', 1).kids }, ' ')
+                local ok, e
+                shapes:write(function()
+                  ok, e = pcall(function()
+                    shapes:create('Owner', { _id = 1, kids = { { value = 9 }, { value = 'x' }, { value = 3 } } },
+                      'modified')
+                  end)
+                end)
+                local kids = shapes:object('Owner', 1).kids
+                return adopted, ok, e.code, tostring(kept.isInvalidated) .. ' ' .. kept.value .. ' ' .. #kids
+                """)
+        XCTAssertEqual(
+            r.map { $0.stringValue ?? $0.description },
+            ["true false 5 1", "false", "InvalidArgument", "false 5 1"])
+    }
+
     /// ObjectAccessorTests (testSetEmbeddedLink: "Can't set link to existing managed embedded
     /// object"), ListTests.testAppendEmbedded and MapTests (a managed embedded object added again).
     func testManagedEmbeddedObjectCannotBeLinkedTwice() throws {

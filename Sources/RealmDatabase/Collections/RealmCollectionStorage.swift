@@ -96,12 +96,7 @@ struct RealmCollectionStorage {
     func encode(_ value: RealmValue, policy: UpdatePolicy, mode: LinkMode) throws -> [SQLiteValue] {
         if property.type == .object {
             guard let target = property.objectClassName else { return [.null] }
-            if value.isNull && property.collection != .map {
-                throw RealmError(
-                    .invalidValue,
-                    "A list or set of '\(target)' cannot hold nil (property '\(ownerInfo.className).\(property.name)')."
-                )
-            }
+            if value.isNull && property.collection != .map { throw nilElement(target) }
             return [
                 try realm.rows.linkKey(
                     value, target: target, policy: policy, mode: mode,
@@ -113,6 +108,13 @@ struct RealmCollectionStorage {
             value, property: Property(name: property.name, type: property.type, isOptional: property.isOptional),
             info: ownerInfo, policy: policy, mode: mode)
         return isMixed ? [stored, tag] : [stored]
+    }
+
+    func nilElement(_ target: String) -> RealmError {
+        RealmError(
+            .invalidValue,
+            "A list or set of '\(target)' cannot hold nil (property '\(ownerInfo.className).\(property.name)')."
+        )
     }
 
     /// Whether the element type is an embedded class (whose objects the collection owns).
@@ -220,8 +222,14 @@ struct RealmCollectionStorage {
         if record { recordChange() }
     }
 
-    /// Replaces the whole content with a `.list` (list, set) or `.dictionary` (map) value.
+    /// Replaces the whole content with a `.list` (list, set) or `.dictionary` (map) value. Except
+    /// for a list of embedded objects under `.modified`, which is updated element by element
+    /// (`updateEmbeddedElements`): the owner's list is then modified only if it grew or shrank.
     func replaceAll(with value: RealmValue, policy: UpdatePolicy, mode: LinkMode, recordChange record: Bool) throws {
+        if policy == .modified, property.collection == .list, case .list(let items) = value, holdsEmbedded {
+            if try updateEmbeddedElements(with: items, mode: mode), record { recordChange() }
+            return
+        }
         try removeAll(recordChange: false)
         switch (property.collection, value) {
         case (_, .null):
@@ -240,6 +248,44 @@ struct RealmCollectionStorage {
             )
         }
         if record { recordChange() }
+    }
+
+    /// `.modified` on a list of embedded objects, as realm-core's `List::assign` with `diff`: the
+    /// element at each index both lists have is updated in place (handles to it stay valid, and
+    /// only the values that differ are written), further new elements are appended and surplus
+    /// old ones removed (deleted, as the list owns them). Returns whether the list grew or shrank.
+    private func updateEmbeddedElements(with items: [RealmValue], mode: LinkMode) throws -> Bool {
+        guard let target = property.objectClassName else { return false }
+        let info = try realm.rows.classInfo(target)
+        let old = try elementRows()
+        let shared = min(old.count, items.count)
+        // Every new value is read before anything is written: one may be an element of this very
+        // list (a `create` copying an object), which an earlier update would already have changed.
+        let values = try items[..<shared].map { item in
+            if item.isNull { throw nilElement(target) }
+            return try realm.rows.embeddedElementValues(item, info: info, mode: mode)
+        }
+        for (i, v) in values.enumerated() {
+            try realm.rows.updateEmbedded(info, key: old[i].key, values: v, from: items[i], mode: mode)
+        }
+        for item in items.dropFirst(shared) { try append(item, policy: .modified, mode: mode, record: false) }
+        for element in old.dropFirst(shared) {
+            // The element row first: deleting the object would otherwise modify the owner's list too.
+            try realm.connection.run("DELETE FROM \(table) WHERE \"_row\" = ?", [.integer(element.row)])
+            try realm.rows.deleteObject(info, key: element.key)
+        }
+        return items.count != old.count
+    }
+
+    /// The side-table row and linked key of each element of a list of links, in list order.
+    private func elementRows() throws -> [(row: Int64, key: Int64)] {
+        var out = [(row: Int64, key: Int64)]()
+        try realm.connection.forEachRow(
+            "SELECT \"_row\", value FROM \(table) WHERE owner = ? AND value IS NOT NULL ORDER BY \(order)", [owner]
+        ) {
+            out.append(($0.int64(at: 0), $0.int64(at: 1)))
+        }
+        return out
     }
 
     // MARK: Sets

@@ -283,9 +283,12 @@ extension RowStore {
                 targetInfo, values: try valuesByName(value, info: targetInfo),
                 policy: embedded ? .error : policy, mode: mode)
         default:
-            throw RealmError(
-                .invalidValue, "Invalid value '\(value)' of type '\(value.typeName)' for a link to '\(target)'.")
+            throw invalidLink(value, target: target)
         }
+    }
+
+    func invalidLink(_ value: RealmValue, target: String) -> RealmError {
+        RealmError(.invalidValue, "Invalid value '\(value)' of type '\(value.typeName)' for a link to '\(target)'.")
     }
 
     /// The key of a new embedded object made from `o`: embedded objects are owned by one parent,
@@ -294,11 +297,7 @@ extension RowStore {
     private func embeddedKey(_ o: DynamicObject, info: ClassInfo, mode: LinkMode, holder: EmbeddedHolder) throws
         -> Int64
     {
-        if let (other, _, _) = o.managed, mode != .copy,
-            other === realm || (other.isSameFile(as: realm) && !other.isFrozen)
-        {
-            throw holder.existingEmbeddedError
-        }
+        if mode != .copy && isManagedHere(o) { throw holder.existingEmbeddedError }
         let key = try createOrUpdate(info, values: try o.dictionaryValue(), policy: .error, mode: mode)
         if o.managed == nil && mode != .copy { adopt(o, info: info, key: key) }
         return key
@@ -317,9 +316,42 @@ extension RowStore {
         case .object(let o) where o.managed == nil || graphNode(value) != nil: values = try o.dictionaryValue()
         default: return false
         }
-        try update(info, key: previousKey, values: values, policy: .modified, mode: mode)
-        if case .object(let o) = value, o.managed == nil, mode != .copy { adopt(o, info: info, key: previousKey) }
+        try updateEmbedded(info, key: previousKey, values: values, from: value, mode: mode)
         return true
+    }
+
+    /// Whether `o` is an object of this realm's file that a new link would share (a frozen one is
+    /// a copy of the past): an embedded object can have only one parent.
+    private func isManagedHere(_ o: DynamicObject) -> Bool {
+        guard let (other, _, _) = o.managed else { return false }
+        return other === realm || (other.isSameFile(as: realm) && !other.isFrozen)
+    }
+
+    /// Writes `values` (read from `value`) into the existing embedded object `key`, under
+    /// `.modified`: equal values are not written. An unmanaged object given to `add` or an
+    /// assignment becomes that object, as it would have become a new one.
+    func updateEmbedded(
+        _ info: ClassInfo, key: Int64, values: [String: RealmValue], from value: RealmValue, mode: LinkMode
+    ) throws {
+        try update(info, key: key, values: values, policy: .modified, mode: mode)
+        if case .object(let o) = value, o.managed == nil, mode != .copy { adopt(o, info: info, key: key) }
+    }
+
+    /// The values a new element of a list of embedded objects writes into the element it updates
+    /// in place (`.modified`). Refused as `embeddedKey` refuses a new element: a value that is no
+    /// object, a deleted object, or (except when copying) an object this realm manages. `nil` is
+    /// refused by the list itself, which names the property.
+    func embeddedElementValues(_ value: RealmValue, info: ClassInfo, mode: LinkMode) throws -> [String: RealmValue] {
+        switch value {
+        case .dictionary, .list:
+            return try valuesByName(value, info: info)
+        case .object(let o):
+            if mode != .copy && isManagedHere(o) { throw EmbeddedHolder.list.existingEmbeddedError }
+            if try o.checkInvalidated() { throw RealmError.addInvalidated }
+            return try valuesByName(value, info: info)
+        default:
+            throw invalidLink(value, target: info.className)
+        }
     }
 
     // MARK: Updating
