@@ -62,9 +62,16 @@ enum BindingFixture {
         R["Results/filtered"] = all:where("i > $0", 1):sorted("i", false)
         R["Results/links"] = realm:objects("Link")
         R["Results/backlinks"] = all[1].lo[1].owners
-        for _, p in ipairs({ "li", "lio", "ld", "lf", "ls", "lb", "ldt", "ldec", "loid", "lu", "lbin", "lm", "lo", "le",
-            "si", "sd", "ss", "sdt", "sdec", "soid", "su", "sbin", "sm", "slo",
-            "mi", "md", "ms", "mdt", "mdec", "moid", "mu", "mbin", "mm", "mlo" }) do
+        local collections = { "li", "lio", "ld", "lf", "ls", "lb", "ldt", "ldec", "loid", "lu", "lbin", "lm", "lo",
+            "le", "si", "sd", "ss", "sdt", "sdec", "soid", "su", "sbin", "sm", "slo",
+            "mi", "md", "ms", "mdt", "mdec", "moid", "mu", "mbin", "mm", "mlo" }
+        -- An unmanaged object's collections (a type of their own until the object is added).
+        local unmanaged = Object("All", { _id = 98, li = { 1, 2 }, ss = { "a" }, mi = { a = 1 } })
+        for _, p in ipairs(collections) do
+          local c = unmanaged[p]
+          R[getmetatable(c) .. "/unmanaged-" .. p] = c
+        end
+        for _, p in ipairs(collections) do
           local c = all[1][p]
           R[getmetatable(c) .. "/" .. p] = c
           local ok, frozen = pcall(function() return all[3][p]:freeze() end)  -- not every collection freezes
