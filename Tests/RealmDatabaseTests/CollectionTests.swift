@@ -97,6 +97,22 @@ final class CollectionTests: RealmTestCase {
         XCTAssertEqual(try object["list_int"], [])
     }
 
+    /// Setting a whole list that fails partway (a bad element after a good one) inside a write
+    /// leaves the list as it was and records no change: before, the old elements were gone, the
+    /// first new one was in, and observers and the change record never heard of it.
+    func testAFailedWholeListSetLeavesTheListAsItWas() throws {
+        try realm.write { try object.setValue([1, 2, 3], forKey: "list_int") }
+        var notified = 0
+        let token = try object.observe { _ in notified += 1 }
+        try realm.beginWrite()
+        XCTAssertThrowsError(try object.setValue([7, "not an int"], forKey: "list_int"))
+        XCTAssertEqual(try object["list_int"], [1, 2, 3])
+        try realm.commitWrite()
+        XCTAssertEqual(try object["list_int"], [1, 2, 3])
+        XCTAssertEqual(notified, 0, "a failed set is no change")
+        token.invalidate()
+    }
+
     func testListOfLinks() throws {
         let (a, b) = try {
             let t = try targets("a", "b")

@@ -225,8 +225,14 @@ public final class DynamicObject: CustomStringConvertible {
                 }
                 _ = try self.loadRow()
                 let property = try info.property(name)
-                try realm.rows.setProperty(
-                    info, key: key, property: property, value: value, policy: .all, compare: false)
+                // A collection or a link may take several rows (the old elements go, the new ones
+                // come, nested objects are created): a failure partway must leave all of them as
+                // they were, and record nothing. One plain column fails whole.
+                let severalRows = property.isCollection || property.type == .object || property.type == .mixed
+                try realm.undoingOnFailure(when: severalRows) {
+                    try realm.rows.setProperty(
+                        info, key: key, property: property, value: value, policy: .all, compare: false)
+                }
                 self.dropRowCache()
             }
             if mode == .implicit {
