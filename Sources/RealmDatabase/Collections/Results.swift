@@ -307,42 +307,44 @@ public final class Results: Sequence {
 
     // MARK: Aggregates
 
-    private func aggregateProperty(_ name: String, _ what: String, allowDates: Bool) throws -> Property {
+    private func aggregateProperty(_ name: String, _ function: AggregateFunction) throws -> Property {
         let p = try info.property(name)
-        let numeric: Set<PropertyType> = [.int, .float, .double, .decimal128, .mixed]
-        guard p.collection == .none, numeric.contains(p.type) || (allowDates && p.type == .date) else {
-            throw RealmError(
-                .invalidProperty,
-                "Cannot compute \(what) of '\(className).\(name)': only int, float, double, decimal128"
-                    + "\(allowDates ? ", date" : "") and mixed properties can be aggregated."
-            )
-        }
+        // A list, set or map property is no single value: the error of a type that has no aggregates.
+        try ValueAggregates.check(function, type: p.collection == .none ? p.type : .object, what: described(name))
         return p
     }
 
-    private func aggregate(_ function: String, _ p: Property) throws -> SQLiteValue? {
-        let column = "t0.\(info.quotedStorage(p))"
-        let expression = p.type == .decimal128 ? "CAST(\(column) AS REAL)" : column
-        return try aggregateRow("\(function)(\(expression))", columns: 1).first
+    private func described(_ name: String) -> String { "'\(className).\(name)'" }
+
+    /// An SQL aggregate (`min`, `max`, `total`, `avg`) of an int, float, double or date column.
+    private func sqlAggregate(_ function: String, _ p: Property) throws -> SQLiteValue? {
+        try aggregateRow("\(function)(t0.\(info.quotedStorage(p)))", columns: 1).first
+    }
+
+    /// Steps the rows of `selectList` (over the row alias `t0`) for the answer's objects, only
+    /// those meeting `filter` when one is given.
+    private func forEachAggregateRow(
+        _ selectList: String, filter: String? = nil, _ body: (Statement) throws -> Void
+    ) throws {
+        let sql: String
+        let bindings: [SQLiteValue]
+        let extra = filter.map { " AND (\($0))" } ?? ""
+        if needsPipeline {
+            let (keys, keyBindings) = try selectSQL(columns: "t0.\"_key\"")
+            sql = "SELECT \(selectList) FROM \(info.quotedTable) AS t0 WHERE t0.\"_key\" IN (\(keys))\(extra)"
+            bindings = keyBindings
+        } else {
+            let b = try base()
+            sql = "SELECT \(selectList) \(b.from) WHERE \(filter == nil ? b.whereSQL : "(\(b.whereSQL))")\(extra)"
+            bindings = b.bindings
+        }
+        try realm.connection.forEachRow(sql, bindings, body)
     }
 
     /// One row of aggregates (`selectList` over the row alias `t0`) of the answer's objects.
     private func aggregateRow(_ selectList: String, columns: Int32) throws -> [SQLiteValue] {
-        let sql: String
-        let bindings: [SQLiteValue]
-        if needsPipeline {
-            let (keys, keyBindings) = try selectSQL(columns: "t0.\"_key\"")
-            sql = "SELECT \(selectList) FROM \(info.quotedTable) AS t0 WHERE t0.\"_key\" IN (\(keys))"
-            bindings = keyBindings
-        } else {
-            let b = try base()
-            sql = "SELECT \(selectList) \(b.from) WHERE \(b.whereSQL)"
-            bindings = b.bindings
-        }
         var row = [SQLiteValue]()
-        try realm.connection.forEachRow(sql, bindings) { statement in
-            row = (0..<columns).map { statement.value(at: $0) }
-        }
+        try forEachAggregateRow(selectList) { statement in row = (0..<columns).map { statement.value(at: $0) } }
         return row
     }
 
@@ -360,86 +362,68 @@ public final class Results: Sequence {
         return (int(0) * 4_294_967_296 + int(1), int(2))
     }
 
-    private func decodeAggregate(_ v: SQLiteValue?, _ p: Property) -> RealmValue? {
-        guard let v, v != .null else { return nil }
+    /// The aggregates of a decimal or mixed property, computed in Swift over its stored values
+    /// (nil for the other types, which SQL aggregates). SQLite's `total`/`avg` read a decimal's
+    /// 16 bytes as 0 yet count it, and its `min`/`max` order a mixed column by storage class
+    /// (strings and blobs above numbers), so these values are streamed through
+    /// `ValueAggregates`: of a mixed column only the rows whose tag is a number are read.
+    private func streamedAggregates(_ p: Property) throws -> ValueAggregates? {
+        let column = "t0.\(info.quotedStorage(p))"
+        var aggregates = ValueAggregates(type: p.type)
         switch p.type {
         case .decimal128:
-            if case .real(let d) = v { return .decimal128(Decimal128(d)) }
-            if case .integer(let i) = v { return .decimal128(Decimal128(i)) }
-            return nil
+            try forEachAggregateRow(column, filter: "\(column) IS NOT NULL") { statement in
+                aggregates.add(ValueCoding.decode(statement.value(at: 0), as: .decimal128))
+            }
         case .mixed:
-            if case .integer(let i) = v { return .int(i) }
-            if case .real(let d) = v { return .double(d) }
-            return nil
+            let tag = "t0.\(info.quotedTypeTag(p))"
+            let numbers = [MixedTag.int, .float, .double, .decimal128].map { String($0.rawValue) }
+            try forEachAggregateRow("\(column), \(tag)", filter: "\(tag) IN (\(numbers.joined(separator: ", ")))") {
+                aggregates.add(ValueCoding.decodeMixed($0.value(at: 0), tag: $0.int64(at: 1)))
+            }
         default:
-            return ValueCoding.decode(v, as: p.type)
+            return nil
         }
+        return aggregates
     }
 
     /// The smallest value of a property; nil when there are no objects (or only nils).
-    public func min(ofProperty name: String) throws -> RealmValue? {
-        let p = try aggregateProperty(name, "min", allowDates: true)
-        if p.type == .decimal128 { return try extremeDecimal(name, by: <) }
-        return decodeAggregate(try aggregate("min", p), p)
-    }
+    public func min(ofProperty name: String) throws -> RealmValue? { try extreme(.min, name) }
 
-    public func max(ofProperty name: String) throws -> RealmValue? {
-        let p = try aggregateProperty(name, "max", allowDates: true)
-        if p.type == .decimal128 { return try extremeDecimal(name, by: >) }
-        return decodeAggregate(try aggregate("max", p), p)
-    }
+    /// The largest value of a property; nil when there are no objects (or only nils).
+    public func max(ofProperty name: String) throws -> RealmValue? { try extreme(.max, name) }
 
-    /// Decimals are computed here with decimal128 arithmetic (SQL would average them as doubles),
-    /// skipping NaN as Realm's aggregates do.
-    private func extremeDecimal(_ name: String, by isBetter: (Decimal128, Decimal128) -> Bool) throws -> RealmValue? {
-        var best: Decimal128?
-        try forEach { object in
-            if case .decimal128(let d) = try object.value(forKey: name), !d.isNaN, best.map({ isBetter(d, $0) }) ?? true
-            {
-                best = d
-            }
-        }
-        return best.map { .decimal128($0) }
+    private func extreme(_ function: AggregateFunction, _ name: String) throws -> RealmValue? {
+        let p = try aggregateProperty(name, function)
+        if let streamed = try streamedAggregates(p) { return function == .min ? streamed.minimum : streamed.maximum }
+        guard let v = try sqlAggregate(function.rawValue, p), v != .null else { return nil }
+        return ValueCoding.decode(v, as: p.type)
     }
 
     /// The sum of a property; zero of its type when there are no objects.
     public func sum(ofProperty name: String) throws -> RealmValue {
-        let p = try aggregateProperty(name, "sum", allowDates: false)
-        if p.type == .decimal128 {
-            var total = Decimal128.zero
-            try forEach { if case .decimal128(let d) = try $0.value(forKey: name), !d.isNaN { total = total + d } }
-            return .decimal128(total)
-        }
+        let p = try aggregateProperty(name, .sum)
+        if let streamed = try streamedAggregates(p) { return try streamed.sum(what: described(name)) }
         if p.type == .int {
-            return .int(try IntegerAggregates.checked(try integerSumAndCount(p).sum, of: "'\(className).\(name)'"))
+            return .int(try IntegerAggregates.checked(try integerSumAndCount(p).sum, of: described(name)))
         }
-        let v = try aggregate("total", p)
+        let v = try sqlAggregate("total", p)
         switch (p.type, v) {
         case (.float, .real(let d)?): return .float(Float(d))
         case (_, .real(let d)?): return .double(d)
-        default: return p.type == .int ? .int(0) : .double(0)
+        default: return .double(0)
         }
     }
 
-    /// The mean of a property (as a double); nil when there are no objects.
+    /// The mean of a property (a double; a decimal for decimals); nil when there are no objects.
     public func average(ofProperty name: String) throws -> RealmValue? {
-        let p = try aggregateProperty(name, "average", allowDates: false)
-        if p.type == .decimal128 {
-            var total = Decimal128.zero
-            var count: Int64 = 0
-            try forEach {
-                if case .decimal128(let d) = try $0.value(forKey: name), !d.isNaN {
-                    total = total + d
-                    count += 1
-                }
-            }
-            return count == 0 ? nil : .decimal128(total.divided(by: count))
-        }
+        let p = try aggregateProperty(name, .average)
+        if let streamed = try streamedAggregates(p) { return streamed.average }
         if p.type == .int {
             let (sum, count) = try integerSumAndCount(p)
             return IntegerAggregates.mean(sum: sum, count: count).map { .double($0) }
         }
-        guard case .real(let d)? = try aggregate("avg", p) else { return nil }
+        guard case .real(let d)? = try sqlAggregate("avg", p) else { return nil }
         return .double(d)
     }
 

@@ -249,8 +249,10 @@ extension RealmLuaRuntime {
     private func valueVerb(_ name: String, _ c: ManagedCollection, _ ctx: LuaCallContext) throws -> Int? {
         switch name {
         case "min", "max", "sum", "average":
+            guard let function = AggregateFunction(rawValue: name) else { return nil }
             let what = "'\(c.owner.className).\(c.property.name)'"
-            return try ctx.returning(try toLua(try primitiveAggregate(name, try c.values(), of: what)))
+            let result = try ValueAggregates.compute(function, of: try c.values(), type: c.property.type, what: what)
+            return try ctx.returning(try toLua(result ?? .null))
         case "where", "filter":
             let matching = try c.values(where: try ctx.string(2), arguments: try realmArguments(ctx, from: 3))
             return try ctx.returning(try toLua(.list(matching)))
@@ -293,25 +295,6 @@ extension RealmLuaRuntime {
             default:
                 return try ctx.returning(try state.call(value: original, [ctx.argument(1)]))
             }
-        }
-    }
-
-    /// min/max/sum/average of a list of primitives, computed over its values. Ints are summed
-    /// with checked arithmetic (an overflow is an error) and averaged exactly.
-    func primitiveAggregate(_ name: String, _ values: [RealmValue], of what: String) throws -> RealmValue {
-        let ints = values.allSatisfy { $0.intValue != nil || $0.isNull } ? values.compactMap(\.intValue) : nil
-        let numbers = values.compactMap(\.numericValue)
-        switch name {
-        case "sum":
-            if let ints { return .int(try IntegerAggregates.sum(ints, of: what)) }
-            return .double(numbers.reduce(0, +))
-        case "average":
-            if let ints { return IntegerAggregates.average(ints).map { .double($0) } ?? .null }
-            return numbers.isEmpty ? .null : .double(numbers.reduce(0, +) / Double(numbers.count))
-        default:
-            let numbered = values.compactMap { v in v.numericValue.map { (v, $0) } }
-            let pick = name == "min" ? numbered.min { $0.1 < $1.1 } : numbered.max { $0.1 < $1.1 }
-            return pick?.0 ?? .null
         }
     }
 }
