@@ -53,7 +53,9 @@ final class BoundaryValueTests: RealmTestCase {
         let twoMax = try all.filter("id < 3")
         assertRealmError(try twoMax.sum(ofProperty: "score"), code: .invalidValue, containing: ["integer overflow"])
         XCTAssertEqual(try twoMax.average(ofProperty: "score"), .double(Double(Int64.max)))
-        XCTAssertEqual(IntegerAggregates.average([Int64.min, Int64.min]), Double(Int64.min))
-        XCTAssertThrowsError(try IntegerAggregates.sum([Int64.min, -1], of: "x"))
+        let minimums: [RealmValue] = [.int(Int64.min), .int(Int64.min)]
+        XCTAssertEqual(
+            try ValueAggregates.compute(.average, of: minimums, type: .int, what: "x"), .double(Double(Int64.min)))
+        XCTAssertThrowsError(try ValueAggregates.compute(.sum, of: [.int(Int64.min), .int(-1)], type: .int, what: "x"))
     }
 }
