@@ -107,7 +107,8 @@ extension RealmLuaRuntime {
         guard length == 0 else {
             throw LuaError(
                 .runtime,
-                "a table mixing a sequence and named fields cannot be stored: use either a list {a, b} or fields {x = a}"
+                "a table mixing a sequence and named fields cannot be stored: "
+                    + "use either a list {a, b} or fields {x = a}"
             )
         }
         if let key = otherKey ?? items.keys.min().map({ LuaValue.integer($0) }) {

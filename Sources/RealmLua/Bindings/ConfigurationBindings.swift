@@ -102,7 +102,9 @@ extension RealmLuaRuntime {
                 local Configuration = setmetatable({}, {
                   __index = function(_, k) if k == "defaultConfiguration" then return getDefault() end end,
                   __newindex = function(_, k, v)
-                    if k ~= "defaultConfiguration" then error("Realm.Configuration has no field '" .. tostring(k) .. "' to set", 2) end
+                    if k ~= "defaultConfiguration" then
+                      error("Realm.Configuration has no field '" .. tostring(k) .. "' to set", 2)
+                    end
                     setDefault(v)
                   end,
                   __call = function(_, fields) return newConfiguration(fields) end,
