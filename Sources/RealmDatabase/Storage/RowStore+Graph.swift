@@ -133,15 +133,7 @@ extension RowStore {
             guard let value = values[slot.property.name], !value.isNull else { continue }
             let p = slot.property
             let (stored, tag) = try encodeForStorage(value, property: p, info: info, policy: policy, mode: mode)
-            if p.type == .mixed {
-                try connection.run(
-                    "UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ?, \(info.quotedTypeTag(p)) = ? "
-                        + "WHERE \"_key\" = ?", [stored, tag, .integer(key)])
-            } else {
-                try connection.run(
-                    "UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \"_key\" = ?",
-                    [stored, .integer(key)])
-            }
+            try writeColumn(info, key: key, property: p, stored: stored, tag: tag)
         }
     }
 }

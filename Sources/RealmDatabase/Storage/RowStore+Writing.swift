@@ -398,6 +398,21 @@ extension RowStore {
             }
         }
         let (stored, tag) = try encodeForStorage(value, property: p, info: info, policy: policy, mode: mode)
+        try writeColumn(info, key: key, property: p, stored: stored, tag: tag)
+        recordModification(info, key: key, property: p.name)
+        if ownsEmbedded, let targetClass = p.objectClassName, case .object(let previous)? = old,
+            let previousKey = previous.objectKey, stored != .integer(previousKey)
+        {
+            // The embedded object replaced belongs to nobody else: delete it. After the update, so
+            // that the owner no longer links to it and its modification is captured once.
+            try deleteObject(try classInfo(targetClass), key: previousKey)
+        }
+    }
+
+    /// Writes one encoded value into its column of a stored row (and a mixed value's type tag).
+    func writeColumn(_ info: ClassInfo, key: Int64, property p: Property, stored: SQLiteValue, tag: SQLiteValue)
+        throws
+    {
         if p.type == .mixed {
             try connection.run(
                 "UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ?, \(info.quotedTypeTag(p)) = ? "
@@ -406,14 +421,6 @@ extension RowStore {
             try connection.run(
                 "UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \"_key\" = ?",
                 [stored, .integer(key)])
-        }
-        recordModification(info, key: key, property: p.name)
-        if ownsEmbedded, let targetClass = p.objectClassName, case .object(let previous)? = old,
-            let previousKey = previous.objectKey, stored != .integer(previousKey)
-        {
-            // The embedded object replaced belongs to nobody else: delete it. After the update, so
-            // that the owner no longer links to it and its modification is captured once.
-            try deleteObject(try classInfo(targetClass), key: previousKey)
         }
     }
 

@@ -210,14 +210,18 @@ extension RealmLuaRuntime {
 
     /// `pairs(map)`: the entries in key order.
     private func mapPairs(_ map: Map, _ ctx: LuaCallContext) throws -> Int {
-        let entries = try map.entries().sorted { $0.key < $1.key }
+        try ctx.returning(.function(try entriesIterator(try map.entries())))
+    }
+
+    /// The `next` function of `pairs` over a map's entries, in key order (managed or unmanaged).
+    func entriesIterator(_ entries: [String: RealmValue]) throws -> LuaFunctionRef {
+        let sorted = entries.sorted { $0.key < $1.key }
         var i = 0
-        let next = try state.makeFunction { [unowned self] inner in
-            guard i < entries.count else { return try inner.returning(.nil) }
+        return try state.makeFunction { [unowned self] inner in
+            guard i < sorted.count else { return try inner.returning(.nil) }
             i += 1
-            return try inner.returning(.string(entries[i - 1].key), try toLua(entries[i - 1].value))
+            return try inner.returning(.string(sorted[i - 1].key), try toLua(sorted[i - 1].value))
         }
-        return try ctx.returning(.function(next))
     }
 
     /// The Results verbs a set or map shares: it has no order of its own to read `first`/`last` in.

@@ -189,14 +189,7 @@ extension RealmLuaRuntime {
     private func unmanagedPairs(_ ctx: LuaCallContext) throws -> Int {
         let c = try ctx.userdata(1, as: UnmanagedCollection.self)
         if c.isMap {
-            let entries = try c.entries().sorted { $0.key < $1.key }
-            var i = 0
-            let next = try state.makeFunction { [unowned self] inner in
-                guard i < entries.count else { return try inner.returning(.nil) }
-                i += 1
-                return try inner.returning(.string(entries[i - 1].key), try toLua(entries[i - 1].value))
-            }
-            return try ctx.returning(.function(next))
+            return try ctx.returning(.function(try entriesIterator(try c.entries())))
         }
         let items = try c.items()
         let next = try indexIterator(count: { items.count }, element: { try self.toLua(items[$0]) })
