@@ -351,6 +351,45 @@ extension RowStore {
         }
     }
 
+    /// A migration's write of a non-link, non-collection property (`DynamicObject.setValue`'s fast
+    /// path): what `setProperty` does for such a property when nobody wants old values, with the
+    /// UPDATE prepared once per column, and the object's existence checked by the UPDATE itself
+    /// (no row changed: the object was deleted) instead of by loading its row first.
+    /// Returns false when the property needs the general path.
+    func setColumnInMigration(_ info: ClassInfo, key: Int64, name: String, value: RealmValue) throws -> Bool {
+        let summary = try info.slotSummary(name)
+        guard isMigrating, summary.position >= 0, summary.type != .object,
+            !realm.notifiers.wantsOldValues(info.className)
+        else { return false }
+        let p = info.slot(at: summary.index).property
+        guard p.isPersisted else { return false }
+        let (stored, tag) = try encodeForStorage(value, property: p, info: info, policy: .all, mode: .assign)
+        let statement = try updateStatement(info, slot: summary.index, property: p)
+        defer { statement.reset(clearingBindings: false) }
+        try statement.bind(stored, at: 1)
+        if p.type == .mixed {
+            try statement.bind(tag, at: 2)
+            try statement.bind(.integer(key), at: 3)
+        } else {
+            try statement.bind(.integer(key), at: 2)
+        }
+        while try statement.step() {}
+        if connection.changes == 0 { throw RealmError.invalidated }
+        recordModification(info, key: key, property: p.name, oldValue: nil)
+        return true
+    }
+
+    private func updateStatement(_ info: ClassInfo, slot: Int, property p: Property) throws -> Statement {
+        if let statement = info.updateStatements[slot] { return statement }
+        let sets =
+            p.type == .mixed
+            ? "\(info.quotedStorage(p)) = ?, \(info.quotedTypeTag(p)) = ?" : "\(info.quotedStorage(p)) = ?"
+        let statement = try Statement(
+            connection: connection, sql: "UPDATE \(info.quotedTable) SET \(sets) WHERE \"_key\" = ?", persistent: true)
+        info.updateStatements[slot] = statement
+        return statement
+    }
+
     func recordModification(_ info: ClassInfo, key: Int64, property: String, oldValue: RealmValue?) {
         if let oldValue { realm.notifiers.rememberOldValue(info.className, key, property, oldValue) }
         changeTracker.recordModification(info.className, key, property: property)
