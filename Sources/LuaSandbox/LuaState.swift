@@ -212,7 +212,16 @@ public final class LuaState {
         try ensureStack(L, 6)
         try pushRef(L, function)
         for object in [a, b] {
-            if let object { try pushUserdata(L, object, typeName: typeName) } else { lua_pushnil(L) }
+            guard let object else {
+                lua_pushnil(L)
+                continue
+            }
+            // rh_push_object checks the type's metatable itself: no lookup of the name in Swift.
+            let retained = Unmanaged.passRetained(object).toOpaque()
+            guard rh_push_object(L, retained, typeName) != 0 else {
+                Unmanaged<AnyObject>.fromOpaque(retained).release()
+                throw LuaError(.runtime, "no userdata type named '\(typeName)' is registered")
+            }
         }
         try protectedCall(L, arguments: 2, results: 0)
     }
