@@ -357,8 +357,9 @@ extension RowStore {
     /// (no row changed: the object was deleted) instead of by loading its row first.
     /// Returns false when the property needs the general path.
     func setColumnInMigration(_ info: ClassInfo, key: Int64, name: String, value: RealmValue) throws -> Bool {
+        guard isMigrating else { return false }
         let summary = try info.slotSummary(name)
-        guard isMigrating, summary.position >= 0, summary.type != .object,
+        guard summary.position >= 0, summary.type != .object,
             !realm.notifiers.wantsOldValues(info.className)
         else { return false }
         let p = info.slot(at: summary.index).property
