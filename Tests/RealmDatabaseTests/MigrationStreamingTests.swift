@@ -67,9 +67,11 @@ final class MigrationStreamingTests: RealmTestCase {
         XCTAssertEqual(try realm.objects("Dog").filter("treat BEGINSWITH 'bone '").countObjects(), Self.count)
     }
 
-    /// A write to `new` is visible to the next read of `new` in the same callback, and to `old`
-    /// for a property both schemas share (one stored column, as before this change); a read of
-    /// `old` before the write sees the stored value.
+    /// RealmSwift's testEnumerate… set-then-read: a write to `new` is visible to the next read of
+    /// `new` in the same callback; a read of `old` before the write sees the stored value. After
+    /// the write, `old` reads the new value of a property both schemas keep in one column: this
+    /// implementation's behaviour before issue 14 (Realm's old object is a snapshot), pinned here
+    /// so that reading `old` in place from the statement does not change it.
     func testWritesAreVisibleInTheSameCallback() throws {
         try seed()
         _ = try Realm(
