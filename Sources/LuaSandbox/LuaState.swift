@@ -202,6 +202,30 @@ public final class LuaState {
         return ((top + 1)...end).map { value(L, at: $0) }
     }
 
+    /// Calls a function with two host objects (nil: Lua nil) pushed straight as userdata of
+    /// `typeName`, dropping its results: no registry reference and no array per call, for a
+    /// callback called once per row (a migration block). Errors as `call`'s.
+    public func call(_ function: LuaFunctionRef, userdata a: AnyObject?, _ b: AnyObject?, typeName: String) throws {
+        let L = try thread()
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        try ensureStack(L, 6)
+        try pushRef(L, function)
+        for object in [a, b] {
+            guard let object else {
+                lua_pushnil(L)
+                continue
+            }
+            // rh_push_object checks the type's metatable itself: no lookup of the name in Swift.
+            let retained = Unmanaged.passRetained(object).toOpaque()
+            guard rh_push_object(L, retained, typeName) != 0 else {
+                Unmanaged<AnyObject>.fromOpaque(retained).release()
+                throw LuaError(.runtime, "no userdata type named '\(typeName)' is registered")
+            }
+        }
+        try protectedCall(L, arguments: 2, results: 0)
+    }
+
     /// Calls the global function `name`.
     @discardableResult
     public func call(global name: String, _ arguments: [LuaValue] = []) throws -> [LuaValue] {

@@ -9,9 +9,12 @@ struct Options {
     var minTime = 5.0
     var dir: String?
     var keep = false
+    /// Tenants `migrate_tenants` migrates at once (nil: one per core, as `realm-host migrate`).
+    var jobs: Int?
 
     static let usage = """
         usage: realm-bench [--json] [--only NAME[,NAME…]] [--scale F] [--runs N] [--min-time S] [--dir PATH] [--keep]
+               [--jobs N]
 
         Runs each workload through RealmDatabase and the same work through raw SQLite C calls,
         and reports the time ratio ours/raw against this round's target.
@@ -25,6 +28,8 @@ struct Options {
                          short workloads get more tries at their best time on a noisy machine
           --dir PATH     where to put the temporary folder (default: the system temp folder)
           --keep         keep the temporary folder (default: removed afterwards)
+          --jobs N       tenants migrate_tenants migrates at once (default: one per core); its
+                         migrate_tenants/jobs=1 row always runs them one at a time
         """
 
     /// Parses arguments (without the program name). Throws a message for the user on bad input.
@@ -66,6 +71,9 @@ struct Options {
                 }
                 minTime = t
             case "--dir": dir = try value(arg)
+            case "--jobs":
+                guard let n = Int(try value(arg)), n >= 1 else { throw OptionsError("--jobs needs a whole number ≥ 1") }
+                jobs = n
             case "-h", "--help": throw OptionsError(nil)
             default: throw OptionsError("unknown argument '\(arg)'")
             }

@@ -38,8 +38,8 @@ protocol Workload: Sendable {
 /// Every workload, in the order they run and are reported.
 enum Catalog {
     static let workloads: [any Workload] = [
-        InsertBulk(), AppendImplicit(), Open(), ReadAll(), QueryCount(), QueryList(), LuaInsertBulk(), LuaMigration(),
-        MigrateTenants(),
+        InsertBulk(), AppendImplicit(), Open(), ReadAll(), QueryCount(), QueryList(), LuaInsertBulk(),
+        SwiftMigration(), LuaMigration(), MigrateTenants(),
     ]
     static var names: [String] { workloads.map(\.name) }
 }
@@ -58,12 +58,15 @@ final class BenchContext {
     let runs: Int
     /// Measured seconds each side should reach in all; short workloads run more rounds for it.
     let minTime: Double
+    /// Tenants migrated at once by `migrate_tenants` (nil: one per core).
+    let jobs: Int?
     private var fileCounter = 0
     /// Fixture files by description, built on first use and shared by the workloads that read them.
     var fixtures: [String: URL] = [:]
 
-    init(folder: URL, scale: Double, runs: Int, minTime: Double) {
+    init(folder: URL, scale: Double, runs: Int, minTime: Double, jobs: Int? = nil) {
         self.folder = folder
+        self.jobs = jobs
         self.scale = scale
         self.runs = runs
         self.minTime = minTime

@@ -27,7 +27,8 @@ do {
     fail("cannot create the temporary folder \(folder.path): \(error)")
 }
 
-let context = BenchContext(folder: folder, scale: options.scale, runs: options.runs, minTime: options.minTime)
+let context = BenchContext(
+    folder: folder, scale: options.scale, runs: options.runs, minTime: options.minTime, jobs: options.jobs)
 context.log(
     "files in \(folder.path); scale \(options.scale); \(options.runs) runs per side; memory: \(MemoryProbe.method)")
 let runner = Runner(context: context)

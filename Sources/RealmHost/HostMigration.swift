@@ -13,13 +13,15 @@ public struct TenantMigrationResult: Sendable {
 extension TenantHost {
     /// Brings tenants' realms to the plugins' schema version, each in its own transaction: one
     /// tenant's failure is reported and leaves it untouched, the others migrated. Tenants run in
-    /// parallel (as many at once as there are cores). With `dryRun` every migration is rolled back.
+    /// parallel, `jobs` at once (default: as many as there are cores; each tenant is its own file,
+    /// so they share nothing but the plugin registry); the results come back in `users`' order
+    /// whatever order they finished in. With `dryRun` every migration is rolled back.
     public func migrate(
-        users: [String], dryRun: Bool = false,
+        users: [String], dryRun: Bool = false, jobs: Int? = nil,
         progress: (@Sendable (String, MigrationProgress) -> Void)? = nil
     ) -> [TenantMigrationResult] {
         let results = Mutex<[Int: TenantMigrationResult]>([:])
-        let workers = max(1, min(users.count, ProcessInfo.processInfo.activeProcessorCount))
+        let workers = max(1, min(users.count, jobs ?? ProcessInfo.processInfo.activeProcessorCount))
         let next = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {

@@ -51,7 +51,7 @@ extension RealmLuaRuntime {
         return 1
     }
 
-    private func paceCollector() {
+    func paceCollector() {
         boxesSinceCollection += 1
         if boxesSinceCollection >= 50_000 {
             boxesSinceCollection = 0

@@ -32,7 +32,8 @@ final class BenchmarkSmokeTests: XCTestCase {
             names,
             [
                 "insert_bulk", "append_implicit", "open", "read_all", "query_count/plain", "query_count/indexed",
-                "query_list", "lua_insert_bulk", "lua_migration", "migrate_tenants",
+                "query_list", "lua_insert_bulk", "swift_migration", "lua_migration", "migrate_tenants",
+                "migrate_tenants/jobs=1",
             ])
         for row in rows {
             let name = row["workload"] as? String ?? "?"

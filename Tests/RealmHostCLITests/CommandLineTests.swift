@@ -262,6 +262,27 @@ final class CommandLineTests: XCTestCase {
 
     // MARK: migrate
 
+    /// `migrate --jobs N` (issue 14): the report is the same, in the same order, however many
+    /// tenants migrate at once; a count below 1 is refused before anything runs.
+    func testMigrateJobsKeepTheReportOrder() throws {
+        for user in ["carol", "alice", "bob"] {
+            let r = try workspace.run([
+                "run", "--plugins", "examples/doggo-v1", "--user", user, "examples/v1_add_dogs.lua",
+            ])
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        let one = try workspace.run(["migrate", "--all-users", "--dry-run", "--jobs", "1"])
+        let two = try workspace.run(["migrate", "--all-users", "--dry-run", "--jobs", "2"])
+        XCTAssertEqual(one.status, 0, one.stderr)
+        XCTAssertEqual(one.stdout, two.stdout)
+        let order = ["alice", "bob", "carol"].compactMap { one.stdout.range(of: "\($0) ")?.lowerBound }
+        XCTAssertEqual(order.count, 3, one.stdout)
+        XCTAssertEqual(order, order.sorted(), one.stdout)
+        let refused = try workspace.run(["migrate", "--all-users", "--jobs", "0"])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("--jobs needs a whole number"), refused.stderr)
+    }
+
     /// Realms made by doggo 1.0 (examples/doggo-v1), then migrated by the current plugin.
     func testMigrateAllUsersWithDryRunAndAFailingTenant() throws {
         for user in ["alice", "bob"] {

@@ -156,6 +156,51 @@ final class PluginTests: XCTestCase {
         XCTAssertEqual(try alice.objects("T")[0]["z"], 3)
     }
 
+    /// `migrate --jobs N` (issue 14): tenants migrated several at once come back in the users'
+    /// order, each with its own outcome, the same as one at a time (each tenant its own
+    /// transaction, as realm-core migrates each file on its own).
+    func testParallelMigrationKeepsTheUsersOrder() throws {
+        let data = folder.appendingPathComponent("data")
+        let plugins = folder.appendingPathComponent("plugins")
+        let v1 = "return { name = 'm', schemaVersion = 1, schema = { { name = 'T', properties = { x = 'int' } } } }"
+        _ = try writePlugin("m", v1)
+        let users = (0..<12).map { "user\($0)" }
+        do {
+            let host = try TenantHost(options: HostOptions(dataFolder: data, pluginFolders: [plugins]))
+            for (i, user) in users.enumerated() {
+                try host.withTenant(user) { t in
+                    // user3 and user8 hold the value step 2 refuses: their migrations fail.
+                    let x = i == 3 || i == 8 ? 99 : i
+                    try t.runtime.execute(
+                        "for _ = 1, \(i + 1) do realm:objects('T'):append{ x = \(x) } end", chunkName: "=t")
+                }
+            }
+        }
+        try FileManager.default.removeItem(at: plugins.appendingPathComponent("m"))
+        _ = try writePlugin(
+            "m",
+            "return { name = 'm', schemaVersion = 2, schema = { "
+                + "{ name = 'T', properties = { x = 'int', y = 'int' } } } }",
+            files: [
+                "migrations/0002_y.lua":
+                    "return function(m) m:enumerateObjects('T', function(old, new) "
+                    + "if old.x == 99 then error('bad data') end new.y = old.x end) end"
+            ])
+        let host = try TenantHost(options: HostOptions(dataFolder: data, pluginFolders: [plugins]))
+        let dry = host.migrate(users: users, dryRun: true, jobs: 1)
+        let parallel = host.migrate(users: users, jobs: 2)
+        for results in [dry, parallel] {
+            XCTAssertEqual(results.map(\.user), users)
+            XCTAssertEqual(results.map(\.succeeded), users.indices.map { $0 != 3 && $0 != 8 })
+        }
+        for (i, result) in parallel.enumerated() where result.succeeded {
+            XCTAssertEqual(result.report?.classes["T"]?.enumerated, i + 1, users[i])
+            XCTAssertEqual(result.report?.classes["T"]?.changed, i + 1, users[i])
+        }
+        XCTAssertEqual(try Realm.storedSchemaVersion(at: data.appendingPathComponent("user3.realm")), 1)
+        XCTAssertEqual(try Realm.storedSchemaVersion(at: data.appendingPathComponent("user4.realm")), 2)
+    }
+
     func testUserNamesAreCheckedBeforeAnyFileIsTouched() throws {
         let host = try TenantHost(options: HostOptions(dataFolder: folder.appendingPathComponent("data")))
         for bad in [

@@ -13,15 +13,20 @@ final class RowCursor {
     private let info: ClassInfo
     /// Which row the statement is on: 0 for the first, +1 per step, -1 once closed.
     private(set) var row = 0
-    /// The realm's local stamp when the loop began; a write through the realm changes it, and
-    /// the statement's columns may then be stale.
-    private let stamp: Int
+    /// The realm's local stamp when the loop began (or, following writes, when it last stepped);
+    /// a write through the realm changes it, and the statement's columns may then be stale.
+    private var stamp: Int
+    /// True inside a write transaction on the statement's own connection (a migration's
+    /// enumeration): each step reads the row as the transaction's writes left it, so the columns
+    /// are current again after every step, until the next write.
+    private let followsWrites: Bool
 
-    init(_ statement: Statement, realm: Realm, info: ClassInfo) {
+    init(_ statement: Statement, realm: Realm, info: ClassInfo, followsWrites: Bool = false) {
         self.statement = statement
         handle = statement.handle
         self.realm = realm
         self.info = info
+        self.followsWrites = followsWrites
         stamp = realm.localStamp
     }
 
@@ -49,7 +54,9 @@ final class RowCursor {
     func advance() throws -> Bool {
         guard row >= 0 else { return false }
         row += 1
-        return try statement.step()
+        let more = try statement.step()
+        if followsWrites { stamp = realm.localStamp }
+        return more
     }
 
     /// Ends the loop: objects still holding the cursor no longer read from it, and the statement

@@ -67,6 +67,15 @@ public final class DynamicObject: CustomStringConvertible {
         rowCache = nil
     }
 
+    /// Makes an object nobody else holds denote another row of its class (a migration's
+    /// enumeration checks that nobody does), on its cursor's current row if it has one.
+    func moveToRow(key: Int64) {
+        guard case .managed(let realm, let info, _) = state else { return }
+        state = .managed(realm: realm, info: info, key: key)
+        if let cursor { cursorRow = cursor.row }
+        rowCache = nil
+    }
+
     public var className: String {
         switch state {
         case .unmanaged(let c, _): return c
@@ -222,6 +231,11 @@ public final class DynamicObject: CustomStringConvertible {
                         "Cannot modify '\(info.className).\(name)' of the old object in a migration: "
                             + "the old object is read-only."
                     )
+                }
+                // A migration writes every object: its plain columns skip the row load.
+                if try realm.rows.setColumnInMigration(info, key: key, name: name, value: value) {
+                    self.dropRowCache()
+                    return
                 }
                 _ = try self.loadRow()
                 let property = try info.property(name)

@@ -52,12 +52,7 @@ public struct ChangeSet: Sendable, Equatable {
 
     mutating func modified(_ className: String, _ key: Int64, _ property: String) {
         if countsModificationsOnly {
-            // A migration keeps no per-object log (memory stays flat however many objects it
-            // changes): it counts changed objects, visited in key order by enumerateObjects.
-            if lastModifiedKeys[className] != key {
-                lastModifiedKeys[className] = key
-                modificationCounts[className, default: 0] += 1
-            }
+            countModification(className, key)
             return
         }
         guard classes[className]?.insertions.contains(key) != true else { return }
@@ -66,8 +61,41 @@ public struct ChangeSet: Sendable, Equatable {
 
     /// Set for a migration's transaction: see `modified`.
     var countsModificationsOnly = false
-    private(set) var modificationCounts = [String: Int]()
+    /// Per class, how many objects a migration changed.
+    var modificationCounts: [String: Int] {
+        var counts = settledCounts
+        if let current { counts[current.className, default: 0] += current.count }
+        return counts
+    }
+    private var settledCounts = [String: Int]()
     private var lastModifiedKeys = [String: Int64]()
+    /// The class modified last, its last key and the objects counted for it since it became
+    /// current: consecutive changes to one class (an enumeration) cost a string comparison each,
+    /// not two dictionary look-ups.
+    private var current: CurrentClass?
+    private struct CurrentClass: Sendable, Equatable {
+        let className: String
+        var key: Int64
+        var count: Int
+    }
+
+    /// A migration keeps no per-object log (memory stays flat however many objects it changes):
+    /// it counts changed objects, visited in key order by enumerateObjects (a change to the same
+    /// object as the class's previous change is not counted again).
+    private mutating func countModification(_ className: String, _ key: Int64) {
+        if current?.className == className {
+            if current?.key != key {
+                current?.key = key
+                current?.count += 1
+            }
+            return
+        }
+        if let c = current {
+            settledCounts[c.className, default: 0] += c.count
+            lastModifiedKeys[c.className] = c.key
+        }
+        current = CurrentClass(className: className, key: key, count: lastModifiedKeys[className] == key ? 0 : 1)
+    }
 }
 
 /// Where commits on a file are announced to the other instances of the same file in this process.

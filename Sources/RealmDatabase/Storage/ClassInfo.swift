@@ -182,7 +182,12 @@ final class ClassInfo {
         cachedColumnNames = nil
         cachedInsertSQL = nil
         insertStatement = nil
+        updateStatements.removeAll()
     }
+
+    /// Per slot index, the prepared `UPDATE … SET <column> = ? WHERE _key = ?` on the owning
+    /// realm's connection (a migration's writes skip building and hashing the SQL per object).
+    var updateStatements = [Int: Statement]()
 
     /// The prepared `insertSQL` on the owning realm's connection (an insert skips the statement
     /// cache's lookup by SQL text).

@@ -409,19 +409,49 @@ extension RowStore {
         }
     }
 
-    /// Writes one encoded value into its column of a stored row (and a mixed value's type tag).
+    /// Writes one encoded value into its column of a stored row (and a mixed value's type tag),
+    /// with the UPDATE prepared once per column.
     func writeColumn(_ info: ClassInfo, key: Int64, property p: Property, stored: SQLiteValue, tag: SQLiteValue)
         throws
     {
+        let statement = try updateStatement(info, slot: try info.slotSummary(p.name).index, property: p)
+        defer { statement.reset(clearingBindings: false) }
+        try statement.bind(stored, at: 1)
         if p.type == .mixed {
-            try connection.run(
-                "UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ?, \(info.quotedTypeTag(p)) = ? "
-                    + "WHERE \"_key\" = ?", [stored, tag, .integer(key)])
+            try statement.bind(tag, at: 2)
+            try statement.bind(.integer(key), at: 3)
         } else {
-            try connection.run(
-                "UPDATE \(info.quotedTable) SET \(info.quotedStorage(p)) = ? WHERE \"_key\" = ?",
-                [stored, .integer(key)])
+            try statement.bind(.integer(key), at: 2)
         }
+        while try statement.step() {}
+    }
+
+    /// A migration's write of a non-link, non-collection property (`DynamicObject.setValue`'s fast
+    /// path): what `setProperty` does for such a property, without loading the row first: the
+    /// UPDATE itself tells whether the object exists (no row changed: it was deleted).
+    /// Returns false when the property needs the general path.
+    func setColumnInMigration(_ info: ClassInfo, key: Int64, name: String, value: RealmValue) throws -> Bool {
+        guard isMigrating else { return false }
+        let summary = try info.slotSummary(name)
+        guard summary.position >= 0, summary.type != .object else { return false }
+        let p = info.slot(at: summary.index).property
+        guard p.isPersisted else { return false }
+        let (stored, tag) = try encodeForStorage(value, property: p, info: info, policy: .all, mode: .assign)
+        try writeColumn(info, key: key, property: p, stored: stored, tag: tag)
+        if connection.changes == 0 { throw RealmError.invalidated }
+        recordModification(info, key: key, property: p.name)
+        return true
+    }
+
+    private func updateStatement(_ info: ClassInfo, slot: Int, property p: Property) throws -> Statement {
+        if let statement = info.updateStatements[slot] { return statement }
+        let sets =
+            p.type == .mixed
+            ? "\(info.quotedStorage(p)) = ?, \(info.quotedTypeTag(p)) = ?" : "\(info.quotedStorage(p)) = ?"
+        let statement = try Statement(
+            connection: connection, sql: "UPDATE \(info.quotedTable) SET \(sets) WHERE \"_key\" = ?", persistent: true)
+        info.updateStatements[slot] = statement
+        return statement
     }
 
     func recordModification(_ info: ClassInfo, key: Int64, property: String) {

@@ -3,7 +3,7 @@ import Foundation
 import RealmDatabase
 import RealmHost
 
-/// `realm-host migrate [--all-users | --user NAME] [--dry-run]`.
+/// `realm-host migrate [--all-users | --user NAME] [--dry-run] [--jobs N]`.
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
@@ -12,7 +12,9 @@ struct MigrateCommand: ParsableCommand {
             Each user's realm migrates in one transaction: a user whose migration fails is reported \
             and left untouched, the others are migrated. With --dry-run every migration runs and is \
             rolled back, and the report says what it would do. The exit status is 0 when every user \
-            succeeded, 1 otherwise. A progress bar shows on a terminal.
+            succeeded, 1 otherwise. A progress bar shows on a terminal. Tenants migrate in parallel \
+            (--jobs at once, default one per core); the report lists them in the same order whatever \
+            order they finished in.
             """
     )
 
@@ -29,8 +31,12 @@ struct MigrateCommand: ParsableCommand {
     @Flag(name: .long, help: "Run the migrations, report, and roll everything back.")
     var dryRun = false
 
+    @Option(name: .long, help: ArgumentHelp("Tenants migrated at once (default: one per core).", valueName: "n"))
+    var jobs: Int?
+
     func validate() throws {
         if allUsers && !user.isEmpty { throw ValidationError("Use either --all-users or --user, not both.") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs needs a whole number ≥ 1.") }
     }
 
     func run() throws {
@@ -55,12 +61,12 @@ struct MigrateCommand: ParsableCommand {
             var results = [TenantMigrationResult]()
             if let progress {
                 // Batches, so that the bar moves as tenants finish (each batch runs in parallel).
-                let batch = max(ProcessInfo.processInfo.activeProcessorCount, users.count / 100)
+                let batch = max(jobs ?? ProcessInfo.processInfo.activeProcessorCount, users.count / 100)
                 var start = 0
                 progress.draw()
                 while start < users.count {
                     let slice = Array(users[start..<min(users.count, start + batch)])
-                    results += host.migrate(users: slice, dryRun: dryRun) { user, step in
+                    results += host.migrate(users: slice, dryRun: dryRun, jobs: jobs) { user, step in
                         progress.step(user: user, step)
                     }
                     start += slice.count
@@ -68,7 +74,7 @@ struct MigrateCommand: ParsableCommand {
                 }
                 progress.clear()
             } else {
-                results = host.migrate(users: users, dryRun: dryRun)
+                results = host.migrate(users: users, dryRun: dryRun, jobs: jobs)
             }
             let style = Style(enabled: Terminal.colourAllowed(onTerminal: Terminal.outputIsTerminal))
             StandardStreams.line(MigrationReportTable.render(results, target: target, dryRun: dryRun, style: style))

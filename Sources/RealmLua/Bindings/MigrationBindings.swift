@@ -34,8 +34,13 @@ extension RealmLuaRuntime {
         let m = try ctx.userdata(1, as: Migration.self)
         let className = try ctx.string(2)
         let block = try ctx.function(3)
+        let typeName = try state.typeName(of: DynamicObject.self)
+        // The two objects go straight onto the stack (no registry slot each); the collector is
+        // paced as `box` paces it, so a million callbacks stay flat in memory.
         try m.enumerateObjects(ofType: className) { old, new in
-            try state.call(block, [try old.map { try box($0) } ?? .nil, try new.map { try box($0) } ?? .nil])
+            if old != nil { paceCollector() }
+            if new != nil { paceCollector() }
+            try state.call(block, userdata: old, new, typeName: typeName)
         }
         return 0
     }
