@@ -35,9 +35,8 @@ enum UsersTable {
                 continue
             }
             let total = u.objectCounts.values.reduce(0, +)
-            let classes = u.objectCounts.keys.sorted().filter { u.objectCounts[$0]! > 0 }.map {
-                "\($0) \(u.objectCounts[$0]!)"
-            }.joined(separator: ", ")
+            let classes = u.objectCounts.sorted { $0.key < $1.key }.filter { $0.value > 0 }
+                .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             table.rows.append([name, "\(u.schemaVersion)", "\(total)", formatBytes(u.fileSize), classes])
         }
         return table.render(style: style)
