@@ -91,11 +91,14 @@ extension Realm {
             )
         }
         // The object given is a node of the graph too: a cycle back to it links to the new object.
+        // Node and object are taken out of the value here, so the closure below does not capture
+        // (and copy) the value itself.
+        let rows = self.rows
+        let node = rows.graphNode(value)
+        let object = value.objectValue
         let values = try rows.valuesByName(value, info: info)
         let key = try undoingOnFailure(when: rows.mayWriteSeveralRows(info, values: values, policy: update)) {
-            try rows.createOrUpdate(
-                info, values: values, policy: update, mode: .copy, node: rows.graphNode(value),
-                object: value.objectValue)
+            try rows.createOrUpdate(info, values: values, policy: update, mode: .copy, node: node, object: object)
         }
         return DynamicObject(realm: self, info: info, key: key)
     }

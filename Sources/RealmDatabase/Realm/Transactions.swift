@@ -159,6 +159,13 @@ extension Realm {
     /// they are given before writing. The one place the implicit verbs thaw their arguments; a
     /// frozen object deleted since is an error.
     public func thawArgument(_ value: RealmValue) throws -> RealmValue {
+        // Most arguments hold no object at all: returned as they are, without rebuilding a
+        // dictionary or list that has nothing to thaw.
+        guard !isFrozen, value.containsObject else { return value }
+        return try thawing(value)
+    }
+
+    private func thawing(_ value: RealmValue) throws -> RealmValue {
         switch value {
         case .object(let o):
             guard !isFrozen, let (other, info, key) = o.managed, other.isFrozen, other.isSameFile(as: self) else {
@@ -167,8 +174,8 @@ extension Realm {
             let live = DynamicObject(realm: self, info: try classInfo(info.className), key: key)
             if try live.checkInvalidated() { throw RealmError.invalidated }
             return .object(live)
-        case .list(let items): return .list(try items.map(thawArgument))
-        case .dictionary(let entries): return .dictionary(try entries.mapValues(thawArgument))
+        case .list(let items): return .list(try items.map(thawing))
+        case .dictionary(let entries): return .dictionary(try entries.mapValues(thawing))
         default: return value
         }
     }

@@ -23,8 +23,6 @@ struct ObjectGraph {
     var keys: [Node: Int64] = [:]
     /// The objects behind `.unmanaged` nodes, kept alive while their identifiers are keys.
     var retained: [DynamicObject] = []
-    /// How many `createOrUpdate` calls are running; the graph is forgotten when it returns to 0.
-    var depth = 0
     /// The unmanaged objects made managed so far, with their values before: a failure puts them
     /// back as they were (the rows they were given are rolled back).
     var adopted: [(object: DynamicObject, className: String, values: [String: RealmValue])] = []
@@ -43,21 +41,21 @@ extension RowStore {
     /// Runs one level of object creation: counts the depth, and forgets the graph when the
     /// outermost level returns (also by an error).
     func withGraphLevel<T>(_ info: ClassInfo, _ body: () throws -> T) throws -> T {
-        guard graph.depth < ObjectGraph.maxDepth else {
+        guard graphDepth < ObjectGraph.maxDepth else {
             throw RealmError(
                 .invalidValue,
                 "Cannot create '\(info.className)': objects nested more than \(ObjectGraph.maxDepth) levels deep "
                     + "(an embedded object containing itself, or a chain of new objects too long to add at once).")
         }
-        graph.depth += 1
+        graphDepth += 1
         defer {
-            graph.depth -= 1
-            if graph.depth == 0 { graph = ObjectGraph() }
+            graphDepth -= 1
+            if graphDepth == 0 { graph = ObjectGraph() }
         }
         do {
             return try body()
         } catch {
-            if graph.depth == 1 { unadoptGraph() }
+            if graphDepth == 1 { unadoptGraph() }
             throw error
         }
     }
@@ -67,7 +65,7 @@ extension RowStore {
     func adopt(_ object: DynamicObject, info: ClassInfo, key: Int64) {
         // Recorded only while a graph is being written: the outermost object is adopted last,
         // when nothing can fail any more (and the graph has been forgotten).
-        if graph.depth > 0, case .unmanaged(let className, let values) = object.state {
+        if graphDepth > 0, case .unmanaged(let className, let values) = object.state {
             graph.adopted.append((object, className, values))
         }
         object.adopt(realm: realm, info: info, key: key)

@@ -78,7 +78,14 @@ extension RowStore {
         _ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy,
         mode: LinkMode, node: ObjectGraph.Node? = nil, object: DynamicObject? = nil
     ) throws -> Int64 {
-        try withGraphLevel(info) {
+        if isPlainInsert(info, values: values, policy: policy, node: node) {
+            // Nothing to count or forget: the graph is empty at depth 0, and a row that reaches no
+            // other object adds nothing to it (see `isPlainInsert`).
+            let key = try insertRow(info, values: values, policy: policy, mode: mode, linksWait: false)
+            changeTracker.recordInsertion(info.className, key)
+            return key
+        }
+        return try withGraphLevel(info) {
             var values = values
             if let existing = try existingObjectToUpdate(info, values: &values, policy: policy) {
                 graphRowWritten(node, key: existing, object: object)
@@ -95,6 +102,20 @@ extension RowStore {
         }
     }
 
+    /// Whether `createOrUpdate` is the insert of one row and nothing else, outside any graph being
+    /// written: no primary key to fill in or look up, no update, and no link, mixed or collection
+    /// value that could create (or reach) another object. Such an insert needs no graph level:
+    /// with the graph empty and nothing nested, `withGraphLevel` would do nothing but count.
+    private func isPlainInsert(
+        _ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy, node: ObjectGraph.Node?
+    ) -> Bool {
+        guard policy == .error, node == nil, graphDepth == 0, !info.hasObjectCreatingColumns,
+            case .none = info.primaryKeyProperty  // read in place: `== nil` copies the Property
+        else { return false }
+        return info.collectionProperties.isEmpty
+            || !info.collectionProperties.contains { values[$0.name].map { !$0.isNull } ?? false }
+    }
+
     /// The key of the object an upsert updates: nil when it inserts. Fills in the primary key's
     /// default when the value leaves it out.
     private func existingObjectToUpdate(
@@ -104,7 +125,7 @@ extension RowStore {
         guard let pk = info.primaryKeyProperty else {
             // Only the object given can be updated: nested objects without a primary key are
             // created (as Realm's create and add with an update policy do).
-            if policy != .error && !isMigrating && graph.depth <= 1 {
+            if policy != .error && !isMigrating && graphDepth <= 1 {
                 throw RealmError(
                     .invalidValue, "'\(info.className)' does not have a primary key and can not be updated")
             }
@@ -142,6 +163,9 @@ extension RowStore {
     ///    value), maybe of this very class, which then prepares an INSERT of its own (see
     ///    `insertStatement(for:)`) so the bindings made here stay.
     /// Every parameter is bound each time, so the previous bindings need no clearing.
+    /// Never inlined: `createOrUpdate` calls it from two places (its plain-insert fast path and
+    /// the general one), and one compiled copy serves both.
+    @inline(never)
     private func insertRow(
         _ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy,
         mode: LinkMode, linksWait: Bool
@@ -150,7 +174,7 @@ extension RowStore {
         let isShared = statement === info.insertStatement
         if isShared { info.isInsertStatementBusy = true }
         defer { if isShared { info.isInsertStatementBusy = false } }
-        try bindPlainValues(info, values: values, to: statement, policy: policy, mode: mode)
+        try bindPlainValues(info, values: values, to: statement)
         if info.hasObjectCreatingColumns {
             try bindObjectCreatingValues(
                 info, values: linksWait ? values.mapValues { mayCreateObjects($0, mode: mode) ? .null : $0 } : values,
@@ -181,26 +205,21 @@ extension RowStore {
     }
 
     /// Steps 1 and 2 of `insertRow`. Parameters are 1-based; row positions 0-based.
-    private func bindPlainValues(
-        _ info: ClassInfo, values: [String: RealmValue], to statement: Statement,
-        policy: UpdatePolicy, mode: LinkMode
-    ) throws {
+    private func bindPlainValues(_ info: ClassInfo, values: [String: RealmValue], to statement: Statement) throws {
         var givenPlainColumns = 0
         for (name, value) in values {
             let slot = try info.slot(name)
             guard let position = slot.position, !slot.encodingMayCreateObjects else { continue }
             givenPlainColumns += 1
-            let (stored, _) = try encodeForStorage(
-                value, property: slot.property, info: info, policy: policy, mode: mode)
+            let stored = try encodePlainValue(value, property: slot.property, info: info)
             try statement.bind(stored, at: Int32(position + 1))
         }
         guard givenPlainColumns < info.plainColumnCount else { return }
         for slot in info.rowSlots where !slot.encodingMayCreateObjects && values[slot.property.name] == nil {
             guard let position = slot.position else { continue }
-            let (stored, _) = try encodeForStorage(
-                defaultValue(slot.property), property: slot.property, info: info,
-                policy: policy, mode: mode)
-            try statement.bind(stored, at: Int32(position + 1))
+            try statement.bind(
+                try encodePlainValue(defaultValue(slot.property), property: slot.property, info: info),
+                at: Int32(position + 1))
         }
     }
 
@@ -258,12 +277,19 @@ extension RowStore {
             else { throw invalidValue(value, for: p, in: info) }
             return (stored, .integer(tag.rawValue))
         default:
-            if value.isNull && !p.isOptional { throw invalidValue(value, for: p, in: info) }
-            guard let stored = ValueCoding.encode(value, as: p.type) else {
-                throw invalidValue(value, for: p, in: info)
-            }
-            return (stored, .null)
+            return (try encodePlainValue(value, property: p, info: info), .null)
         }
+    }
+
+    /// `encodeForStorage` of a value of a property that is neither a link nor mixed: no object to
+    /// create, just the column value. Inlined into the binding loop of every insert.
+    @inline(__always)
+    func encodePlainValue(_ value: RealmValue, property p: Property, info: ClassInfo) throws -> SQLiteValue {
+        if value.isNull && !p.isOptional { throw invalidValue(value, for: p, in: info) }
+        guard let stored = ValueCoding.encode(value, as: p.type) else {
+            throw invalidValue(value, for: p, in: info)
+        }
+        return stored
     }
 
     /// The key for a link value: nil, an object (added, reused or copied), or a nested value to create.

@@ -23,6 +23,10 @@ final class RowStore {
     var isMigrating = false
     /// The objects the running `add` or `create` has reached (see `ObjectGraph`).
     var graph = ObjectGraph()
+    /// How many `createOrUpdate` calls are running (`withGraphLevel`); `graph` is forgotten when
+    /// it returns to 0. Kept out of `graph`: read on every insert, and no access to it spans a
+    /// call, so the optimizer can drop its dynamic exclusivity checks.
+    var graphDepth = 0
 
     init(realm: Realm, schema: Schema) {
         self.realm = realm

@@ -66,6 +66,16 @@ public enum RealmValue: CustomStringConvertible {
         return nil
     }
 
+    /// Whether the value is an object or holds one (in a list or dictionary, at any depth).
+    var containsObject: Bool {
+        switch self {
+        case .object: return true
+        case .list(let items): return items.contains { $0.containsObject }
+        case .dictionary(let entries): return entries.values.contains { $0.containsObject }
+        default: return false
+        }
+    }
+
     /// A number as a Double (int, float, double, decimal), else nil.
     public var numericValue: Double? {
         switch self {
