@@ -10,6 +10,8 @@ final class RowCursor {
     /// The statement's handle, read without touching the statement object.
     private let handle: OpaquePointer?
     private let realm: Realm
+    /// The realm's change tracker, held directly: the stamp is compared on every property read.
+    private let tracker: ChangeTracker
     private let info: ClassInfo
     /// Which row the statement is on: 0 for the first, +1 per step, -1 once closed.
     private(set) var row = 0
@@ -25,16 +27,17 @@ final class RowCursor {
         self.statement = statement
         handle = statement.handle
         self.realm = realm
+        tracker = realm.changeTracker
         self.info = info
         self.followsWrites = followsWrites
-        stamp = realm.localStamp
+        stamp = tracker.localStamp
     }
 
     /// The value of a non-collection property of the object on `row`; nil when the cursor has
     /// moved on, the realm changed, or the property is a collection (the caller takes the
     /// general path then).
     func value(forKey name: String, row: Int) throws -> RealmValue? {
-        guard row == self.row, realm.localStamp == stamp else { return nil }
+        guard row == self.row, tracker.localStamp == stamp else { return nil }
         let slot = try info.slotSummary(name)
         guard slot.position >= 0 else { return nil }  // a collection or backlink
         // Column 0 is the key; the row's columns follow.
@@ -55,7 +58,7 @@ final class RowCursor {
         guard row >= 0 else { return false }
         row += 1
         let more = try statement.step()
-        if followsWrites { stamp = realm.localStamp }
+        if followsWrites { stamp = tracker.localStamp }
         return more
     }
 
