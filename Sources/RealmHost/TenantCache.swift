@@ -1,4 +1,5 @@
 import Foundation
+import RealmDatabase
 import Synchronization
 
 /// One user's place in the host: the per-user lock and, behind it, the user's tenant.
@@ -18,7 +19,7 @@ final class TenantSlot: Sendable {
 
     /// Runs `body` holding the user's lock, as the only thread working for this user.
     func withLock<T: Sendable>(_ body: (inout TenantHolder) throws -> T) throws -> T {
-        let thread = Self.currentThread
+        let thread = ThreadID.current
         guard holder.load(ordering: .relaxed) != thread else {
             throw HostError.configuration(
                 "withTenant for user '\(user)' was called inside withTenant for the same user; "
@@ -29,15 +30,6 @@ final class TenantSlot: Sendable {
             defer { holder.store(0, ordering: .relaxed) }
             return try body(&tenant)
         }
-    }
-
-    /// The calling thread's id (`pthread_t` is an integer on Linux, a pointer on Darwin).
-    static var currentThread: UInt {
-        #if os(Linux)
-            return UInt(pthread_self())
-        #else
-            return UInt(bitPattern: pthread_self())
-        #endif
     }
 }
 

@@ -18,9 +18,6 @@ import Foundation
         /// How deep the owner is; read and written only by the owner.
         private var depth = 0
 
-        /// The calling thread's id.
-        static var currentThread: UInt { ThreadID.current }
-
         func enter(_ operation: String, thread: UInt) throws {
             if owner.load(ordering: .acquiring) == thread {
                 depth += 1
@@ -48,7 +45,7 @@ extension Realm {
     @inline(__always)
     func enterEntry(_ operation: @autoclosure () -> String) throws {
         #if DEBUG
-            try entryGuard.enter(operation(), thread: EntryGuard.currentThread)
+            try entryGuard.enter(operation(), thread: ThreadID.current)
         #endif
     }
 
@@ -58,7 +55,7 @@ extension Realm {
     func enterOrReport(_ operation: @autoclosure () -> String) -> Bool {
         #if DEBUG
             do {
-                try entryGuard.enter(operation(), thread: EntryGuard.currentThread)
+                try entryGuard.enter(operation(), thread: ThreadID.current)
             } catch {
                 RealmDiagnostics.report(error, while: "\(operation()) on \(configuration.displayPath)")
                 return false
