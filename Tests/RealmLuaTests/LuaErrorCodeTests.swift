@@ -1,8 +1,9 @@
 import Foundation
 import LuaSandbox
 import RealmDatabase
-import RealmLua
 import XCTest
+
+@testable import RealmLua
 
 /// Errors raised by the API reach scripts as values with `code`, `message` and a `tostring` that
 /// carries the position, and reach the host with the Swift error inside.
@@ -115,6 +116,16 @@ final class LuaErrorCodeTests: LuaTestCase {
 
     /// A script matches on `e.code`; an uncaught error still reads as it did (the position and
     /// the message), and the host gets the RealmError with its code.
+    /// Every database error code has a published name of its own (a new code without one would
+    /// reach scripts as its Swift name, which nobody documented).
+    func testEveryDatabaseErrorCodeHasAName() {
+        for code in RealmError.Code.allCases {
+            XCTAssertNotNil(ScriptErrorCode.names[code], "no script name for RealmError.Code.\(code)")
+        }
+        XCTAssertEqual(
+            Set(ScriptErrorCode.names.values).count, ScriptErrorCode.names.count - 1, "only InvalidDatabase is shared")
+    }
+
     func testHostKeepsTheSwiftError() throws {
         do {
             try runtime.execute("realm = Realm()\nrealm:commitWrite()", chunkName: "=script")

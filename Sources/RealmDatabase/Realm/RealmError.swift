@@ -3,7 +3,7 @@ import Foundation
 /// Every error the database raises: a code to branch on and a message to show.
 /// Messages reuse Realm's own wording where Realm has one, so users can search for them.
 public struct RealmError: Error, CustomStringConvertible, Equatable, Sendable {
-    public enum Code: String, Sendable {
+    public enum Code: String, Sendable, CaseIterable {
         case fileAccess, fileNotFound, notARealm, corruptFile
         case schemaValidation, schemaMismatch, invalidSchemaVersion
         case wrongTransactionState, frozen, readOnly

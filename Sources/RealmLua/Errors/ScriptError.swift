@@ -48,6 +48,11 @@ enum ScriptErrorCode {
         .subscription: "SubscriptionFailed",
         .sqlite: "StorageFailed",
         .internalError: "RuntimeError",
+        .uniqueConstraint: "UniqueConstraintViolated",
+        .notNullConstraint: "NotNullConstraintViolated",
+        .checkConstraint: "CheckConstraintViolated",
+        .constraint: "ConstraintViolated",
+        .concurrentAccess: "WrongThread",
     ]
 
     /// The name of a database error code (a code added to RealmError without a name here reads
