@@ -163,6 +163,15 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(lines.contains("{\"d\": {\"$decimal\": \"1.5\"}, \"n\": 2.5}"), r.stdout)
     }
 
+    /// `.mode lua` writes control characters as three-digit escapes: "\1" then "2" must not read
+    /// back as "\12" (the shorter escape did, review of 44d2191 §4.7).
+    func testPipedREPLWritesLuaEscapesThatReadBack() throws {
+        let r = try workspace.run(["repl"], input: ".mode lua\n\"\\1\" .. \"2\" .. \"\\0\" .. \"7\"\n")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.contains("\"\\0012\\0007\""), r.stdout)
+    }
+
     func testPipedREPLPrintsSetsAndMapsAsTables() throws {
         try workspace.write(
             "bagplugins/bag/plugin.lua",

@@ -98,10 +98,11 @@ enum LuaText {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case "\0": out += "\\0"
             default:
                 if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += "\\\(scalar.value)"
+                    // Three digits always: Lua reads up to three after `\`, so "\1" followed by
+                    // the character "2" would read back as "\12".
+                    out += String(format: "\\%03d", scalar.value)
                 } else {
                     out.unicodeScalars.append(scalar)
                 }
