@@ -1,3 +1,4 @@
+import CSQLite
 import RealmDatabase
 
 /// The classes the benchmarks use.
@@ -30,6 +31,23 @@ enum BenchSchema {
 
     /// The raw baseline's statements, written against the table `StorageLayout` creates for Dog.
     static let insertDogSQL = "INSERT INTO \"class_Dog\" (\"name\", \"age\", \"breed\", \"weight\") VALUES (?, ?, ?, ?)"
+    /// Binds one dog into the prepared `BenchSchema.insertDogSQL` and steps it: the raw side of
+    /// every insert workload. Returns SQLite's result code.
+    @inline(__always)
+    static func insertDog(_ dog: DogValues, with s: OpaquePointer?) -> Int32 {
+        sqlite3_bind_text(s, 1, dog.name, -1, SQLITE_TRANSIENT)
+        sqlite3_bind_int64(s, 2, dog.age)
+        if let breed = dog.breed {
+            sqlite3_bind_text(s, 3, breed, -1, SQLITE_TRANSIENT)
+        } else {
+            sqlite3_bind_null(s, 3)
+        }
+        sqlite3_bind_double(s, 4, dog.weight)
+        let rc = sqlite3_step(s)
+        sqlite3_reset(s)
+        return rc
+    }
+
     static let selectDogsSQL =
         "SELECT \"_key\", \"name\", \"age\", \"breed\", \"weight\" FROM \"class_Dog\" ORDER BY \"_key\""
 

@@ -27,16 +27,8 @@ enum Fixtures {
         let insert = try db.prepare(BenchSchema.insertDogSQL)
         let s = insert.handle
         for i in 0..<count {
-            let dog = DogValues(i, ages: ages)
-            sqlite3_bind_text(s, 1, dog.name, -1, SQLITE_TRANSIENT)
-            sqlite3_bind_int64(s, 2, dog.age)
-            if let breed = dog.breed {
-                sqlite3_bind_text(s, 3, breed, -1, SQLITE_TRANSIENT)
-            } else {
-                sqlite3_bind_null(s, 3)
-            }
-            sqlite3_bind_double(s, 4, dog.weight)
-            try insert.run()
+            let rc = BenchSchema.insertDog(DogValues(i, ages: ages), with: s)
+            if rc != SQLITE_DONE { throw db.failure(rc) }
         }
     }
 

@@ -48,16 +48,7 @@ struct InsertBulk: Workload {
         let s = insert.handle
         try begin.run()
         for dog in values {
-            sqlite3_bind_text(s, 1, dog.name, -1, SQLITE_TRANSIENT)
-            sqlite3_bind_int64(s, 2, dog.age)
-            if let breed = dog.breed {
-                sqlite3_bind_text(s, 3, breed, -1, SQLITE_TRANSIENT)
-            } else {
-                sqlite3_bind_null(s, 3)
-            }
-            sqlite3_bind_double(s, 4, dog.weight)
-            let rc = sqlite3_step(s)
-            sqlite3_reset(s)
+            let rc = BenchSchema.insertDog(dog, with: s)
             if rc != SQLITE_DONE {
                 sqlite3_exec(h, "ROLLBACK", nil, nil, nil)
                 throw db.failure(rc)
