@@ -87,4 +87,13 @@ final class QueryFunctionTests: XCTestCase {
         XCTAssertEqual(try value("SELECT realm_mixed_sum(v, t) FROM d"), .text("6.3"), "numbers only: 1.10 + 2.2 + 3")
         XCTAssertEqual(try value("SELECT realm_mixed_max(v, t) FROM d"), .text("3"))
     }
+
+    /// An infinite double in a mixed aggregate makes the sum infinite and counts once, as in
+    /// `ValueAggregates` (the sum used to skip it while the count kept it).
+    func testInfiniteDoublesInMixedAggregates() throws {
+        try db.execute("CREATE TABLE m(v, t); INSERT INTO m VALUES (1, 1), (9e999, 7), (2.5, 7)")
+        XCTAssertEqual(try value("SELECT realm_mixed_sum(v, t) FROM m"), .text("Infinity"))
+        XCTAssertEqual(try value("SELECT realm_mixed_max(v, t) FROM m"), .real(.infinity))
+        XCTAssertEqual(try value("SELECT realm_mixed_min(v, t) FROM m"), .text("1"))
+    }
 }

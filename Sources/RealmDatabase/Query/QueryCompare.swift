@@ -88,17 +88,16 @@ extension QueryTranslator {
     {
         let c = try inner(m.element)
         let depth = c.depth + 8
+        // ANY and NONE test the same rows: those matching the condition.
+        let matching: SQLFragment =
+            c.constant == true ? m.correlation : "\(m.correlation) AND \(c.kind == .or ? "(\(c.sql))" : c.sql)"
         switch q {
         case .any:
             if c.constant == false { return .alwaysFalse }
-            let whereSQL: SQLFragment =
-                c.constant == true ? m.correlation : "\(m.correlation) AND \(c.kind == .or ? "(\(c.sql))" : c.sql)"
-            return .atom("EXISTS (SELECT 1 FROM \(m.from) WHERE \(whereSQL))", depth: depth)
+            return .atom("EXISTS (SELECT 1 FROM \(m.from) WHERE \(matching))", depth: depth)
         case .noneOf:
             if c.constant == false { return .alwaysTrue }
-            let whereSQL: SQLFragment =
-                c.constant == true ? m.correlation : "\(m.correlation) AND \(c.kind == .or ? "(\(c.sql))" : c.sql)"
-            return .atom("NOT EXISTS (SELECT 1 FROM \(m.from) WHERE \(whereSQL))", depth: depth)
+            return .atom("NOT EXISTS (SELECT 1 FROM \(m.from) WHERE \(matching))", depth: depth)
         case .all:
             if c.constant == true { return .alwaysTrue }
             let whereSQL: SQLFragment = c.constant == false ? m.correlation : "\(m.correlation) AND (\(c.sql)) IS NOT 1"
@@ -392,7 +391,7 @@ extension QueryTranslator {
         case (.string, .string(let s)):
             return .native(.text(s))
         case (.string, .base64(let d)):
-            if let s = String(validatingUTF8CString: [UInt8](d)) { return .native(.text(s)) }
+            if let s = String(validating: d, as: UTF8.self) { return .native(.text(s)) }
             return .generic(.blob(d), MixedTag.data.rawValue)
         case (.string, .data(let d)):
             return .generic(.blob(d), MixedTag.data.rawValue)

@@ -387,29 +387,12 @@ private let realmFoldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMuta
     case .null: sqlite3_result_null(ctx)
     case .text(let s): sqlite3_result_text(ctx, QueryRuntime.fold(s, flags: flags), -1, sqliteTransient)
     case .bytes(let b):
-        if let s = String(validatingUTF8CString: b) {
+        if let s = String(validating: b, as: UTF8.self) {
             sqlite3_result_text(ctx, QueryRuntime.fold(s, flags: flags), -1, sqliteTransient)
         } else {
             sqlite3_result_value(ctx, v)
         }
     case .other: sqlite3_result_value(ctx, v)
-    }
-}
-
-extension String {
-    /// Decodes UTF-8 bytes, nil when they are not valid UTF-8.
-    init?(validatingUTF8CString bytes: [UInt8]) {
-        var it = bytes.makeIterator()
-        var decoder = UTF8()
-        var scalars = String.UnicodeScalarView()
-        loop: while true {
-            switch decoder.decode(&it) {
-            case .scalarValue(let s): scalars.append(s)
-            case .emptyInput: break loop
-            case .error: return nil
-            }
-        }
-        self = String(scalars)
     }
 }
 
@@ -452,33 +435,27 @@ private let realmDecimalArithmeticFunction:
 // MARK: Aggregates over decimals and mixed values
 
 /// One aggregate's running state. The sum is a decimal128 rounded at each step, as realm-core's
-/// `Decimal128::operator+=`; the average divides it once by the count.
+/// `Decimal128::operator+=`; the average divides it once by the count. NaN takes no part (as in
+/// `ValueAggregates`); an infinite double makes the sum infinite.
 final class DecimalAccumulator {
     var sum = Decimal128.zero
     var count = 0
     var minValue: QueryRuntime.Number?
     var maxValue: QueryRuntime.Number?
-    var minRaw: SQLiteValue = .null
-    var maxRaw: SQLiteValue = .null
 
-    func add(_ n: QueryRuntime.Number, raw: SQLiteValue) {
+    func add(_ n: QueryRuntime.Number) {
         switch n {
         case .int(let i): sum = sum + Decimal128(i)
         case .double(let d):
-            if d.isFinite { sum = sum + Decimal128(d) }
+            if d.isNaN { return }
+            sum = sum + Decimal128(d)
         case .decimal(let d):
             if d.isNaN { return }
             sum = sum + d
         }
         count += 1
-        if minValue.map({ QueryRuntime.compareNumbers(n, $0) == -1 }) ?? true {
-            minValue = n
-            minRaw = raw
-        }
-        if maxValue.map({ QueryRuntime.compareNumbers(n, $0) == 1 }) ?? true {
-            maxValue = n
-            maxRaw = raw
-        }
+        if minValue.map({ QueryRuntime.compareNumbers(n, $0) == -1 }) ?? true { minValue = n }
+        if maxValue.map({ QueryRuntime.compareNumbers(n, $0) == 1 }) ?? true { maxValue = n }
     }
 }
 
@@ -504,12 +481,11 @@ private let realmAggregateStep: @convention(c) (OpaquePointer?, Int32, UnsafeMut
             guard QueryRuntime.isNumericTag(tag) else { return }
         }
         guard let n = QueryRuntime.number(v) else { return }
-        accumulator(ctx, create: true)?.add(n, raw: v)
+        accumulator(ctx, create: true)?.add(n)
     }
 
 private let realmAggregateFinal: @convention(c) (OpaquePointer?) -> Void = { ctx in
     let op = Int(bitPattern: sqlite3_user_data(ctx)) - 1
-    let size = Int32(MemoryLayout<UnsafeMutableRawPointer?>.size)
     var acc: DecimalAccumulator?
     if let raw = sqlite3_aggregate_context(ctx, 0) {
         let slot = raw.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
@@ -518,7 +494,6 @@ private let realmAggregateFinal: @convention(c) (OpaquePointer?) -> Void = { ctx
             slot.pointee = nil
         }
     }
-    _ = size
     func text(_ n: QueryRuntime.Number?) -> SQLiteValue {
         switch n {
         case .int(let i)?: return .text(Decimal128(i).description)

@@ -354,7 +354,7 @@ struct QueryConstant {
         case .string(let s): return .text(s)
         case .data(let d): return .bytes([UInt8](d))
         case .base64(let d):
-            if let s = String(validatingUTF8CString: [UInt8](d)) { return .text(s) }
+            if let s = String(validating: d, as: UTF8.self) { return .text(s) }
             return .bytes([UInt8](d))
         default: return .other
         }
