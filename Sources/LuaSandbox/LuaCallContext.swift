@@ -124,6 +124,14 @@ public struct LuaCallContext {
 
     public func optionalPosition(_ index: Int) throws -> Int? { isNil(index) ? nil : try position(index) }
 
+    /// The key of an element read (`x[i]`, `__index`) as a 0-based index into `count` elements:
+    /// nil when the key is not an integer (or a float with an integer value) from 1 to `count`,
+    /// which Lua reads as "no such element". The one conversion every 1-based element read uses.
+    public func elementIndex(_ index: Int, count: Int) -> Int? {
+        guard let i = argument(index).integerValue, i >= 1, i <= Int64(count) else { return nil }
+        return Int(i) - 1  // 1 ≤ i ≤ count: fits, and cannot overflow
+    }
+
     /// A number argument (Lua's `luaL_checknumber`).
     public func number(_ index: Int) throws -> Double {
         var ok: Int32 = 0

@@ -211,11 +211,8 @@ public final class LuaState {
         defer { lua_settop(L, top) }
         try ensureStack(L, 6)
         try pushRef(L, function)
-        for object in [a, b] {
-            guard let object else {
-                lua_pushnil(L)
-                continue
-            }
+        func push(_ object: AnyObject?) throws {
+            guard let object else { return lua_pushnil(L) }
             // rh_push_object checks the type's metatable itself: no lookup of the name in Swift.
             let retained = Unmanaged.passRetained(object).toOpaque()
             guard rh_push_object(L, retained, typeName) != 0 else {
@@ -223,6 +220,8 @@ public final class LuaState {
                 throw LuaError(.runtime, "no userdata type named '\(typeName)' is registered")
             }
         }
+        try push(a)
+        try push(b)
         try protectedCall(L, arguments: 2, results: 0)
     }
 

@@ -134,7 +134,7 @@ public final class Migration {
 
     /// Lets a schema change run while enumerations are under way (see `MigrationWalk`).
     private func suspendWalks() {
-        for walk in walks { walk.suspend() }
+        for walk in walks { walk.close() }
     }
 
     /// Creates an object in the new schema (primary keys are checked when the block has run).

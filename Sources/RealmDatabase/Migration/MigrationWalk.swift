@@ -59,11 +59,8 @@ final class MigrationWalk {
         return try statement.step()
     }
 
-    /// Lets a schema change run: the statement is reset and made again by the next `next()`.
-    func suspend() {
-        close()
-    }
-
+    /// Releases the statement, so that a schema change can run (`Migration.suspendWalks`): the next
+    /// `next()` prepares it again from the last key.
     func close() {
         cursor?.close()
         if cursor == nil { statement?.reset() }

@@ -100,10 +100,8 @@ extension RealmLuaRuntime {
     /// `list[i]` (1-based); nil past the end or for other keys.
     private func listElement(_ ctx: LuaCallContext) throws -> Int {
         let l = try ctx.userdata(1, as: List.self)
-        guard let i = ctx.argument(2).integerValue, i >= 1, i <= Int64(try l.fetchCount()) else {
-            return try ctx.returning(.nil)
-        }
-        return try ctx.returning(try toLua(try l[Int(i) - 1]))
+        guard let i = ctx.elementIndex(2, count: try l.fetchCount()) else { return try ctx.returning(.nil) }
+        return try ctx.returning(try toLua(try l[i]))
     }
 
     /// `list[i] = v` replaces; `list[#list + 1] = v` appends.
@@ -127,8 +125,7 @@ extension RealmLuaRuntime {
 
     private func registerSet() throws {
         unowned let runtime = self
-        func set(ctx: LuaCallContext) throws -> MutableSet { try ctx.userdata(1, as: MutableSet.self) }
-        func set(_ ctx: LuaCallContext) throws -> MutableSet { try set(ctx: ctx) }
+        func set(_ ctx: LuaCallContext) throws -> MutableSet { try ctx.userdata(1, as: MutableSet.self) }
         var t = BindingTable()
         t.method("insert") { ctx in
             try set(ctx).insert(try runtime.realmArgument(ctx, 2))
@@ -148,15 +145,13 @@ extension RealmLuaRuntime {
         }
         t.method("count") { ctx in try ctx.returning(.integer(Int64(try set(ctx).fetchCount()))) }
         t.method("toTable") { ctx in try ctx.returning(try runtime.toLua(.list(try set(ctx).values()))) }
-        addQueryVerbs(Self.unorderedQueryVerbs, to: &t) { try set(ctx: $0) }
+        addQueryVerbs(Self.unorderedQueryVerbs, to: &t) { try set($0) }
         try register(
             MutableSet.self, name: "Set", t,
             index: { ctx in
                 let s = try set(ctx)
-                guard let i = ctx.argument(2).integerValue, i >= 1, i <= Int64(try s.fetchCount()) else {
-                    return try ctx.returning(.nil)
-                }
-                return try ctx.returning(try runtime.toLua(try s[Int(i) - 1]))
+                guard let i = ctx.elementIndex(2, count: try s.fetchCount()) else { return try ctx.returning(.nil) }
+                return try ctx.returning(try runtime.toLua(try s[i]))
             },
             metamethods: [
                 "__len": { ctx in try ctx.returning(.integer(Int64(try set(ctx).fetchCount()))) },
@@ -277,11 +272,11 @@ extension RealmLuaRuntime {
         case let r as Results:
             let snapshot = try r.snapshot()
             return try indexIterator(
-                count: { snapshot.count },
+                count: snapshot.count,
                 element: { [unowned self] i in try snapshot[i].map { try box($0) } ?? .nil })
         case let c as ManagedCollection:
             let values = try c.values()
-            return try indexIterator(count: { values.count }, element: { [unowned self] in try toLua(values[$0]) })
+            return try indexIterator(count: values.count, element: { [unowned self] in try toLua(values[$0]) })
         default:
             throw ctx.typeError(1, expected: "Results")
         }

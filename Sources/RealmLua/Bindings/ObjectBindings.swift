@@ -129,15 +129,13 @@ extension RealmLuaRuntime {
 
     /// A property as Lua sees it: collections live, backlinks as results, the rest as values.
     func property(_ o: DynamicObject, _ name: String) throws -> LuaValue {
-        if !o.isManaged, let p = o.objectSchema?[name], p.isCollection {
-            return try box(UnmanagedCollection(owner: o, property: p))
-        }
         guard let p = o.objectSchema?[name] else {
             if o.isManaged {
                 throw RealmError(.invalidProperty, "Property '\(name)' does not exist on object type '\(o.className)'.")
             }
             return try toLua(try o.value(forKey: name))
         }
+        if !o.isManaged, p.isCollection { return try box(UnmanagedCollection(owner: o, property: p)) }
         switch (p.type, p.collection) {
         case (.linkingObjects, _): return try box(try o.linkingObjects(name))
         case (_, .list): return try box(try o.dynamicList(name))

@@ -140,10 +140,8 @@ extension RealmLuaRuntime {
     /// `results[i]` (1-based); nil past the end or for other keys.
     private func resultsElement(_ ctx: LuaCallContext) throws -> Int {
         let r = try ctx.userdata(1, as: Results.self)
-        guard let i = ctx.argument(2).integerValue, i >= 1, i <= Int64(try r.countObjects()) else {
-            return try ctx.returning(.nil)
-        }
-        return try push(ctx, try r[Int(i) - 1])
+        guard let i = ctx.elementIndex(2, count: try r.countObjects()) else { return try ctx.returning(.nil) }
+        return try push(ctx, try r[i])
     }
 
     private func resultsMetamethods() -> [String: LuaFunction] {
@@ -183,13 +181,11 @@ extension RealmLuaRuntime {
         }
     }
 
-    /// An iterator function for `pairs` over positions 1…count.
-    func indexIterator(count: @escaping () throws -> Int, element: @escaping (Int) throws -> LuaValue) throws
-        -> LuaFunctionRef
-    {
+    /// An iterator function for `pairs` over positions 1…count (of a snapshot: the count is fixed).
+    func indexIterator(count: Int, element: @escaping (Int) throws -> LuaValue) throws -> LuaFunctionRef {
         var i = 0
         return try state.makeFunction { ctx in
-            guard i < (try count()) else { return try ctx.returning(.nil) }
+            guard i < count else { return try ctx.returning(.nil) }
             i += 1
             return try ctx.returning(.integer(Int64(i)), try element(i - 1))
         }

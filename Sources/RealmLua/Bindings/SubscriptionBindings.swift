@@ -34,10 +34,8 @@ extension RealmLuaRuntime {
             SubscriptionSet.self, name: "SubscriptionSet", t,
             index: { ctx in
                 let s = try set(ctx)
-                guard let i = ctx.argument(2).integerValue, i >= 1, i <= Int64(s.count) else {
-                    return try ctx.returning(.nil)
-                }
-                return try ctx.returning(try runtime.subscriptionTable(s[Int(i) - 1]))
+                guard let i = ctx.elementIndex(2, count: s.count) else { return try ctx.returning(.nil) }
+                return try ctx.returning(try runtime.subscriptionTable(s[i]))
             },
             metamethods: [
                 "__len": { ctx in try ctx.returning(.integer(Int64(try set(ctx).count))) },
@@ -77,10 +75,8 @@ extension RealmLuaRuntime {
             MutableSubscriptionSet.self, name: "MutableSubscriptionSet", t,
             index: { ctx in
                 let s = try mutable(ctx)
-                guard let i = ctx.argument(2).integerValue, i >= 1, i <= Int64(s.count) else {
-                    return try ctx.returning(.nil)
-                }
-                return try ctx.returning(try runtime.subscriptionTable(s.subscriptions[Int(i) - 1]))
+                guard let i = ctx.elementIndex(2, count: s.count) else { return try ctx.returning(.nil) }
+                return try ctx.returning(try runtime.subscriptionTable(s.subscriptions[i]))
             },
             metamethods: ["__len": { ctx in try ctx.returning(.integer(Int64(try mutable(ctx).count))) }])
     }

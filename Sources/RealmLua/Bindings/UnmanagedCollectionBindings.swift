@@ -159,10 +159,8 @@ extension RealmLuaRuntime {
             return try ctx.returning(try c.entries()[key].map(toLua) ?? .nil)
         }
         let items = try c.items()
-        guard let i = ctx.argument(2).integerValue, i >= 1, i <= Int64(items.count) else {
-            return try ctx.returning(.nil)
-        }
-        return try ctx.returning(try toLua(items[Int(i) - 1]))
+        guard let i = ctx.elementIndex(2, count: items.count) else { return try ctx.returning(.nil) }
+        return try ctx.returning(try toLua(items[i]))
     }
 
     /// `list[i] = v` (`#list + 1` appends), `map.key = v` (nil removes).
@@ -192,7 +190,7 @@ extension RealmLuaRuntime {
             return try ctx.returning(.function(try entriesIterator(try c.entries())))
         }
         let items = try c.items()
-        let next = try indexIterator(count: { items.count }, element: { try self.toLua(items[$0]) })
+        let next = try indexIterator(count: items.count, element: { try self.toLua(items[$0]) })
         return try ctx.returning(.function(next))
     }
 }
