@@ -28,15 +28,20 @@ public final class Tenant {
     /// Runs a plugin command with `realm` and the string arguments.
     @discardableResult
     public func runCommand(_ name: String, arguments: [String]) throws -> [LuaValue] {
-        guard let command = plugins.lazy.compactMap({ $0.commands[name] }).first else {
-            throw HostError.plugin(
-                "No command '.\(name)'. Commands: \(commandNames.map { "." + $0 }.joined(separator: ", "))")
-        }
+        try requireCommand(name)
+        guard let command = plugins.lazy.compactMap({ $0.commands[name] }).first else { return [] }
         let call = {
             try self.runtime.call(
                 command.function, [try self.runtime.luaValue(self.realm)] + arguments.map { .string($0) })
         }
         guard let limits = command.limits else { return try call() }
         return try runtime.state.withLimits(limits, call)
+    }
+
+    /// Throws, naming the commands there are, unless a plugin has the command `name`.
+    public func requireCommand(_ name: String) throws {
+        guard !plugins.contains(where: { $0.commands[name] != nil }) else { return }
+        throw HostError.plugin(
+            "No command '.\(name)'. Commands: \(commandNames.map { "." + $0 }.joined(separator: ", "))")
     }
 }

@@ -79,9 +79,11 @@ public final class TenantSession {
                 "User '\(user)' has an open write transaction: commit it "
                     + "(realm:commitWrite()) or cancel it (realm:cancelWrite()) first.")
         }
-        try host.withTenant(name) { _ in }
+        try host.withTenant(name) { tenant in
+            installHooks(on: tenant)
+            hasOpenWrite = tenant.runtime.hasOpenWrite
+        }
         user = name
-        try withTenant { _ in }
     }
 
     /// Cancels the write transactions left open in the tenant; returns whether there were any.
@@ -156,7 +158,14 @@ public final class TenantSession {
         _ name: String, arguments: [String],
         present: ([LuaValue], LuaValueReader) throws -> T
     ) throws -> T {
-        try perform(present: present) { tenant in try tenant.runCommand(name, arguments: arguments) }
+        // A mistyped command name is refused before anything runs: it must not roll back a write
+        // the user left open on purpose (the rollback below is for failures of code that ran).
+        do {
+            try withTenant { try $0.requireCommand(name) }
+        } catch {
+            throw ChunkError(error)
+        }
+        return try perform(present: present) { tenant in try tenant.runCommand(name, arguments: arguments) }
     }
 
     /// The steps every run shares: hooks, interruption, rollback, classification.

@@ -239,7 +239,7 @@ public enum QueryFuzzer {
         switch rng.next() % 10 {
         case 0, 1: return tokenSoup(&rng)
         case 2, 3, 4: return grammar(&rng, depth: 0)
-        case 5, 6: return mutate(seeds[Int(rng.next() % UInt64(seeds.count))], &rng)
+        case 5, 6: return mutate(pick(seeds, &rng), &rng)
         case 7, 8: return mutate(grammar(&rng, depth: 0), &rng)
         default: return randomText(&rng)
         }

@@ -123,6 +123,19 @@ final class TenantSessionTests: XCTestCase {
         XCTAssertEqual(try dogCount(session), 0)
     }
 
+    /// A mistyped command name runs nothing, so it leaves a write the user opened as it was (the
+    /// rollback after a failure is for code that ran).
+    func testAMistypedCommandKeepsTheOpenWrite() throws {
+        let session = try makeSession()
+        _ = try run("realm:beginWrite(); realm:create('Dog', { name = 'Rex' })", in: session)
+        XCTAssertThrowsError(try session.runCommand("nope", arguments: []) { _, _ in }) { error in
+            XCTAssertEqual((error as? ChunkError)?.rolledBackEarlierWrite, false)
+        }
+        XCTAssertTrue(session.hasOpenWrite)
+        _ = try run("realm:commitWrite()", in: session)
+        XCTAssertEqual(try dogCount(session), 1)
+    }
+
     func testPluginCommandsAndFilesRunThroughTheSession() throws {
         let session = try makeSession()
         _ = try run("realm:write(function() realm:create('Dog', { name = 'Rex' }) end)", in: session)
