@@ -367,9 +367,9 @@ public final class Results: Sequence {
     /// 16 bytes as 0 yet count it, and its `min`/`max` order a mixed column by storage class
     /// (strings and blobs above numbers), so these values are streamed through
     /// `ValueAggregates`: of a mixed column only the rows whose tag is a number are read.
-    private func streamedAggregates(_ p: Property) throws -> ValueAggregates? {
+    private func streamedAggregates(_ p: Property, summing: Bool = true) throws -> ValueAggregates? {
         let column = "t0.\(info.quotedStorage(p))"
-        var aggregates = ValueAggregates(type: p.type)
+        var aggregates = ValueAggregates(type: p.type, summing: summing)
         switch p.type {
         case .decimal128:
             try forEachAggregateRow(column, filter: "\(column) IS NOT NULL") { statement in
@@ -395,7 +395,9 @@ public final class Results: Sequence {
 
     private func extreme(_ function: AggregateFunction, _ name: String) throws -> RealmValue? {
         let p = try aggregateProperty(name, function)
-        if let streamed = try streamedAggregates(p) { return function == .min ? streamed.minimum : streamed.maximum }
+        if let streamed = try streamedAggregates(p, summing: false) {
+            return function == .min ? streamed.minimum : streamed.maximum
+        }
         guard let v = try sqlAggregate(function.rawValue, p), v != .null else { return nil }
         return ValueCoding.decode(v, as: p.type)
     }

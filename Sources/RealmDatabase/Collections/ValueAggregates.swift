@@ -48,7 +48,15 @@ public struct ValueAggregates {
         }
     }
 
-    public init(type: PropertyType) { self.type = type }
+    /// Whether the decimal sum is kept: only where a decimal can take part (adding decimals costs
+    /// more than adding ints or doubles) and only when a sum or an average is wanted.
+    private let keepsDecimalSum: Bool
+
+    /// `summing: false` when only the minimum or maximum will be read.
+    public init(type: PropertyType, summing: Bool = true) {
+        self.type = type
+        keepsDecimalSum = summing && (type == .mixed || type == .decimal128)
+    }
 
     /// The aggregate `function` of `values`, declared of `type`; `what` names them in errors
     /// (`'Dog.weight'`). Nil where Realm has no value (the min, max or average of no values).
@@ -56,7 +64,7 @@ public struct ValueAggregates {
         _ function: AggregateFunction, of values: some Sequence<RealmValue>, type: PropertyType, what: String
     ) throws -> RealmValue? {
         try check(function, type: type, what: what)
-        var aggregates = ValueAggregates(type: type)
+        var aggregates = ValueAggregates(type: type, summing: function == .sum || function == .average)
         for v in values { aggregates.add(v) }
         return try aggregates.result(function, what: what)
     }
@@ -80,14 +88,14 @@ public struct ValueAggregates {
         case .int(let i):
             intSum += Int128(i)
             intCount += 1
-            addToDecimalSum(Decimal128(i))
+            if keepsDecimalSum { decimalSum = decimalSum + Decimal128(i) }
             consider(value, .number(.int(i)))
         case .float(let f): add(double: Double(f), value)
         case .double(let d): add(double: d, value)
         case .decimal128(let d):
             guard !d.isNaN else { return }
             decimalCount += 1
-            addToDecimalSum(d)
+            if keepsDecimalSum { decimalSum = decimalSum + d }
             consider(value, .number(.decimal(d)))
         case .date(let t) where type == .date: consider(value, .date(t))
         default: return
@@ -98,14 +106,8 @@ public struct ValueAggregates {
         guard !d.isNaN else { return }
         doubleSum += d
         doubleCount += 1
-        addToDecimalSum(Decimal128(d))
+        if keepsDecimalSum { decimalSum = decimalSum + Decimal128(d) }
         consider(value, .number(.double(d)))
-    }
-
-    /// The decimal sum is kept only where a decimal can take part: adding decimals costs more
-    /// than adding ints or doubles, and an int or double collection never needs it.
-    private mutating func addToDecimalSum(_ d: Decimal128) {
-        if type == .mixed || type == .decimal128 { decimalSum = decimalSum + d }
     }
 
     private mutating func consider(_ value: RealmValue, _ key: Extreme.Key) {
