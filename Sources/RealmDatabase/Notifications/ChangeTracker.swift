@@ -59,25 +59,53 @@ final class ChangeTracker {
         return false
     }
 
+    /// The changes of the undoable steps running now (`Realm.undoingOnFailure`), innermost last:
+    /// they reach `openWrite` when their step succeeds and are dropped when it fails. Keeping them
+    /// aside, instead of a copy of `openWrite` to restore, keeps a step's cost independent of the
+    /// size of the write so far (a copy made the first change after it copy the whole log).
+    private var journals: [[CapturedChange]] = []
+
     // MARK: The capture point
 
     func recordInsertion(_ className: String, _ key: Int64) {
-        openWrite?.inserted(className, key)
-        localStamp += 1
-        if let observer { observer(CapturedChange(className: className, key: key, kind: .insertion)) }
+        record(CapturedChange(className: className, key: key, kind: .insertion))
     }
 
     func recordDeletion(_ className: String, _ key: Int64) {
-        openWrite?.deleted(className, key)
-        localStamp += 1
-        if let observer { observer(CapturedChange(className: className, key: key, kind: .deletion)) }
+        record(CapturedChange(className: className, key: key, kind: .deletion))
     }
 
     func recordModification(_ className: String, _ key: Int64, property: String) {
-        openWrite?.modified(className, key, property)
+        record(CapturedChange(className: className, key: key, kind: .modification(property: property)))
+    }
+
+    private func record(_ change: CapturedChange) {
+        if journals.isEmpty { apply(change) } else { journals[journals.count - 1].append(change) }
         localStamp += 1
-        if let observer {
-            observer(CapturedChange(className: className, key: key, kind: .modification(property: property)))
+        if let observer { observer(change) }
+    }
+
+    private func apply(_ change: CapturedChange) {
+        switch change.kind {
+        case .insertion: openWrite?.inserted(change.className, change.key)
+        case .deletion: openWrite?.deleted(change.className, change.key)
+        case .modification(let property): openWrite?.modified(change.className, change.key, property)
+        }
+    }
+
+    // MARK: Undoable steps
+
+    /// Starts a step whose changes count only if it succeeds (`endStep(keeping:)` ends it).
+    func beginStep() { journals.append([]) }
+
+    /// Ends the innermost step: its changes join the step around it (or the open write, in the
+    /// order they were made), or are forgotten.
+    func endStep(keeping: Bool) {
+        guard let changes = journals.popLast(), keeping else { return }
+        if journals.isEmpty {
+            for change in changes { apply(change) }
+        } else {
+            journals[journals.count - 1] += changes
         }
     }
 

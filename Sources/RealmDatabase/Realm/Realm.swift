@@ -31,7 +31,6 @@ public final class Realm {
         get { changeTracker.openWrite }
         set { changeTracker.openWrite = newValue }
     }
-    var localStamp: Int { changeTracker.localStamp }
     /// For a frozen realm, the live instance it came from (used by `thaw`).
     weak var liveOrigin: Realm?
     var frozenRealms: [Int64: WeakBox<Realm>] = [:]

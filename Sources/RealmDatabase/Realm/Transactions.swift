@@ -144,11 +144,13 @@ extension Realm {
     /// skips the savepoint.
     func undoingOnFailure<T>(when needed: Bool = true, _ body: () throws -> T) throws -> T {
         guard needed else { return try body() }
-        let record = changeTracker.openWrite
+        changeTracker.beginStep()
         do {
-            return try connection.inSavepoint(body)
+            let result = try connection.inSavepoint(body)
+            changeTracker.endStep(keeping: true)
+            return result
         } catch {
-            changeTracker.openWrite = record
+            changeTracker.endStep(keeping: false)
             noteLocalChange()  // rows cached since the savepoint are stale
             throw error
         }

@@ -17,13 +17,11 @@ struct DecimalStorageMigration {
     func runIfNeeded() throws {
         let meta = MetaTable(connection)
         guard try meta.decimalFormat() < MetaTable.currentDecimalFormat else { return }
-        try connection.inTransaction(.immediate) {
+        try connection.inTransaction(.immediate) { () throws -> Void in
             // Checked again under the write lock: another connection may have converted the file.
-            if try meta.decimalFormat() < MetaTable.currentDecimalFormat {
-                for column in columns() where try exists(column) { try convert(column) }
-                try meta.setDecimalFormat(MetaTable.currentDecimalFormat)
-            }
-            return (.commit, ())
+            guard try meta.decimalFormat() < MetaTable.currentDecimalFormat else { return }
+            for column in columns() where try exists(column) { try convert(column) }
+            try meta.setDecimalFormat(MetaTable.currentDecimalFormat)
         }
     }
 

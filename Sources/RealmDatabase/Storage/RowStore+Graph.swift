@@ -91,11 +91,17 @@ extension RowStore {
     /// INSERT fails whole.
     func mayWriteSeveralRows(_ info: ClassInfo, values: [String: RealmValue], policy: UpdatePolicy) -> Bool {
         if policy != .error || isMigrating { return true }
-        if info.collectionProperties.contains(where: { values[$0.name].map { !$0.isNull } ?? false }) { return true }
+        if hasCollectionValues(info, values) { return true }
         guard info.hasObjectCreatingColumns else { return false }
         return info.rowSlots.contains { slot in
             slot.encodingMayCreateObjects && values[slot.property.name].map { !$0.isNull } ?? false
         }
+    }
+
+    /// Whether `values` give a (non-nil) value for one of the class's collection properties.
+    func hasCollectionValues(_ info: ClassInfo, _ values: [String: RealmValue]) -> Bool {
+        !info.collectionProperties.isEmpty
+            && info.collectionProperties.contains { values[$0.name].map { !$0.isNull } ?? false }
     }
 
     /// Whether writing `value` to a link or mixed column may create objects (which may lead back

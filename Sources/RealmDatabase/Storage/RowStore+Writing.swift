@@ -112,8 +112,7 @@ extension RowStore {
         guard policy == .error, node == nil, graphDepth == 0, !info.hasObjectCreatingColumns,
             case .none = info.primaryKeyProperty  // read in place: `== nil` copies the Property
         else { return false }
-        return info.collectionProperties.isEmpty
-            || !info.collectionProperties.contains { values[$0.name].map { !$0.isNull } ?? false }
+        return !hasCollectionValues(info, values)
     }
 
     /// The key of the object an upsert updates: nil when it inserts. Fills in the primary key's
