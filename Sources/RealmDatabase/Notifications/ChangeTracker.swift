@@ -129,10 +129,14 @@ final class ChangeTracker {
         let now = DispatchTime.now().uptimeNanoseconds
         if force || now &- lastDataVersionCheck > 1_000_000 {
             lastDataVersionCheck = now
-            // A failed read is news too: caches reload, and the reload reports the error.
-            let version = (try? dataVersion()) ?? nil
-            if let version, version != lastDataVersion {
-                lastDataVersion = version
+            do {
+                if let version = try dataVersion(), version != lastDataVersion {
+                    lastDataVersion = version
+                    localStamp += 1
+                }
+            } catch {
+                // A failed read is news too: caches reload, and the reload (a real query) reports
+                // the error to its caller instead of answering from what may be stale.
                 localStamp += 1
             }
         }
