@@ -22,6 +22,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "RealmDatabase", targets: ["RealmDatabase"]),
+        .library(name: "RealmSync", targets: ["RealmSync"]),
         .library(name: "RealmLua", targets: ["RealmLua"]),
         .library(name: "RealmHost", targets: ["RealmHost"]),
         .executable(name: "realm-host", targets: ["RealmHostCLI"]),
@@ -45,6 +46,9 @@ let package = Package(
         .target(name: "LuaSandbox", dependencies: ["CLuaShim"]),
         // The bindings of LUA-API.md: realms, objects, results, migrations, subscriptions, plugins in Lua.
         .target(name: "RealmLua", dependencies: ["RealmDatabase", "LuaSandbox", "CLuaShim"]),
+        // Sync without a network: changesets, clocks, the client and server engines, the SQLite store,
+        // the in-memory transport of the simulation (docs/SYNC.md).
+        .target(name: "RealmSync", dependencies: ["RealmDatabase", "CSQLite"]),
         // Tenants, per-user configurations, plugins, the realm cache.
         .target(name: "RealmHost", dependencies: ["RealmDatabase", "RealmLua", "LuaSandbox"]),
         .executableTarget(
@@ -69,6 +73,7 @@ let package = Package(
         .target(name: "RealmTestSupport", dependencies: ["RealmDatabase"]),
 
         .testTarget(name: "RealmDatabaseTests", dependencies: ["RealmDatabase", "CSQLite", "RealmTestSupport"]),
+        .testTarget(name: "RealmSyncTests", dependencies: ["RealmSync", "RealmDatabase", "RealmTestSupport"]),
         .testTarget(name: "LuaSandboxTests", dependencies: ["LuaSandbox"]),
         .testTarget(name: "RealmLuaTests", dependencies: ["RealmLua", "RealmDatabase", "LuaSandbox"]),
         .testTarget(name: "RealmHostTests", dependencies: ["RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox"]),
