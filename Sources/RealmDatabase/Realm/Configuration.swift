@@ -56,6 +56,9 @@ extension Realm {
         public var migrationProgress: ((MigrationProgress) -> Void)?
         /// Runs after every successful open (used by `rerunOnOpen` subscriptions and plugins' `onOpen`).
         public var onOpenBlock: ((Realm) throws -> Void)?
+        /// Records every commit of every instance opened from this configuration, inside the
+        /// commit's transaction (`CommitRecorder`; sync sets one). Nil for a local realm.
+        public var commitRecorder: (any CommitRecorder)?
 
         public init(
             fileURL: URL? = nil, inMemoryIdentifier: String? = nil, schemaVersion: UInt64 = 0,

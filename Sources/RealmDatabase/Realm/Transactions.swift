@@ -43,12 +43,25 @@ extension Realm {
         let version: Int64
         do {
             version = try MetaTable(connection).incrementVersion()
+            if let recorder = configuration.commitRecorder {
+                changes.version = version
+                try recorder.willCommit(self, changes: changes)
+            }
             try connection.commit()
         } catch {
             connection.rollback()
             coordinator.writeEnded(by: ObjectIdentifier(self))
             transaction = nil
             noteLocalChange()
+            // As in `cancelWrite`: keys given out by the rolled-back write are never reused.
+            if !changes.highestInsertedKeys.isEmpty {
+                do {
+                    try restoreKeyCounters(changes.highestInsertedKeys)
+                } catch {
+                    RealmDiagnostics.report(
+                        error, while: "restoring object key counters on \(configuration.displayPath)")
+                }
+            }
             throw RealmError.wrap(
                 error, context: "Could not commit the write transaction on \(configuration.displayPath)")
         }

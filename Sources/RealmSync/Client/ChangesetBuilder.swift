@@ -1,0 +1,193 @@
+import Foundation
+import RealmDatabase
+
+/// The instructions of one local commit, read from its `ChangeSet` and the rows as they are at
+/// commit time (docs/SYNC.md "Changesets"). Moves the mirrors (`_sync_keys`, `_sync_list`,
+/// `_sync_collection`) along, so the next commit is diffed against this one.
+struct ChangesetBuilder {
+    let realm: Realm
+    let store: ClientStore
+    let syncedClasses: Set<String>
+
+    func instructions(for changes: ChangeSet, ids: inout ElementIDSource) throws -> [Instruction] {
+        var instructions: [Instruction] = []
+        var collectionsToDiff: [RootCollection] = []
+        for className in changes.classes.keys.sorted() {
+            guard let classChanges = changes.classes[className], let schema = realm.schema[className] else { continue }
+            if syncedClasses.contains(className) {
+                instructions += try erasures(classChanges.deletions, of: schema)
+                for key in classChanges.insertions.sorted() {
+                    instructions += try creation(schema, key: key, ids: &ids)
+                }
+                for key in classChanges.modifications.keys.sorted() {
+                    instructions += try updates(
+                        schema, key: key, properties: classChanges.modifications[key] ?? [], ids: &ids)
+                }
+            } else if schema.isEmbedded {
+                for key in classChanges.modifications.keys.sorted() {
+                    let properties = classChanges.modifications[key] ?? []
+                    instructions += try embeddedUpdates(
+                        className, key: key, properties: properties, collections: &collectionsToDiff)
+                }
+            }
+        }
+        // Writes inside embedded elements of a collection: the collection's diff finds the changed
+        // elements (`listSet`, `mapPut` of the whole embedded value), once per collection.
+        var seen = Set<RootCollection>()
+        for collection in collectionsToDiff where seen.insert(collection).inserted {
+            guard let object = try realm.object(ofType: collection.className, forKey: collection.key),
+                let property = object.objectSchema?[collection.field]
+            else { continue }
+            let ref = try SyncValueConversion.ref(of: object)
+            instructions += try CollectionDiff(store: store).instructions(
+                for: property, of: object, key: collection.key, ref: ref, ids: &ids)
+        }
+        return instructions
+    }
+
+    private func erasures(_ keys: KeySet, of schema: ObjectSchema) throws -> [Instruction] {
+        var instructions: [Instruction] = []
+        for key in keys.sorted() {
+            try forgetCollections(of: schema, key: key)
+            // An object made before the file was synced has no recorded reference: nothing to erase.
+            if let ref = try store.forgetKey(schema.className, key) { instructions.append(.erase(ref)) }
+        }
+        return instructions
+    }
+
+    func forgetCollections(of schema: ObjectSchema, key: Int64) throws {
+        for property in schema.persistedProperties where property.isCollection {
+            let table = Realm.collectionTableName(schema.className, property)
+            try store.forgetList(table: table, owner: key)
+            try store.forgetCollection(table: table, owner: key)
+        }
+    }
+
+    /// `create` with the non-collection fields, then the instructions that fill its collections.
+    private func creation(_ schema: ObjectSchema, key: Int64, ids: inout ElementIDSource) throws -> [Instruction] {
+        guard let object = try realm.object(ofType: schema.className, forKey: key) else { return [] }
+        let ref = try SyncValueConversion.ref(of: object)
+        try store.rememberKey(schema.className, key, ref)
+        var instructions: [Instruction] = [
+            .create(ref, fields: try SyncValueConversion.fields(of: object, excludingCollections: true))
+        ]
+        for property in schema.persistedProperties where property.isCollection {
+            instructions += try CollectionDiff(store: store).instructions(
+                for: property, of: object, key: key, ref: ref, ids: &ids)
+        }
+        return instructions
+    }
+
+    private func updates(
+        _ schema: ObjectSchema, key: Int64, properties: Set<String>, ids: inout ElementIDSource
+    ) throws -> [Instruction] {
+        guard let object = try realm.object(ofType: schema.className, forKey: key) else { return [] }
+        let ref = try SyncValueConversion.ref(of: object)
+        var instructions: [Instruction] = []
+        for name in properties.sorted() {
+            guard let property = schema[name], property.isPersisted else { continue }
+            if property.isCollection {
+                instructions += try CollectionDiff(store: store).instructions(
+                    for: property, of: object, key: key, ref: ref, ids: &ids)
+            } else {
+                instructions.append(
+                    .set(ref, path: [name], value: try SyncValueConversion.syncValue(object.value(forKey: name))))
+            }
+        }
+        return instructions
+    }
+
+    // MARK: Embedded objects
+
+    /// A write inside an embedded object: a `set` with the path from its synced root when every
+    /// link on the way is to-one; a diff of the root's collection when the object (or an ancestor)
+    /// is an element of it.
+    private func embeddedUpdates(
+        _ className: String, key: Int64, properties: Set<String>, collections: inout [RootCollection]
+    ) throws -> [Instruction] {
+        guard let location = try locate(className, key: key) else { return [] }
+        guard let root = try realm.object(ofType: location.className, forKey: location.key) else { return [] }
+        if location.inCollection && location.path.count == 1 {
+            collections.append(
+                RootCollection(className: location.className, key: location.key, field: location.path[0]))
+            return []
+        }
+        let ref = try SyncValueConversion.ref(of: root)
+        if location.inCollection {
+            // A collection inside an embedded object travels whole.
+            return [.set(ref, path: location.path, value: try value(at: location.path, in: root))]
+        }
+        guard let embedded = try realm.object(ofType: className, forKey: key) else { return [] }
+        return try properties.sorted().map { name in
+            .set(
+                ref, path: location.path + [name],
+                value: try SyncValueConversion.syncValue(try embedded.value(forKey: name)))
+        }
+    }
+
+    /// The value at a path of to-one embedded links below `root`.
+    private func value(at path: [String], in root: DynamicObject) throws -> SyncValue {
+        var current = root
+        for name in path.dropLast() {
+            guard case .object(let next) = try current.value(forKey: name) else { return .null }
+            current = next
+        }
+        guard let last = path.last else { return .null }
+        var value = try SyncValueConversion.syncValue(try current.value(forKey: last))
+        if current.objectSchema?[last]?.collection == .set, case .list(let items) = value {
+            value = .list(items.sorted(by: SyncValue.order))
+        }
+        return value
+    }
+
+    /// Where an embedded object sits: its synced root and the path from it (ending at the first
+    /// collection on the way, when there is one). Nil when it has no synced root.
+    private func locate(_ className: String, key: Int64) throws -> EmbeddedLocation? {
+        for parent in realm.schema.objectSchemas {
+            for property in parent.persistedProperties
+            where property.type == .object && property.objectClassName == className {
+                guard let hit = try parentKey(of: key, in: parent.className, property) else { continue }
+                if parent.isEmbedded {
+                    guard var location = try locate(parent.className, key: hit) else { return nil }
+                    if !location.inCollection {
+                        location.path.append(property.name)
+                        location.inCollection = property.isCollection
+                    }
+                    return location
+                }
+                guard syncedClasses.contains(parent.className) else { return nil }
+                return EmbeddedLocation(
+                    className: parent.className, key: hit, path: [property.name], inCollection: property.isCollection)
+            }
+        }
+        return nil
+    }
+
+    /// The key of the object whose `property` holds the embedded object `key`, if that one does.
+    private func parentKey(of key: Int64, in className: String, _ property: Property) throws -> Int64? {
+        let sql: String
+        if property.isCollection {
+            sql =
+                "SELECT owner FROM \(Realm.quoteSQLName(Realm.collectionTableName(className, property))) WHERE value = ?"
+        } else {
+            sql =
+                "SELECT _key FROM \(Realm.quoteSQLName(Realm.classTableName(className))) WHERE \(Realm.quoteSQLName(property.name)) = ?"
+        }
+        guard case .integer(let parent)? = try realm.querySQL(sql, [.integer(key)]).first?.first else { return nil }
+        return parent
+    }
+}
+
+/// A collection of a synced object whose embedded elements changed in a commit.
+private struct RootCollection: Hashable {
+    let className: String
+    let key: Int64
+    let field: String
+}
+
+private struct EmbeddedLocation {
+    let className: String
+    let key: Int64
+    var path: [String]
+    var inCollection: Bool
+}

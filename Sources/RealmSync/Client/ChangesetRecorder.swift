@@ -1,0 +1,71 @@
+import Foundation
+import RealmDatabase
+import Synchronization
+
+/// Records one `Changeset` per local commit of a synced realm, inside the commit's transaction
+/// (`CommitRecorder`): the instructions, the next client version, the clock's tick, appended to
+/// `_sync_history`. A throw rolls the commit back with its changeset.
+///
+/// While the client applies a download (`applyingDownload`) a commit records nothing: it only
+/// moves the key and set/map mirrors to what the download wrote (the applier keeps list mirrors).
+/// The flag is set only inside the client's own write transaction, which holds the file's write
+/// lock, so no other instance can commit while it is set.
+final class ChangesetRecorder: CommitRecorder {
+    let syncedClasses: Set<String>
+    let wallClock: any WallClock
+    private let applying = Atomic<Bool>(false)
+
+    init(syncedClasses: Set<String>, wallClock: any WallClock) {
+        self.syncedClasses = syncedClasses
+        self.wallClock = wallClock
+    }
+
+    /// Runs `body` (a write of the client's own) with recording turned off.
+    func applyingDownload<T>(_ body: () throws -> T) rethrows -> T {
+        applying.store(true, ordering: .sequentiallyConsistent)
+        defer { applying.store(false, ordering: .sequentiallyConsistent) }
+        return try body()
+    }
+
+    func willCommit(_ realm: Realm, changes: ChangeSet) throws {
+        let store = ClientStore(realm: realm)
+        if applying.load(ordering: .sequentiallyConsistent) {
+            try refreshMirrors(realm, store: store, changes: changes)
+            return
+        }
+        let state = try store.state()
+        var clock = HybridLogicalClock(last: state.lastClock)
+        let reading = clock.tick(now: wallClock.nowMilliseconds())
+        var ids = ElementIDSource(clock: reading, clientFileID: state.clientFileID)
+        let builder = ChangesetBuilder(realm: realm, store: store, syncedClasses: syncedClasses)
+        let instructions = try builder.instructions(for: changes, ids: &ids)
+        guard !instructions.isEmpty else { return }
+        let changeset = Changeset(
+            clientVersion: state.lastClientVersion + 1, basedOnServerVersion: state.downloadCursor, clock: reading,
+            clientFileID: state.clientFileID, instructions: instructions)
+        try store.appendHistory(changeset)
+        try store.setNumber(.lastClientVersion, changeset.clientVersion)
+        try store.setNumber(.lastClock, reading.rawValue)
+    }
+
+    /// After a download: the keys of created and deleted objects, and the content of their sets and maps.
+    private func refreshMirrors(_ realm: Realm, store: ClientStore, changes: ChangeSet) throws {
+        let builder = ChangesetBuilder(realm: realm, store: store, syncedClasses: syncedClasses)
+        for (className, classChanges) in changes.classes where syncedClasses.contains(className) {
+            guard let schema = realm.schema[className] else { continue }
+            for key in classChanges.deletions {
+                try builder.forgetCollections(of: schema, key: key)
+                _ = try store.forgetKey(className, key)
+            }
+            let touched = classChanges.insertions.sorted() + classChanges.modifications.keys.sorted()
+            for key in touched {
+                guard let object = try realm.object(ofType: className, forKey: key) else { continue }
+                try store.rememberKey(className, key, try SyncValueConversion.ref(of: object))
+                for property in schema.persistedProperties
+                where property.collection == .set || property.collection == .map {
+                    try CollectionDiff(store: store).refreshMirror(for: property, of: object, key: key)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import RealmDatabase
+
+/// The client's own tables in the realm file (`_sync_*`, outside the schema). Every read and write
+/// runs in whatever transaction the realm has open, so sync metadata commits with the data.
+///
+/// - `_sync_state(name, value)`: the numbers of `ClientState`.
+/// - `_sync_history(client_version, changeset)`: local changesets not yet acknowledged.
+/// - `_sync_keys(class, key, ref)`: object key → primary key of synced objects, so a deletion
+///   (whose row is gone at commit time) can name the object it erased.
+/// - `_sync_list(tbl, row, owner, element, position, value)`: each element row of a synced list →
+///   its `ElementID` (20 big-endian bytes, so the blob order is the id order), `FractionalPosition`
+///   and value at the last commit (to tell a changed element from an unchanged one).
+/// - `_sync_collection(tbl, owner, content)`: each synced set's and map's content at the last
+///   commit, to diff the next one against.
+/// - `_sync_pending_bootstrap(seq, server_version, batch)`: bootstrap batches until the last one.
+struct ClientStore {
+    let realm: Realm
+
+    static let creation = [
+        "CREATE TABLE IF NOT EXISTS _sync_state (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
+        "CREATE TABLE IF NOT EXISTS _sync_history (client_version INTEGER PRIMARY KEY, changeset BLOB NOT NULL)",
+        """
+        CREATE TABLE IF NOT EXISTS _sync_keys (class TEXT NOT NULL, key INTEGER NOT NULL, ref BLOB NOT NULL,
+        PRIMARY KEY (class, key)) WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS _sync_list (tbl TEXT NOT NULL, row INTEGER NOT NULL, owner INTEGER NOT NULL,
+        element BLOB NOT NULL, position BLOB NOT NULL, value BLOB NOT NULL, PRIMARY KEY (tbl, row)) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_list_order ON _sync_list (tbl, owner, position, element)",
+        "CREATE INDEX IF NOT EXISTS _sync_list_element ON _sync_list (tbl, owner, element)",
+        """
+        CREATE TABLE IF NOT EXISTS _sync_collection (tbl TEXT NOT NULL, owner INTEGER NOT NULL,
+        content BLOB NOT NULL, PRIMARY KEY (tbl, owner)) WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS _sync_pending_bootstrap (seq INTEGER PRIMARY KEY, server_version INTEGER NOT NULL,
+        batch BLOB NOT NULL)
+        """,
+    ]
+
+    /// Creates the tables (in the caller's write transaction) when the file has none yet.
+    func createTables() throws {
+        for sql in Self.creation { try realm.executeSQL(sql) }
+    }
+
+    // MARK: State
+
+    func number(_ name: ClientState.Name) throws -> UInt64 {
+        let rows = try realm.querySQL("SELECT value FROM _sync_state WHERE name = ?", [.text(name.rawValue)])
+        guard let first = rows.first?.first else { return 0 }
+        guard case .integer(let v) = first else {
+            throw SyncError(.otherError, "The sync state '\(name.rawValue)' is not a number")
+        }
+        return UInt64(bitPattern: v)
+    }
+
+    func setNumber(_ name: ClientState.Name, _ value: UInt64) throws {
+        try realm.executeSQL(
+            "INSERT OR REPLACE INTO _sync_state (name, value) VALUES (?, ?)",
+            [.text(name.rawValue), .integer(Int64(bitPattern: value))])
+    }
+
+    func state() throws -> ClientState {
+        ClientState(
+            clientFileID: try number(.clientFileID), salt: try number(.salt),
+            downloadCursor: try number(.downloadCursor), uploadAcknowledged: try number(.uploadAcknowledged),
+            lastClientVersion: try number(.lastClientVersion), lastClock: HLCTimestamp(rawValue: try number(.lastClock))
+        )
+    }
+
+    // MARK: History
+
+    func appendHistory(_ changeset: Changeset) throws {
+        try realm.executeSQL(
+            "INSERT OR REPLACE INTO _sync_history (client_version, changeset) VALUES (?, ?)",
+            [.integer(Int64(bitPattern: changeset.clientVersion)), .blob(Data(StoredChangeset.encode(changeset)))])
+    }
+
+    /// Local changesets after client version `after`, in order.
+    func history(after: UInt64 = 0) throws -> [Changeset] {
+        let rows = try realm.querySQL(
+            "SELECT changeset FROM _sync_history WHERE client_version > ? ORDER BY client_version",
+            [.integer(Int64(bitPattern: after))])
+        return try rows.map { row in
+            guard case .blob(let data)? = row.first else {
+                throw SyncError(.badChangeset, "A stored changeset of the sync history is not a blob")
+            }
+            return try StoredChangeset.decode(Array(data))
+        }
+    }
+
+    func trimHistory(through version: UInt64) throws {
+        try realm.executeSQL(
+            "DELETE FROM _sync_history WHERE client_version <= ?", [.integer(Int64(bitPattern: version))])
+    }
+
+    // MARK: Object keys
+
+    func rememberKey(_ className: String, _ key: Int64, _ ref: ObjectRef) throws {
+        var writer = ClientBinaryWriter()
+        writer.ref(ref)
+        try realm.executeSQL(
+            "INSERT OR REPLACE INTO _sync_keys (class, key, ref) VALUES (?, ?, ?)",
+            [.text(className), .integer(key), .blob(Data(writer.bytes))])
+    }
+
+    /// The reference a deleted object had, forgetting it; nil when it was never recorded.
+    func forgetKey(_ className: String, _ key: Int64) throws -> ObjectRef? {
+        let rows = try realm.querySQL(
+            "SELECT ref FROM _sync_keys WHERE class = ? AND key = ?", [.text(className), .integer(key)])
+        try realm.executeSQL("DELETE FROM _sync_keys WHERE class = ? AND key = ?", [.text(className), .integer(key)])
+        guard case .blob(let data)? = rows.first?.first else { return nil }
+        var reader = ClientBinaryReader(Array(data), what: "object reference")
+        return try reader.ref()
+    }
+
+    // MARK: List mirror
+
+    static func elementBytes(_ e: ElementID) -> Data {
+        var writer = ClientBinaryWriter()
+        writer.element(e)
+        return Data(writer.bytes)
+    }
+
+    /// The mirror of one list, in list order (position, element id).
+    func listMirror(table: String, owner: Int64) throws -> [MirroredElement] {
+        let rows = try realm.querySQL(
+            """
+            SELECT row, element, position, value FROM _sync_list WHERE tbl = ? AND owner = ?
+            ORDER BY position, element
+            """,
+            [.text(table), .integer(owner)])
+        return try rows.map { row in
+            guard row.count == 4, case .integer(let r) = row[0], case .blob(let e) = row[1],
+                case .blob(let p) = row[2], case .blob(let v) = row[3]
+            else { throw SyncError(.badChangeset, "A list element of '\(table)' has a damaged sync mirror row") }
+            var reader = ClientBinaryReader(Array(e), what: "list element id of '\(table)'")
+            guard let position = FractionalPosition(bytes: Array(p)) else {
+                throw reader.damaged("a list position")
+            }
+            let id = try reader.element()
+            var valueReader = ClientBinaryReader(Array(v), what: "list element value of '\(table)'")
+            return MirroredElement(row: r, id: id, position: position, value: try valueReader.value())
+        }
+    }
+
+    func mirrorElement(table: String, owner: Int64, _ element: MirroredElement) throws {
+        var value = ClientBinaryWriter()
+        value.value(element.value)
+        try realm.executeSQL(
+            "INSERT OR REPLACE INTO _sync_list (tbl, row, owner, element, position, value) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                .text(table), .integer(element.row), .integer(owner), .blob(Self.elementBytes(element.id)),
+                .blob(Data(element.position.bytes)), .blob(Data(value.bytes)),
+            ])
+    }
+
+    func forgetElement(table: String, row: Int64) throws {
+        try realm.executeSQL("DELETE FROM _sync_list WHERE tbl = ? AND row = ?", [.text(table), .integer(row)])
+    }
+
+    func forgetList(table: String, owner: Int64) throws {
+        try realm.executeSQL("DELETE FROM _sync_list WHERE tbl = ? AND owner = ?", [.text(table), .integer(owner)])
+    }
+
+    /// The element rows of one list as the realm orders them (`pos`).
+    func listRows(table: String, owner: Int64) throws -> [Int64] {
+        let rows = try realm.querySQL(
+            "SELECT _row FROM \(Realm.quoteSQLName(table)) WHERE owner = ? ORDER BY pos", [.integer(owner)])
+        return rows.compactMap { if case .integer(let r)? = $0.first { return r } else { return nil } }
+    }
+
+    // MARK: Set and map mirror
+
+    func collectionMirror(table: String, owner: Int64) throws -> [SyncField]? {
+        let rows = try realm.querySQL(
+            "SELECT content FROM _sync_collection WHERE tbl = ? AND owner = ?", [.text(table), .integer(owner)])
+        guard case .blob(let data)? = rows.first?.first else { return nil }
+        var reader = ClientBinaryReader(Array(data), what: "collection mirror of '\(table)'")
+        return try reader.fields()
+    }
+
+    func setCollectionMirror(table: String, owner: Int64, _ content: [SyncField]) throws {
+        var writer = ClientBinaryWriter()
+        writer.fields(content)
+        try realm.executeSQL(
+            "INSERT OR REPLACE INTO _sync_collection (tbl, owner, content) VALUES (?, ?, ?)",
+            [.text(table), .integer(owner), .blob(Data(writer.bytes))])
+    }
+
+    func forgetCollection(table: String, owner: Int64) throws {
+        try realm.executeSQL(
+            "DELETE FROM _sync_collection WHERE tbl = ? AND owner = ?", [.text(table), .integer(owner)])
+    }
+}
+
+/// One element of a list's mirror: its row in the list table, its id and position.
+struct MirroredElement: Hashable {
+    var row: Int64
+    var id: ElementID
+    var position: FractionalPosition
+    var value: SyncValue
+}
+
+/// What the client knows of where it stands, as stored in `_sync_state`.
+struct ClientState: Hashable {
+    enum Name: String {
+        case clientFileID, salt, downloadCursor, uploadAcknowledged, lastClientVersion, lastClock
+    }
+    var clientFileID: UInt64
+    var salt: UInt64
+    var downloadCursor: UInt64
+    var uploadAcknowledged: UInt64
+    var lastClientVersion: UInt64
+    var lastClock: HLCTimestamp
+}
+
+extension ClientStore {
+    // MARK: Bootstrap batches
+
+    func appendBootstrapBatch(serverVersion: UInt64, _ objects: [ObjectSnapshot]) throws {
+        var writer = ClientBinaryWriter()
+        writer.uint64(UInt64(objects.count))
+        for object in objects { writer.snapshot(object) }
+        try realm.executeSQL(
+            "INSERT INTO _sync_pending_bootstrap (server_version, batch) VALUES (?, ?)",
+            [.integer(Int64(bitPattern: serverVersion)), .blob(Data(writer.bytes))])
+    }
+
+    /// Every stored batch's objects, in arrival order, and forgets them.
+    func takeBootstrapObjects() throws -> [ObjectSnapshot] {
+        let rows = try realm.querySQL("SELECT batch FROM _sync_pending_bootstrap ORDER BY seq")
+        try realm.executeSQL("DELETE FROM _sync_pending_bootstrap")
+        var objects: [ObjectSnapshot] = []
+        for row in rows {
+            guard case .blob(let data)? = row.first else {
+                throw SyncError(.badChangeset, "A stored bootstrap batch is not a blob")
+            }
+            var reader = ClientBinaryReader(Array(data), what: "bootstrap batch")
+            objects += try (0..<reader.count()).map { _ in try reader.snapshot() }
+        }
+        return objects
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import RealmDatabase
+
+/// The element ids one commit gives its list inserts: the commit's clock, the client file id and a
+/// running index.
+struct ElementIDSource {
+    let clock: HLCTimestamp
+    let clientFileID: UInt64
+    private var index: UInt32 = 0
+
+    init(clock: HLCTimestamp, clientFileID: UInt64) {
+        self.clock = clock
+        self.clientFileID = clientFileID
+    }
+
+    mutating func next() -> ElementID {
+        defer { index &+= 1 }
+        return ElementID(clock: clock, clientFileID: clientFileID, index: index)
+    }
+}
+
+/// Turns a collection's content now into instructions against its mirror (the content at the last
+/// commit), and moves the mirror to the content now.
+struct CollectionDiff {
+    let store: ClientStore
+
+    func instructions(
+        for property: Property, of object: DynamicObject, key: Int64, ref: ObjectRef, ids: inout ElementIDSource
+    ) throws -> [Instruction] {
+        let table = Realm.collectionTableName(object.className, property)
+        switch property.collection {
+        case .list: return try listInstructions(property.name, of: object, key: key, ref: ref, table: table, ids: &ids)
+        case .set: return try setInstructions(property.name, of: object, key: key, ref: ref, table: table)
+        case .map: return try mapInstructions(property.name, of: object, key: key, ref: ref, table: table)
+        case .none: return []
+        }
+    }
+
+    // MARK: Lists
+
+    /// Removed rows → `listErase` (or one `listClear` when every old element went); rows out of
+    /// order → `listMove` (those outside the longest run already in mirror order); new rows →
+    /// `listInsert`; a surviving row whose value changed → `listSet`. New positions go between the
+    /// neighbours, so the list's order stays the (position, id) order of its mirror.
+    private func listInstructions(
+        _ field: String, of object: DynamicObject, key: Int64, ref: ObjectRef, table: String,
+        ids: inout ElementIDSource
+    ) throws -> [Instruction] {
+        let rows = try store.listRows(table: table, owner: key)
+        let values = try object.dynamicList(field).values().map(SyncValueConversion.syncValue)
+        guard rows.count == values.count else {
+            throw SyncError(.otherError, "The list '\(table)' of \(ref) changed while it was read")
+        }
+        var mirror = try store.listMirror(table: table, owner: key)
+        var instructions: [Instruction] = []
+        let current = Set(rows)
+        let removed = mirror.filter { !current.contains($0.row) }
+        if !mirror.isEmpty && removed.count == mirror.count {
+            instructions.append(.listClear(ref, field: field))
+        } else {
+            instructions += removed.map { .listErase(ref, field: field, element: $0.id) }
+        }
+        for element in removed { try store.forgetElement(table: table, row: element.row) }
+        mirror.removeAll { !current.contains($0.row) }
+
+        let byRow = Dictionary(mirror.map { ($0.row, $0) }, uniquingKeysWith: { a, _ in a })
+        let surviving = rows.compactMap { byRow[$0] }
+        let kept = Self.longestIncreasingRun(surviving.map(\.position)).map { surviving[$0].row }
+        let keptRows = Set(kept)
+
+        // The position of the next kept element after each index, in local order.
+        var upperBounds = [FractionalPosition?](repeating: nil, count: rows.count)
+        var upper: FractionalPosition? = nil
+        for i in stride(from: rows.count - 1, through: 0, by: -1) {
+            upperBounds[i] = upper
+            if keptRows.contains(rows[i]), let element = byRow[rows[i]] { upper = element.position }
+        }
+        var previous: FractionalPosition? = nil
+        for (i, row) in rows.enumerated() {
+            let value = values[i]
+            if keptRows.contains(row), var element = byRow[row] {
+                previous = element.position
+                if element.value != value {
+                    instructions.append(.listSet(ref, field: field, element: element.id, value: value))
+                    element.value = value
+                    try store.mirrorElement(table: table, owner: key, element)
+                }
+                continue
+            }
+            let position = FractionalPosition.between(previous, upperBounds[i])
+            previous = position
+            if var element = byRow[row] {
+                instructions.append(.listMove(ref, field: field, element: element.id, position: position))
+                if element.value != value {
+                    instructions.append(.listSet(ref, field: field, element: element.id, value: value))
+                }
+                element.position = position
+                element.value = value
+                try store.mirrorElement(table: table, owner: key, element)
+            } else {
+                let id = ids.next()
+                instructions.append(.listInsert(ref, field: field, element: id, position: position, value: value))
+                try store.mirrorElement(
+                    table: table, owner: key, MirroredElement(row: row, id: id, position: position, value: value))
+            }
+        }
+        return instructions
+    }
+
+    /// The indexes of a longest strictly increasing subsequence of `positions` (patience sorting).
+    /// Strictly: two kept elements with one position would leave no position between them.
+    static func longestIncreasingRun(_ positions: [FractionalPosition]) -> [Int] {
+        var tails: [Int] = []  // tails[k]: index ending the best run of length k + 1
+        var predecessor = [Int?](repeating: nil, count: positions.count)
+        for (i, p) in positions.enumerated() {
+            var low = 0
+            var high = tails.count
+            while low < high {
+                let mid = (low + high) / 2
+                if positions[tails[mid]] < p { low = mid + 1 } else { high = mid }
+            }
+            predecessor[i] = low > 0 ? tails[low - 1] : nil
+            if low == tails.count { tails.append(i) } else { tails[low] = i }
+        }
+        var run: [Int] = []
+        var cursor = tails.last
+        while let i = cursor {
+            run.append(i)
+            cursor = predecessor[i]
+        }
+        return run.reversed()
+    }
+
+    // MARK: Sets and maps
+
+    private func setInstructions(
+        _ field: String, of object: DynamicObject, key: Int64, ref: ObjectRef, table: String
+    ) throws -> [Instruction] {
+        let now = try object.dynamicMutableSet(field).values().map(SyncValueConversion.syncValue)
+            .sorted(by: SyncValue.order)
+        let before = try store.collectionMirror(table: table, owner: key)?.map(\.value) ?? []
+        let nowSet = Set(now)
+        let beforeSet = Set(before)
+        var instructions: [Instruction] = before.filter { !nowSet.contains($0) }.map {
+            .setRemove(ref, field: field, value: $0)
+        }
+        instructions += now.filter { !beforeSet.contains($0) }.map { .setAdd(ref, field: field, value: $0) }
+        try store.setCollectionMirror(table: table, owner: key, now.map { SyncField("", $0) })
+        return instructions
+    }
+
+    private func mapInstructions(
+        _ field: String, of object: DynamicObject, key: Int64, ref: ObjectRef, table: String
+    ) throws -> [Instruction] {
+        let now = try Self.mapContent(object, field)
+        let before = try store.collectionMirror(table: table, owner: key) ?? []
+        let nowByKey = Dictionary(now.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        let beforeByKey = Dictionary(before.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        var instructions: [Instruction] = before.filter { nowByKey[$0.name] == nil }.map {
+            .mapRemove(ref, field: field, key: $0.name)
+        }
+        instructions += now.filter { beforeByKey[$0.name] != $0.value }.map {
+            .mapPut(ref, field: field, key: $0.name, value: $0.value)
+        }
+        try store.setCollectionMirror(table: table, owner: key, now)
+        return instructions
+    }
+
+    static func mapContent(_ object: DynamicObject, _ field: String) throws -> [SyncField] {
+        let entries = try object.dynamicMap(field).entries()
+        return try entries.keys.sorted().map { SyncField($0, try SyncValueConversion.syncValue(entries[$0] ?? .null)) }
+    }
+
+    /// Moves the mirror of a set or map to its content now, recording nothing (a download wrote it).
+    func refreshMirror(for property: Property, of object: DynamicObject, key: Int64) throws {
+        let table = Realm.collectionTableName(object.className, property)
+        switch property.collection {
+        case .set:
+            let now = try object.dynamicMutableSet(property.name).values().map(SyncValueConversion.syncValue)
+            try store.setCollectionMirror(
+                table: table, owner: key, now.sorted(by: SyncValue.order).map { SyncField("", $0) })
+        case .map:
+            try store.setCollectionMirror(table: table, owner: key, try Self.mapContent(object, property.name))
+        case .list, .none:
+            break
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import RealmDatabase
+
+/// Applies remote instructions to the replica inside the client's write transaction, by the rules
+/// of docs/SYNC.md "How a replica applies a download": a remote write is skipped when a pending
+/// local one it meets is later; a remote erase (replacement, list erase) voids the pending local
+/// instructions the server would drop as concurrent with it. Data goes through the object API; the
+/// list mirror is kept here, element by element.
+struct DownloadApplier {
+    let realm: Realm
+    let store: ClientStore
+    /// The local changesets not yet acknowledged, as they will be uploaded (voiding rewrites them).
+    private(set) var pending: [Changeset]
+    private var writes: PendingWrites
+    private(set) var voided = false
+
+    init(realm: Realm, store: ClientStore, pending: [Changeset]) {
+        self.realm = realm
+        self.store = store
+        self.pending = pending
+        self.writes = PendingWrites(pending)
+    }
+
+    /// Stores the pending changesets again when voiding changed them.
+    func savePending() throws {
+        guard voided else { return }
+        for changeset in pending { try store.appendHistory(changeset) }
+    }
+
+    mutating func apply(_ changeset: Changeset) throws {
+        let time = WriteTime(of: changeset)
+        for instruction in changeset.instructions { try apply(instruction, at: time) }
+    }
+
+    private mutating func apply(_ instruction: Instruction, at time: WriteTime) throws {
+        let ref = instruction.object
+        if writes.erased.contains(ref) { return }
+        switch instruction {
+        case .erase:
+            if let object = try SyncValueConversion.object(ref, in: realm) { try realm.delete(object) }
+            void { $0.object == ref }
+        case .create(_, let fields):
+            try create(ref, fields: fields, at: time)
+        case .set(_, let path, let value):
+            guard let object = try SyncValueConversion.object(ref, in: realm) else { return }
+            try set(object, ref, path: path, value: value, at: time)
+        case .listInsert(_, let field, let element, let position, let value):
+            guard !writes.clearIsLater(ref, field, than: WriteTime(of: element)) else { return }
+            try withList(ref, field) { try $0.insert(element, position, value) }
+        case .listErase(_, let field, let element):
+            try withList(ref, field) { try $0.erase(element) }
+            void {
+                switch $0 {
+                case .listMove(ref, field, element, _), .listSet(ref, field, element, _): return true
+                default: return false
+                }
+            }
+        case .listMove(_, let field, let element, let position):
+            guard !writes.moveIsLater(ref, field, element, than: time) else { return }
+            try withList(ref, field) { try $0.move(element, to: position) }
+        case .listSet(_, let field, let element, let value):
+            guard !writes.elementSetIsLater(ref, field, element, than: time) else { return }
+            try withList(ref, field) { try $0.set(element, value) }
+        case .listClear(_, let field):
+            try withList(ref, field) { try $0.clear(before: time) }
+        case .setAdd(_, let field, let value), .setRemove(_, let field, let value):
+            guard !writes.setValueIsLater(ref, field, value, than: time),
+                let object = try SyncValueConversion.object(ref, in: realm),
+                let item = try collectionValue(value)
+            else { return }
+            let set = try object.dynamicMutableSet(field)
+            if case .setAdd = instruction { try set.insert(item) } else { try set.remove(item) }
+        case .mapPut(_, let field, let key, let value):
+            guard !writes.mapKeyIsLater(ref, field, key, than: time),
+                let object = try SyncValueConversion.object(ref, in: realm),
+                let item = try collectionValue(value)
+            else { return }
+            try object.dynamicMap(field).setValue(item, forKey: key)
+        case .mapRemove(_, let field, let key):
+            guard !writes.mapKeyIsLater(ref, field, key, than: time),
+                let object = try SyncValueConversion.object(ref, in: realm)
+            else { return }
+            try object.dynamicMap(field).removeValue(forKey: key)
+        }
+    }
+
+    /// A value for a collection; nil for a link to an object this replica does not have.
+    private func collectionValue(_ value: SyncValue) throws -> RealmValue? {
+        let item = try SyncValueConversion.realmValue(value, in: realm)
+        if case .link = value, item.isNull { return nil }
+        return item
+    }
+
+    private mutating func create(_ ref: ObjectRef, fields: [SyncField], at time: WriteTime) throws {
+        guard let schema = realm.schema[ref.className], let pk = schema.primaryKey else { return }
+        let kept = fields.filter { $0.name != pk && !writes.fieldIsLater(ref, [$0.name], than: time) }
+        guard let object = try SyncValueConversion.object(ref, in: realm) else {
+            var value: [String: RealmValue] = [pk: SyncValueConversion.realmValue(ref.primaryKey)]
+            for field in kept { value[field.name] = try SyncValueConversion.realmValue(field.value, in: realm) }
+            _ = try realm.create(ref.className, value: .dictionary(value))
+            return
+        }
+        for field in kept { try set(object, ref, path: [field.name], value: field.value, at: time) }
+    }
+
+    private mutating func set(
+        _ object: DynamicObject, _ ref: ObjectRef, path: [String], value: SyncValue, at time: WriteTime
+    ) throws {
+        guard let last = path.last, !writes.fieldIsLater(ref, path, than: time) else { return }
+        var target = object
+        for name in path.dropLast() {
+            guard case .object(let next) = try target.value(forKey: name) else { return }
+            target = next
+        }
+        try target.setValue(try SyncValueConversion.realmValue(value, in: realm), forKey: last)
+        if let property = target.objectSchema?[last], holdsEmbedded(property) {
+            // A replacement: the server drops the pending writes below it as concurrent.
+            void {
+                guard case .set(ref, let p, _) = $0 else { return false }
+                return p.count > path.count && Array(p.prefix(path.count)) == path
+            }
+        }
+    }
+
+    /// A to-one link to an embedded class: setting it replaces the object below.
+    private func holdsEmbedded(_ property: Property) -> Bool {
+        guard property.type == .object, !property.isCollection, let target = property.objectClassName else {
+            return false
+        }
+        return realm.schema[target]?.isEmbedded ?? false
+    }
+
+    /// Removes the pending instructions `matching` from the local changesets.
+    private mutating func void(_ matching: (Instruction) -> Bool) {
+        var changed = false
+        for i in pending.indices {
+            let before = pending[i].instructions.count
+            pending[i].instructions.removeAll(where: matching)
+            if pending[i].instructions.count != before { changed = true }
+        }
+        guard changed else { return }
+        voided = true
+        writes = PendingWrites(pending)
+    }
+
+    private func withList(_ ref: ObjectRef, _ field: String, _ body: (inout SyncedList) throws -> Void) throws {
+        guard let object = try SyncValueConversion.object(ref, in: realm),
+            let property = object.objectSchema?[field], property.collection == .list,
+            let key = object.objectKey
+        else { return }
+        var list = try SyncedList(
+            realm: realm, store: store, list: try object.dynamicList(field),
+            table: Realm.collectionTableName(object.className, property), owner: key)
+        try body(&list)
+    }
+}

@@ -1,0 +1,113 @@
+import RealmDatabase
+
+/// A write's time: the clock of its changeset, ties broken by the client file id (docs/SYNC.md
+/// "The order of writes").
+struct WriteTime: Comparable, Hashable {
+    let clock: HLCTimestamp
+    let clientFileID: UInt64
+
+    init(_ clock: HLCTimestamp, _ clientFileID: UInt64) {
+        self.clock = clock
+        self.clientFileID = clientFileID
+    }
+
+    init(of changeset: Changeset) { self.init(changeset.clock, changeset.clientFileID) }
+    init(of element: ElementID) { self.init(element.clock, element.clientFileID) }
+
+    static func < (a: WriteTime, b: WriteTime) -> Bool { (a.clock, a.clientFileID) < (b.clock, b.clientFileID) }
+}
+
+/// What the local changesets not yet acknowledged write, with the latest time of each write: what a
+/// remote instruction is checked against (docs/SYNC.md "How a replica applies a download").
+struct PendingWrites {
+    private(set) var erased = Set<ObjectRef>()
+    private var fields: [ObjectRef: [[String]: WriteTime]] = [:]
+    private var clears: [FieldKey: WriteTime] = [:]
+    private var moves: [ElementKey: WriteTime] = [:]
+    private var elementSets: [ElementKey: WriteTime] = [:]
+    private var setValues: [ValueKey: WriteTime] = [:]
+    private var mapKeys: [MapKey: WriteTime] = [:]
+
+    struct FieldKey: Hashable {
+        let object: ObjectRef
+        let field: String
+    }
+    struct ElementKey: Hashable {
+        let object: ObjectRef
+        let field: String
+        let element: ElementID
+    }
+    struct ValueKey: Hashable {
+        let object: ObjectRef
+        let field: String
+        let value: SyncValue
+    }
+    struct MapKey: Hashable {
+        let object: ObjectRef
+        let field: String
+        let key: String
+    }
+
+    init(_ changesets: [Changeset]) {
+        for changeset in changesets {
+            let time = WriteTime(of: changeset)
+            for instruction in changeset.instructions { note(instruction, at: time) }
+        }
+    }
+
+    private static func later(_ a: WriteTime?, _ b: WriteTime) -> WriteTime { a.map { max($0, b) } ?? b }
+
+    private mutating func note(_ instruction: Instruction, at time: WriteTime) {
+        switch instruction {
+        case .erase(let o): erased.insert(o)
+        case .create(let o, let fields):
+            for field in fields {
+                self.fields[o, default: [:]][[field.name]] = Self.later(self.fields[o]?[[field.name]], time)
+            }
+        case .set(let o, let path, _): fields[o, default: [:]][path] = Self.later(fields[o]?[path], time)
+        case .listClear(let o, let field):
+            let key = FieldKey(object: o, field: field)
+            clears[key] = Self.later(clears[key], time)
+        case .listMove(let o, let field, let e, _):
+            let key = ElementKey(object: o, field: field, element: e)
+            moves[key] = Self.later(moves[key], time)
+        case .listSet(let o, let field, let e, _):
+            let key = ElementKey(object: o, field: field, element: e)
+            elementSets[key] = Self.later(elementSets[key], time)
+        case .setAdd(let o, let field, let v), .setRemove(let o, let field, let v):
+            let key = ValueKey(object: o, field: field, value: v)
+            setValues[key] = Self.later(setValues[key], time)
+        case .mapPut(let o, let field, let k, _), .mapRemove(let o, let field, let k):
+            let key = MapKey(object: o, field: field, key: k)
+            mapKeys[key] = Self.later(mapKeys[key], time)
+        case .listInsert, .listErase:
+            break
+        }
+    }
+
+    /// A local write to `path` or to one of its ancestors (a replacement) is later than `time`.
+    func fieldIsLater(_ o: ObjectRef, _ path: [String], than time: WriteTime) -> Bool {
+        guard let times = fields[o] else { return false }
+        return (1...max(1, path.count)).contains { times[Array(path.prefix($0))].map { $0 > time } ?? false }
+    }
+
+    func clearIsLater(_ o: ObjectRef, _ field: String, than time: WriteTime) -> Bool {
+        clears[FieldKey(object: o, field: field)].map { $0 > time } ?? false
+    }
+
+    func moveIsLater(_ o: ObjectRef, _ field: String, _ e: ElementID, than time: WriteTime) -> Bool {
+        moves[ElementKey(object: o, field: field, element: e)].map { $0 > time } ?? false
+    }
+
+    func elementSetIsLater(_ o: ObjectRef, _ field: String, _ e: ElementID, than time: WriteTime) -> Bool {
+        elementSets[ElementKey(object: o, field: field, element: e)].map { $0 > time } ?? false
+    }
+
+    func setValueIsLater(_ o: ObjectRef, _ field: String, _ v: SyncValue, than time: WriteTime) -> Bool {
+        setValues[ValueKey(object: o, field: field, value: v)].map { $0 > time } ?? false
+    }
+
+    func mapKeyIsLater(_ o: ObjectRef, _ field: String, _ k: String, than time: WriteTime) -> Bool {
+        mapKeys[MapKey(object: o, field: field, key: k)].map { $0 > time } ?? false
+    }
+}
