@@ -28,6 +28,9 @@ final class ChangesetRecorder: CommitRecorder {
     }
 
     func willCommit(_ realm: Realm, changes: ChangeSet) throws {
+        // A commit that changed no object (the one creating a new file, among others) records
+        // nothing; it may come before the client's tables exist.
+        guard !changes.isEmpty else { return }
         let store = ClientStore(realm: realm)
         if applying.load(ordering: .sequentiallyConsistent) {
             try refreshMirrors(realm, store: store, changes: changes)

@@ -1,0 +1,80 @@
+import Foundation
+import RealmDatabase
+import XCTest
+
+@testable import RealmSync
+
+/// A wall clock that stands where the test puts it.
+final class ManualWallClock: WallClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var now: UInt64
+
+    init(_ now: UInt64 = 1_000_000) { self.now = now }
+
+    func nowMilliseconds() -> UInt64 { lock.withLock { now } }
+    func advance(_ milliseconds: UInt64) { lock.withLock { now += milliseconds } }
+}
+
+/// A folder of its own per test, removed when the test ends.
+final class ClientTestFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("client-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func configuration(_ name: String) -> Realm.Configuration {
+        Realm.Configuration(fileURL: url.appendingPathComponent(name + ".realm"), schema: ClientTestSchema.schema)
+    }
+}
+
+enum ClientTestSchema {
+    /// Person (synced: a primary key) with every kind of field; Address embedded; Note local (no key).
+    static var schema: Schema {
+        Schema([
+            ObjectSchema(
+                className: "Person",
+                properties: [
+                    Property(name: "id", type: .string, isPrimaryKey: true),
+                    Property(name: "name", type: .string),
+                    Property(name: "age", type: .int),
+                    Property(name: "friend", type: .object, objectClassName: "Person", isOptional: true),
+                    Property(name: "tags", type: .string, collection: .list),
+                    Property(name: "scores", type: .int, collection: .set),
+                    Property(name: "attrs", type: .string, collection: .map),
+                    Property(name: "address", type: .object, objectClassName: "Address", isOptional: true),
+                    Property(name: "addresses", type: .object, objectClassName: "Address", collection: .list),
+                ], primaryKey: "id"),
+            ObjectSchema(
+                className: "Address",
+                properties: [Property(name: "city", type: .string), Property(name: "zip", type: .string)],
+                isEmbedded: true),
+            ObjectSchema(className: "Note", properties: [Property(name: "text", type: .string)]),
+        ])
+    }
+}
+
+extension SyncClient {
+    /// The local changesets not yet acknowledged, as stored.
+    func storedHistory() throws -> [Changeset] { try ClientStore(realm: realm).history() }
+
+    /// The instructions of the last stored changeset.
+    func lastInstructions() throws -> [Instruction] { try storedHistory().last?.instructions ?? [] }
+
+    /// The person with primary key `id`, failing the test when there is none.
+    func person(_ id: String, file: StaticString = #filePath, line: UInt = #line) throws -> DynamicObject {
+        let found = try realm.object(ofType: "Person", forPrimaryKey: .string(id))
+        return try XCTUnwrap(found, "no person \(id)", file: file, line: line)
+    }
+
+    /// Gives the file its id as a server's `ident` would.
+    func identify(as clientFileID: UInt64, session: UInt32 = 1) throws {
+        _ = try connect(session: session)
+        _ = try receive(.ident(session: session, clientFileID: clientFileID, salt: 7))
+    }
+}
+
+func ref(_ id: String) -> ObjectRef { ObjectRef("Person", .string(id)) }
