@@ -1,0 +1,252 @@
+import Foundation
+import RealmDatabase
+import XCTest
+
+@testable import RealmSync
+
+final class ClientDownloadTests: XCTestCase {
+    private var folder: ClientTestFolder!
+    private let wall = ManualWallClock()
+
+    override func setUpWithError() throws { folder = try ClientTestFolder() }
+    override func tearDown() { folder = nil }
+
+    private func client(_ name: String, id: UInt64? = nil) throws -> SyncClient {
+        let client = try SyncClient(configuration: folder.configuration(name), user: "u", wallClock: wall)
+        if let id { try client.identify(as: id) }
+        return client
+    }
+
+    /// A changeset of another client (file 9) at `clock` milliseconds, integrated at `serverVersion`.
+    private func remote(_ serverVersion: UInt64, clock: UInt64, _ instructions: [Instruction]) -> IntegratedChangeset {
+        IntegratedChangeset(
+            serverVersion: serverVersion,
+            origin: Changeset(
+                clientVersion: serverVersion, basedOnServerVersion: serverVersion - 1,
+                clock: HLCTimestamp(milliseconds: clock, counter: 0), clientFileID: 9, instructions: instructions))
+    }
+
+    private func download(_ changesets: [IntegratedChangeset], cursor: UInt64, ack: UInt64 = 0) -> SyncMessage {
+        .download(session: 1, downloadCursor: cursor, uploadAcknowledged: ack, changesets: changesets)
+    }
+
+    private func name(_ client: SyncClient, _ id: String) throws -> RealmValue {
+        try client.person(id).value(forKey: "name")
+    }
+
+    func testADownloadIsOneTransactionThatRecordsNothing() throws {
+        let a = try client("a", id: 1)
+        final class Counter { var count = 0 }
+        let counter = Counter()
+        let token = try a.realm.observe { _, _ in counter.count += 1 }
+        defer { token.invalidate() }
+        let message = download(
+            [
+                remote(1, clock: 10, [.create(ref("x"), fields: [SyncField("name", .string("X"))])]),
+                remote(2, clock: 11, [.create(ref("y"), fields: [SyncField("name", .string("Y"))])]),
+            ], cursor: 2)
+        XCTAssertEqual(try a.receive(message), [])
+        XCTAssertEqual(counter.count, 1)
+        XCTAssertEqual(try name(a, "x"), .string("X"))
+        XCTAssertEqual(try name(a, "y"), .string("Y"))
+        XCTAssertEqual(try a.storedHistory(), [])
+        XCTAssertFalse(a.hasUnacknowledgedChanges)
+        XCTAssertEqual(a.downloadCursor, 2)
+        XCTAssertEqual(try a.pendingUploads(), [])
+    }
+
+    func testARemoteFieldWriteLosesToALaterPendingLocalWriteOnly() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("x"), fields: [])])], cursor: 1))
+        try a.realm.write { try a.person("x").setValue(.string("local"), forKey: "name") }
+        let earlier = wall.nowMilliseconds() - 100
+        _ = try a.receive(
+            download(
+                [
+                    remote(
+                        2, clock: earlier,
+                        [
+                            .set(ref("x"), path: ["name"], value: .string("remote")),
+                            .set(ref("x"), path: ["age"], value: .int(4)),
+                        ])
+                ], cursor: 2))
+        XCTAssertEqual(try name(a, "x"), .string("local"))
+        XCTAssertEqual(try a.person("x").value(forKey: "age"), .int(4))
+        _ = try a.receive(
+            download(
+                [
+                    remote(
+                        3, clock: wall.nowMilliseconds() + 100,
+                        [.set(ref("x"), path: ["name"], value: .string("later"))])
+                ],
+                cursor: 3))
+        XCTAssertEqual(try name(a, "x"), .string("later"))
+    }
+
+    func testARemoteEraseDeletesAndVoidsPendingWrites() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("x"), fields: [])])], cursor: 1))
+        try a.realm.write {
+            try a.person("x").setValue(.string("local"), forKey: "name")
+            try a.person("x").dynamicList("tags").append(.string("t"))
+            _ = try a.realm.create("Person", value: ["id": "z"])
+        }
+        _ = try a.receive(download([remote(2, clock: 20, [.erase(ref("x"))])], cursor: 2))
+        XCTAssertNil(try a.realm.object(ofType: "Person", forPrimaryKey: "x"))
+        let history = try a.storedHistory()
+        XCTAssertEqual(history.count, 1)
+        XCTAssertEqual(history.first?.instructions.map(\.object), [ref("z")])
+    }
+
+    func testARemoteListInsertIsPlacedByPositionAndIDAndAClearKeepsLaterInserts() throws {
+        let a = try client("a", id: 1)
+        let e1 = ElementID(clock: HLCTimestamp(milliseconds: 10, counter: 0), clientFileID: 9, index: 0)
+        let e2 = ElementID(clock: HLCTimestamp(milliseconds: 11, counter: 0), clientFileID: 9, index: 0)
+        let between = FractionalPosition.between(.first, nil)
+        _ = try a.receive(
+            download(
+                [
+                    remote(1, clock: 10, [.create(ref("x"), fields: [])]),
+                    remote(
+                        2, clock: 11,
+                        [.listInsert(ref("x"), field: "tags", element: e2, position: between, value: .string("b"))]),
+                    remote(
+                        3, clock: 12,
+                        [.listInsert(ref("x"), field: "tags", element: e1, position: .first, value: .string("a"))]),
+                ], cursor: 3))
+        XCTAssertEqual(try a.person("x").dynamicList("tags").values(), ["a", "b"])
+        try a.realm.write { try a.person("x").dynamicList("tags").append("c") }
+        let clearTime = wall.nowMilliseconds() - 1  // before the local insert of "c", after a and b
+        _ = try a.receive(download([remote(4, clock: clearTime, [.listClear(ref("x"), field: "tags")])], cursor: 4))
+        XCTAssertEqual(try a.person("x").dynamicList("tags").values(), ["c"])
+    }
+
+    func testTwoClientsExchangingChangesetsByHandConverge() throws {
+        let a = try client("a", id: 1)
+        let b = try client("b", id: 2)
+        var serverVersion: UInt64 = 0
+        /// Integrates `from`'s uploads and downloads them to `to`, as a server without conflicts would.
+        func exchange(from: SyncClient, to: SyncClient) throws {
+            guard case .upload(_, let changesets)? = try from.pendingUploads().first else { return }
+            let integrated = changesets.map { changeset -> IntegratedChangeset in
+                serverVersion += 1
+                return IntegratedChangeset(serverVersion: serverVersion, origin: changeset)
+            }
+            _ = try to.receive(download(integrated, cursor: serverVersion, ack: to.uploadAcknowledged))
+            _ = try from.receive(
+                download([], cursor: serverVersion, ack: changesets.last?.clientVersion ?? 0))
+        }
+        try a.realm.write {
+            _ = try a.realm.create(
+                "Person",
+                value: [
+                    "id": "p", "name": "P", "tags": ["1", "2", "3"], "scores": [1], "attrs": ["k": "v"],
+                    "address": ["city": "Oslo", "zip": "0"],
+                ])
+        }
+        try b.realm.write { _ = try b.realm.create("Person", value: ["id": "q", "name": "Q", "tags": ["x"]]) }
+        try exchange(from: a, to: b)
+        try exchange(from: b, to: a)
+        XCTAssertEqual(try a.canonicalState(), try b.canonicalState())
+
+        wall.advance(10)
+        try a.realm.write {
+            let q = try a.person("q")
+            try q.dynamicList("tags").insert("w", at: 0)
+            try q.setValue(.object(try a.person("p")), forKey: "friend")
+        }
+        try b.realm.write {
+            let p = try b.person("p")
+            try p.dynamicList("tags").move(from: 0, to: 2)
+            try p.dynamicList("tags").remove(at: 0)
+            try p.dynamicMutableSet("scores").insert(.int(5))
+            try p.dynamicMap("attrs").setValue("v2", forKey: "k")
+            guard case .object(let address) = try p.value(forKey: "address") else { return XCTFail("no address") }
+            try address.setValue("Bergen", forKey: "city")
+        }
+        try exchange(from: a, to: b)
+        try exchange(from: b, to: a)
+        let state = try a.canonicalState()
+        let other = try b.canonicalState()
+        XCTAssertEqual(state, other, state.differences(from: other).joined(separator: "\n"))
+        XCTAssertEqual(
+            state.objects[ref("p")]?.first { $0.name == "tags" }?.value, .list([.string("3"), .string("1")]))
+        XCTAssertEqual(
+            state.objects[ref("q")]?.first { $0.name == "tags" }?.value, .list([.string("w"), .string("x")]))
+        XCTAssertFalse(a.hasUnacknowledgedChanges)
+        XCTAssertFalse(b.hasUnacknowledgedChanges)
+    }
+
+    func testAReopenedClientResumesWithItsHistory() throws {
+        var a: SyncClient? = try client("a", id: 1)
+        try a?.realm.write { _ = try a?.realm.create("Person", value: ["id": "p"]) }
+        try a?.realm.write { try a?.person("p").setValue("n", forKey: "name") }
+        guard case .upload(_, let sent)? = try a?.pendingUploads().first else { return XCTFail("nothing uploaded") }
+        a = nil  // a crash: no disconnect
+        let reopened = try client("a")
+        XCTAssertEqual(
+            try reopened.connect(session: 3),
+            [
+                .bind(session: 3, user: "u", needsClientFileID: false),
+                .identify(session: 3, clientFileID: 1, salt: 7, downloadCursor: 0, classes: ["Person"]),
+            ])
+        XCTAssertEqual(try reopened.pendingUploads(), [.upload(session: 3, changesets: sent)])
+        XCTAssertEqual(sent.map(\.clientVersion), [1, 2])
+        XCTAssertEqual(try reopened.pendingUploads(), [], "sent once per connection")
+    }
+
+    func testTheAllocatedIDReplacesTheProvisionalOneBeforeUpload() throws {
+        let a = try client("a")
+        try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p", "tags": ["t", "u"]]) }
+        XCTAssertEqual(try a.connect(session: 1), [.bind(session: 1, user: "u", needsClientFileID: true)])
+        XCTAssertEqual(try a.pendingUploads(), [], "no upload before the file has its id")
+        _ = try a.receive(.ident(session: 1, clientFileID: 5, salt: 7))
+        guard case .upload(_, let changesets)? = try a.pendingUploads().first else { return XCTFail("no upload") }
+        XCTAssertEqual(changesets.map(\.clientFileID), [5])
+        guard case .listInsert(_, _, let e, _, _)? = changesets.first?.instructions.dropFirst().first else {
+            return XCTFail("\(changesets)")
+        }
+        XCTAssertEqual(e.clientFileID, 5)
+        try a.realm.write { try a.person("p").dynamicList("tags").remove(at: 0) }
+        XCTAssertEqual(try a.lastInstructions(), [.listErase(ref("p"), field: "tags", element: e)])
+    }
+
+    func testABootstrapAppliesAfterItsLastBatchAndKeepsLocalCommits() throws {
+        let a = try client("a", id: 1)
+        try a.realm.write { _ = try a.realm.create("Person", value: ["id": "mine", "name": "M"]) }
+        let e = ElementID(clock: HLCTimestamp(milliseconds: 3, counter: 0), clientFileID: 9, index: 0)
+        let e2 = ElementID(clock: HLCTimestamp(milliseconds: 3, counter: 0), clientFileID: 9, index: 1)
+        let x = ObjectSnapshot(
+            object: ref("x"), fields: [SyncField("name", .string("X"))],
+            lists: [
+                ListSnapshot(
+                    field: "tags",
+                    elements: [
+                        .init(id: e, position: .first, value: .string("t")),
+                        .init(id: e2, position: .between(.first, nil), value: .string("u")),
+                    ])
+            ],
+            sets: [SetSnapshot(field: "scores", values: [.int(2)])],
+            maps: [MapSnapshot(field: "attrs", entries: [SyncField("k", .string("v"))])])
+        let y = ObjectSnapshot(object: ref("y"), fields: [SyncField("name", .string("Y"))])
+        _ = try a.receive(.bootstrap(session: 1, serverVersion: 7, objects: [x], isLast: false, progress: 0.5))
+        XCTAssertNil(try a.realm.object(ofType: "Person", forPrimaryKey: "x"))
+        _ = try a.receive(.bootstrap(session: 1, serverVersion: 7, objects: [y], isLast: true, progress: 1))
+        XCTAssertEqual(a.downloadCursor, 7)
+        let state = try a.canonicalState()
+        XCTAssertEqual(Set(state.objects.keys), [ref("x"), ref("y"), ref("mine")])
+        XCTAssertEqual(
+            state.objects[ref("x")], CanonicalState.fields(of: x).mergedWithDefaults(from: state.objects[ref("x")]))
+        XCTAssertEqual(try a.storedHistory().count, 1)
+        try a.realm.write { try a.person("x").dynamicList("tags").remove(at: 0) }
+        XCTAssertEqual(try a.lastInstructions(), [.listErase(ref("x"), field: "tags", element: e)])
+    }
+}
+
+extension [SyncField] {
+    /// These fields, plus those of `other` missing here (schema defaults a snapshot leaves out), by name.
+    func mergedWithDefaults(from other: [SyncField]?) -> [SyncField] {
+        let names = Set(map(\.name))
+        return (self + (other ?? []).filter { !names.contains($0.name) }).sorted { $0.name < $1.name }
+    }
+}
