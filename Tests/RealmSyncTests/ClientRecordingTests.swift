@@ -34,6 +34,15 @@ final class ClientRecordingTests: XCTestCase {
         XCTAssertEqual(history[1].instructions, [.set(ref("a"), path: ["age"], value: .int(3))])
     }
 
+    func testAnotherInstanceOfTheSyncedConfigurationRecordsToo() throws {
+        let other = try Realm(configuration: client.realm.configuration)
+        try other.write { _ = try other.create("Person", value: ["id": "o"]) }
+        try addPerson("a")
+        let history = try client.storedHistory()
+        XCTAssertEqual(history.map(\.clientVersion), [1, 2])
+        XCTAssertEqual(history.first?.instructions.map(\.object), [ref("o")])
+    }
+
     func testACommitOfOnlyLocalClassesRecordsNothing() throws {
         try client.realm.write { _ = try client.realm.create("Note", value: ["text": "x"]) }
         XCTAssertEqual(try client.storedHistory(), [])
