@@ -141,7 +141,7 @@ final class ClientDownloadTests: XCTestCase {
                 "Person",
                 value: [
                     "id": "p", "name": "P", "tags": ["1", "2", "3"], "scores": [1], "attrs": ["k": "v"],
-                    "address": ["city": "Oslo", "zip": "0"],
+                    "address": ["city": "Oslo", "zip": "0"], "addresses": [["city": "Rome", "zip": "1"]],
                 ])
         }
         try b.realm.write { _ = try b.realm.create("Person", value: ["id": "q", "name": "Q", "tags": ["x"]]) }
@@ -163,6 +163,8 @@ final class ClientDownloadTests: XCTestCase {
             try p.dynamicMap("attrs").setValue("v2", forKey: "k")
             guard case .object(let address) = try p.value(forKey: "address") else { return XCTFail("no address") }
             try address.setValue("Bergen", forKey: "city")
+            guard case .object(let element) = try p.dynamicList("addresses")[0] else { return XCTFail("no element") }
+            try element.setValue("Milan", forKey: "city")
         }
         try exchange(from: a, to: b)
         try exchange(from: b, to: a)
@@ -173,6 +175,9 @@ final class ClientDownloadTests: XCTestCase {
             state.objects[ref("p")]?.first { $0.name == "tags" }?.value, .list([.string("3"), .string("1")]))
         XCTAssertEqual(
             state.objects[ref("q")]?.first { $0.name == "tags" }?.value, .list([.string("w"), .string("x")]))
+        XCTAssertEqual(
+            state.objects[ref("p")]?.first { $0.name == "addresses" }?.value,
+            .list([.embedded([SyncField("city", .string("Milan")), SyncField("zip", .string("1"))])]))
         XCTAssertFalse(a.hasUnacknowledgedChanges)
         XCTAssertFalse(b.hasUnacknowledgedChanges)
     }
