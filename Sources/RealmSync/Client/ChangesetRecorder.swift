@@ -51,7 +51,7 @@ final class ChangesetRecorder: CommitRecorder {
         try store.setNumber(.lastClock, reading.rawValue)
     }
 
-    /// After a download: the keys of created and deleted objects, and the content of their sets and maps.
+    /// After a download: the keys of created and deleted objects, and the mirrors of their collections.
     private func refreshMirrors(_ realm: Realm, store: ClientStore, changes: ChangeSet) throws {
         let builder = ChangesetBuilder(realm: realm, store: store, syncedClasses: syncedClasses)
         for (className, classChanges) in changes.classes where syncedClasses.contains(className) {
@@ -64,8 +64,7 @@ final class ChangesetRecorder: CommitRecorder {
             for key in touched {
                 guard let object = try realm.object(ofType: className, forKey: key) else { continue }
                 try store.rememberKey(className, key, try SyncValueConversion.ref(of: object))
-                for property in schema.persistedProperties
-                where property.collection == .set || property.collection == .map {
+                for property in schema.persistedProperties where property.isCollection {
                     try CollectionDiff(store: store).refreshMirror(for: property, of: object, key: key)
                 }
             }

@@ -161,6 +161,16 @@ struct ClientStore {
         try realm.executeSQL("DELETE FROM _sync_list WHERE tbl = ? AND row = ?", [.text(table), .integer(row)])
     }
 
+    /// Forgets the mirror rows of elements the list no longer has: rows the realm removed on its
+    /// own (an element linking to a deleted object), which no instruction recorded.
+    func pruneListMirror(table: String, owner: Int64) throws {
+        try realm.executeSQL(
+            """
+            DELETE FROM _sync_list WHERE tbl = ? AND owner = ?
+            AND row NOT IN (SELECT _row FROM \(Realm.quoteSQLName(table)) WHERE owner = ?)
+            """, [.text(table), .integer(owner), .integer(owner)])
+    }
+
     func forgetList(table: String, owner: Int64) throws {
         try realm.executeSQL("DELETE FROM _sync_list WHERE tbl = ? AND owner = ?", [.text(table), .integer(owner)])
     }

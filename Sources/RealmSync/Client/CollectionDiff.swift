@@ -171,7 +171,8 @@ struct CollectionDiff {
         return try entries.keys.sorted().map { SyncField($0, try SyncValueConversion.syncValue(entries[$0] ?? .null)) }
     }
 
-    /// Moves the mirror of a set or map to its content now, recording nothing (a download wrote it).
+    /// Moves the mirror of a collection to its content now, recording nothing (a download wrote it;
+    /// a list's elements were mirrored one by one, and only rows the realm removed on its own go).
     func refreshMirror(for property: Property, of object: DynamicObject, key: Int64) throws {
         let table = Realm.collectionTableName(object.className, property)
         switch property.collection {
@@ -181,7 +182,9 @@ struct CollectionDiff {
                 table: table, owner: key, now.sorted(by: SyncValue.order).map { SyncField("", $0) })
         case .map:
             try store.setCollectionMirror(table: table, owner: key, try Self.mapContent(object, property.name))
-        case .list, .none:
+        case .list:
+            try store.pruneListMirror(table: table, owner: key)
+        case .none:
             break
         }
     }

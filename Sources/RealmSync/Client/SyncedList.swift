@@ -18,6 +18,7 @@ struct SyncedList {
         self.list = list
         self.table = table
         self.owner = owner
+        try store.pruneListMirror(table: table, owner: owner)
         elements = try store.listMirror(table: table, owner: owner)
         guard elements.count == list.count else {
             throw SyncError(
