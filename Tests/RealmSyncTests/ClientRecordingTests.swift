@@ -43,6 +43,18 @@ final class ClientRecordingTests: XCTestCase {
         XCTAssertEqual(history.first?.instructions.map(\.object), [ref("o")])
     }
 
+    func testASyncedRealmRefusesMigrationsAndClassesWithoutKeys() throws {
+        var configuration = folder.configuration("m")
+        configuration.migrationBlock = { _, _ in }
+        XCTAssertThrowsError(try SyncClient(configuration: configuration, user: "u", wallClock: ManualWallClock())) {
+            XCTAssertEqual(($0 as? SyncError)?.code, .invalidSchemaChange)
+        }
+        XCTAssertThrowsError(
+            try SyncClient(
+                configuration: folder.configuration("n"), user: "u", wallClock: ManualWallClock(), classes: ["Note"])
+        ) { XCTAssertTrue("\($0)".contains("'Note'"), "\($0)") }
+    }
+
     func testACommitOfOnlyLocalClassesRecordsNothing() throws {
         try client.realm.write { _ = try client.realm.create("Note", value: ["text": "x"]) }
         XCTAssertEqual(try client.storedHistory(), [])

@@ -29,12 +29,20 @@ public final class SyncClient {
     public private(set) var downloadCursor: UInt64 = 0
 
     /// Opens (creating if needed) the synced realm file at `configuration`, whose schema must be
-    /// given. `classes`: the classes to sync; nil means every class with a primary key.
+    /// given and which may not migrate (no migration block). `classes`: the classes to sync; nil
+    /// means every class with a primary key.
     public init(
         configuration: Realm.Configuration, user: String, wallClock: any WallClock, classes: [String]? = nil
     ) throws {
         guard let schema = configuration.schema else {
             throw SyncError(.badQuery, "A synced realm needs its schema in the configuration")
+        }
+        // A migration's transaction records no changeset: its changes would never reach the server.
+        if configuration.migrationBlock != nil || configuration.deleteRealmIfMigrationNeeded {
+            throw SyncError(
+                .invalidSchemaChange,
+                "A synced realm cannot be migrated (part 1): remove the migration block and deleteRealmIfMigrationNeeded"
+            )
         }
         let synced = try Self.syncedClasses(schema, requested: classes)
         self.classes = synced
