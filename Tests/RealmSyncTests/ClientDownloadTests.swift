@@ -98,6 +98,37 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(history.first?.instructions.map(\.object), [ref("z")])
     }
 
+    func testARemoteReplacementOfAnEmbeddedObjectVoidsPendingWritesInsideIt() throws {
+        let a = try client("a", id: 1)
+        let oslo = SyncValue.embedded([SyncField("city", .string("Oslo")), SyncField("zip", .string("0"))])
+        _ = try a.receive(
+            download([remote(1, clock: 10, [.create(ref("x"), fields: [SyncField("address", oslo)])])], cursor: 1))
+        try a.realm.write {
+            guard case .object(let address) = try a.person("x").value(forKey: "address") else {
+                return XCTFail("no address")
+            }
+            try address.setValue("Bergen", forKey: "city")
+            try a.person("x").setValue("kept", forKey: "name")
+        }
+        let rome = SyncValue.embedded([SyncField("city", .string("Rome")), SyncField("zip", .string("1"))])
+        _ = try a.receive(
+            download(
+                [remote(2, clock: wall.nowMilliseconds() - 50, [.set(ref("x"), path: ["address"], value: rome)])],
+                cursor: 2))
+        XCTAssertEqual(try a.canonicalState().objects[ref("x")]?.first { $0.name == "address" }?.value, rome)
+        XCTAssertEqual(try a.lastInstructions(), [.set(ref("x"), path: ["name"], value: .string("kept"))])
+    }
+
+    func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
+        let a = try client("a", id: 1)
+        try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }
+        try a.realm.write { try a.realm.executeSQL("UPDATE _sync_history SET changeset = x'0001'") }
+        XCTAssertThrowsError(try a.pendingUploads()) { error in
+            XCTAssertEqual((error as? SyncError)?.code, .badChangeset)
+            XCTAssertTrue("\(error)".contains("stored changeset"), "\(error)")
+        }
+    }
+
     func testARemoteListInsertIsPlacedByPositionAndIDAndAClearKeepsLaterInserts() throws {
         let a = try client("a", id: 1)
         let e1 = ElementID(clock: HLCTimestamp(milliseconds: 10, counter: 0), clientFileID: 9, index: 0)
