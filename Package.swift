@@ -67,10 +67,12 @@ let package = Package(
         // Seeded mutation fuzzing of the query language, schema and plugin loaders and JSON import (issue 6).
         .executableTarget(
             name: "RealmFuzz",
-            dependencies: ["RealmDatabase", "RealmHost", "RealmLua", "LuaSandbox", "CSQLite", "RealmTestSupport"]
+            dependencies: [
+                "RealmDatabase", "RealmHost", "RealmLua", "LuaSandbox", "CSQLite", "RealmSync", "RealmTestSupport",
+            ]
         ),
-        // The query-language fuzzer and the seeded generator shared by realm-fuzz and the tests.
-        .target(name: "RealmTestSupport", dependencies: ["RealmDatabase"]),
+        // The query-language fuzzer, the seeded generator and random sync samples shared by realm-fuzz and the tests.
+        .target(name: "RealmTestSupport", dependencies: ["RealmDatabase", "RealmSync"]),
 
         .testTarget(name: "RealmDatabaseTests", dependencies: ["RealmDatabase", "CSQLite", "RealmTestSupport"]),
         .testTarget(name: "RealmSyncTests", dependencies: ["RealmSync", "RealmDatabase", "RealmTestSupport"]),
