@@ -250,7 +250,8 @@ enum HostFuzzError: Error { case unknownTarget(String) }
 let options = parseOptions()
 let names =
     options.target == "all"
-    ? ["query-grammar", "query", "schema-lua", "schema-json", "plugin", "json", "binding", "changeset"] : [options.target]
+    ? ["query-grammar", "query", "schema-lua", "schema-json", "plugin", "json", "binding", "changeset"]
+    : [options.target]
 installCrashHandlers(path: crashPath(options))
 startWatchdog(seconds: options.hangSeconds)
 var failed = false

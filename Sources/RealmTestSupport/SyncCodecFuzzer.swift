@@ -59,7 +59,8 @@ public struct SyncCodecFuzzer {
         case 5 where !bytes.isEmpty:  // delete a range
             bytes.removeSubrange(at..<min(bytes.count, at + 1 + samples.below(8)))
         case 6:  // invalid UTF-8 and zero bytes
-            bytes.insert(contentsOf: samples.pick([[0xC3], [0xED, 0xA0, 0x80], [0xFF], [0x00], [0xF4, 0x90]]), at: at)
+            bytes.insert(
+                contentsOf: samples.pick([[0xC3], [0xED, 0xA0, 0x80], [0xFF], [0x00], [0xF4, 0x90]]), at: at)
         default:  // trailing bytes
             bytes.append(UInt8(truncatingIfNeeded: samples.uint64()))
         }

@@ -62,7 +62,9 @@ public struct SyncSamples {
         case 0: return .null
         case 1: return .bool(below(2) == 0)
         case 2: return .int(int64())
-        case 3: return .float(pick([Float.nan, -0.0, .infinity, 1.5, Float(bitPattern: UInt32(truncatingIfNeeded: random.next()))]))
+        case 3:
+            return .float(
+                pick([Float.nan, -0.0, .infinity, 1.5, Float(bitPattern: UInt32(truncatingIfNeeded: random.next()))]))
         case 4: return .double(pick([Double.nan, -0.0, -.infinity, 0.1, Double(bitPattern: random.next())]))
         case 5: return .string(pick(Self.strings))
         case 6: return .data(Data((0..<below(20)).map { _ in UInt8(truncatingIfNeeded: random.next()) }))
@@ -70,7 +72,8 @@ public struct SyncSamples {
             let seconds = Int64(below(2_000_000_000)) - 1_000_000_000
             let nanos = Int32(below(1_000_000_000))
             return .date(Timestamp(seconds: seconds, nanoseconds: seconds < 0 ? -nanos : nanos) ?? .epoch)
-        case 8: return .decimal(pick([Decimal128(int64()), .nan, .infinity, Decimal128(string: "-1.25E-300") ?? .zero]))
+        case 8:
+            return .decimal(pick([Decimal128(int64()), .nan, .infinity, Decimal128(string: "-1.25E-300") ?? .zero]))
         case 9: return .objectId(objectId())
         case 10: return .uuid(uuid())
         case 11: return .link(objectRef())

@@ -16,7 +16,9 @@ final class CodecMalformedInputTests: XCTestCase {
     }
 
     /// A changeset encoding with `names` and one instruction written by `body`.
-    func changesetBytes(names: [String] = ["Dog", "tags"], instructions: Int = 1, _ body: (inout ByteWriter) -> Void) -> [UInt8] {
+    func changesetBytes(names: [String] = ["Dog", "tags"], instructions: Int = 1, _ body: (inout ByteWriter) -> Void)
+        -> [UInt8]
+    {
         var w = ByteWriter()
         w.fixed(CodecFormat.changesetMagic)
         w.byte(CodecFormat.version)
@@ -33,7 +35,9 @@ final class CodecMalformedInputTests: XCTestCase {
         file: StaticString = #filePath, line: UInt = #line
     ) {
         XCTAssertThrowsError(try decode(bytes), file: file, line: line) { error in
-            guard let e = error as? SyncError else { return XCTFail("not a SyncError: \(error)", file: file, line: line) }
+            guard let e = error as? SyncError else {
+                return XCTFail("not a SyncError: \(error)", file: file, line: line)
+            }
             XCTAssertEqual(e.code, code, e.message, file: file, line: line)
             XCTAssertTrue(e.message.contains(text), "\(e.message) does not name \(text)", file: file, line: line)
         }
@@ -56,29 +60,60 @@ final class CodecMalformedInputTests: XCTestCase {
     }
 
     func testOverlongAndOverflowingVarintsAreRefused() {
-        assertRefused(SyncValueCodec.decode, valueBytes { $0.byte(ValueTag.int.rawValue); $0.fixed([0x81, 0x00]) },
-                      naming: "overlong varint in an int value")
-        assertRefused(SyncValueCodec.decode,
-                      valueBytes { $0.byte(ValueTag.int.rawValue); $0.fixed(Array(repeating: 0xFF, count: 9) + [0x02]) },
-                      naming: "varint overflowing 64 bits")
-        assertRefused(SyncValueCodec.decode,
-                      valueBytes { $0.byte(ValueTag.int.rawValue); $0.fixed(Array(repeating: 0xFF, count: 12)) },
-                      naming: "overflowing 64 bits")
+        assertRefused(
+            SyncValueCodec.decode,
+            valueBytes {
+                $0.byte(ValueTag.int.rawValue)
+                $0.fixed([0x81, 0x00])
+            },
+            naming: "overlong varint in an int value")
+        assertRefused(
+            SyncValueCodec.decode,
+            valueBytes {
+                $0.byte(ValueTag.int.rawValue)
+                $0.fixed(Array(repeating: 0xFF, count: 9) + [0x02])
+            },
+            naming: "varint overflowing 64 bits")
+        assertRefused(
+            SyncValueCodec.decode,
+            valueBytes {
+                $0.byte(ValueTag.int.rawValue)
+                $0.fixed(Array(repeating: 0xFF, count: 12))
+            },
+            naming: "overflowing 64 bits")
         // The largest value takes exactly ten bytes and is accepted.
         XCTAssertEqual(try SyncValueCodec.decode(valueBytes { $0.value(.int(.min)) }), .int(.min))
     }
 
     func testLengthsBeyondTheInputAreRefused() {
-        assertRefused(SyncValueCodec.decode, valueBytes { $0.byte(ValueTag.string.rawValue); $0.varint(100); $0.fixed([65, 66]) },
-                      naming: "length 100 of a string value beyond the 2 bytes left")
-        assertRefused(SyncValueCodec.decode, valueBytes { $0.byte(ValueTag.data.rawValue); $0.varint(.max) },
-                      naming: "beyond the 0 bytes left")
+        assertRefused(
+            SyncValueCodec.decode,
+            valueBytes {
+                $0.byte(ValueTag.string.rawValue)
+                $0.varint(100)
+                $0.fixed([65, 66])
+            },
+            naming: "length 100 of a string value beyond the 2 bytes left")
+        assertRefused(
+            SyncValueCodec.decode,
+            valueBytes {
+                $0.byte(ValueTag.data.rawValue)
+                $0.varint(.max)
+            },
+            naming: "beyond the 0 bytes left")
     }
 
     func testAbsurdCountsAreRefusedBeforeAllocating() {
-        assertRefused(ChangesetCodec.decode, changesetBytes(instructions: 1 << 40) { _ in }, naming: "instruction count 1099511627776")
-        assertRefused(SyncValueCodec.decode, valueBytes { $0.byte(ValueTag.list.rawValue); $0.varint(UInt64(Int64.max)) },
-                      naming: "the item count of a list value")
+        assertRefused(
+            ChangesetCodec.decode, changesetBytes(instructions: 1 << 40) { _ in },
+            naming: "instruction count 1099511627776")
+        assertRefused(
+            SyncValueCodec.decode,
+            valueBytes {
+                $0.byte(ValueTag.list.rawValue)
+                $0.varint(UInt64(Int64.max))
+            },
+            naming: "the item count of a list value")
         var w = ByteWriter()
         w.fixed(CodecFormat.messageMagic)
         w.byte(CodecFormat.version)
@@ -91,18 +126,36 @@ final class CodecMalformedInputTests: XCTestCase {
     func testBadTagsAreRefused() {
         assertRefused(SyncValueCodec.decode, valueBytes { $0.byte(99) }, naming: "bad value tag 99")
         assertRefused(ChangesetCodec.decode, changesetBytes { $0.fixed([0, 0, 0]) }, naming: "bad instruction tag 0")
-        assertRefused(ChangesetCodec.decode, changesetBytes { $0.byte(InstructionTag.erase.rawValue); $0.varint(0); $0.byte(9) },
-                      naming: "bad primary key tag 9")
-        assertRefused(SyncMessageCodec.decode, SyncMessageCodec.encode(.unbind(session: 1)).prefix(4) + [200, 1], .badSyntax,
-                      naming: "unknown message tag 200")
-        assertRefused(SyncValueCodec.decode, valueBytes { $0.byte(ValueTag.string.rawValue); $0.byte(0); $0.byte(1) },
-                      naming: "1 trailing bytes")
+        assertRefused(
+            ChangesetCodec.decode,
+            changesetBytes {
+                $0.byte(InstructionTag.erase.rawValue)
+                $0.varint(0)
+                $0.byte(9)
+            },
+            naming: "bad primary key tag 9")
+        assertRefused(
+            SyncMessageCodec.decode, SyncMessageCodec.encode(.unbind(session: 1)).prefix(4) + [200, 1], .badSyntax,
+            naming: "unknown message tag 200")
+        assertRefused(
+            SyncValueCodec.decode,
+            valueBytes {
+                $0.byte(ValueTag.string.rawValue)
+                $0.byte(0)
+                $0.byte(1)
+            },
+            naming: "1 trailing bytes")
     }
 
     func testInvalidUTF8IsRefused() {
         for bad: [UInt8] in [[0xC3], [0xED, 0xA0, 0x80], [0xFF], [0xF4, 0x90, 0x80, 0x80]] {
-            assertRefused(SyncValueCodec.decode, valueBytes { $0.byte(ValueTag.string.rawValue); $0.lengthPrefixed(bad) },
-                          naming: "invalid UTF-8 in a string value at byte 5")
+            assertRefused(
+                SyncValueCodec.decode,
+                valueBytes {
+                    $0.byte(ValueTag.string.rawValue)
+                    $0.lengthPrefixed(bad)
+                },
+                naming: "invalid UTF-8 in a string value at byte 5")
         }
 
         var w = ByteWriter()
@@ -116,11 +169,22 @@ final class CodecMalformedInputTests: XCTestCase {
     }
 
     func testInternedIndexOutOfRangeIsRefused() {
-        assertRefused(ChangesetCodec.decode, changesetBytes { $0.byte(InstructionTag.erase.rawValue); $0.varint(2); $0.byte(0) },
-                      naming: "name index 2 of a class out of range (the table has 2)")
-        assertRefused(ChangesetCodec.decode, changesetBytes {
-            $0.byte(InstructionTag.listClear.rawValue); $0.varint(0); $0.byte(PrimaryKeyTag.null.rawValue); $0.varint(.max)
-        }, naming: "name index 18446744073709551615 of a list field out of range")
+        assertRefused(
+            ChangesetCodec.decode,
+            changesetBytes {
+                $0.byte(InstructionTag.erase.rawValue)
+                $0.varint(2)
+                $0.byte(0)
+            },
+            naming: "name index 2 of a class out of range (the table has 2)")
+        assertRefused(
+            ChangesetCodec.decode,
+            changesetBytes {
+                $0.byte(InstructionTag.listClear.rawValue)
+                $0.varint(0)
+                $0.byte(PrimaryKeyTag.null.rawValue)
+                $0.varint(.max)
+            }, naming: "name index 18446744073709551615 of a list field out of range")
     }
 
     func testInvalidPositionsAreRefused() {
@@ -142,15 +206,22 @@ final class CodecMalformedInputTests: XCTestCase {
         for _ in 0...CodecFormat.maximumNesting { value = .list([value]) }
         assertRefused(SyncValueCodec.decode, SyncValueCodec.encode(value), naming: "nesting deeper than 32 levels")
         // Deep nesting made of bytes alone (no recursion in the encoder either).
-        let deep = valueBytes { w in for _ in 0..<100_000 { w.byte(ValueTag.list.rawValue); w.varint(1) } }
+        let deep = valueBytes { w in
+            for _ in 0..<100_000 {
+                w.byte(ValueTag.list.rawValue)
+                w.varint(1)
+            }
+        }
         assertRefused(SyncValueCodec.decode, deep, naming: "nesting deeper than 32 levels")
     }
 
     func testTrailingBytesAreRefused() {
-        let changeset = Changeset(clientVersion: 1, basedOnServerVersion: 0, clock: .zero, clientFileID: 1, instructions: [])
+        let changeset = Changeset(
+            clientVersion: 1, basedOnServerVersion: 0, clock: .zero, clientFileID: 1, instructions: [])
         assertRefused(ChangesetCodec.decode, ChangesetCodec.encode(changeset) + [0], naming: "1 trailing bytes")
-        assertRefused(SyncMessageCodec.decode, SyncMessageCodec.encode(.mark(session: 1, requestID: 2)) + [1, 2], .badSyntax,
-                      naming: "2 trailing bytes")
+        assertRefused(
+            SyncMessageCodec.decode, SyncMessageCodec.encode(.mark(session: 1, requestID: 2)) + [1, 2], .badSyntax,
+            naming: "2 trailing bytes")
     }
 
     func testUnknownVersionAndMagicAreRefused() {
@@ -165,12 +236,25 @@ final class CodecMalformedInputTests: XCTestCase {
     }
 
     func testOtherInvalidFieldsAreRefused() {
-        assertRefused(ChangesetCodec.decode, changesetBytes {
-            $0.byte(InstructionTag.set.rawValue); $0.varint(0); $0.byte(PrimaryKeyTag.null.rawValue); $0.varint(0); $0.byte(0)
-        }, naming: "empty path in a set")
-        assertRefused(SyncValueCodec.decode, valueBytes { $0.byte(ValueTag.date.rawValue); $0.zigzag(5); $0.zigzag(-1) },
-                      naming: "invalid date")
-        assertRefused(SyncValueCodec.decode, valueBytes { $0.byte(ValueTag.true.rawValue + 40) }, naming: "bad value tag")
+        assertRefused(
+            ChangesetCodec.decode,
+            changesetBytes {
+                $0.byte(InstructionTag.set.rawValue)
+                $0.varint(0)
+                $0.byte(PrimaryKeyTag.null.rawValue)
+                $0.varint(0)
+                $0.byte(0)
+            }, naming: "empty path in a set")
+        assertRefused(
+            SyncValueCodec.decode,
+            valueBytes {
+                $0.byte(ValueTag.date.rawValue)
+                $0.zigzag(5)
+                $0.zigzag(-1)
+            },
+            naming: "invalid date")
+        assertRefused(
+            SyncValueCodec.decode, valueBytes { $0.byte(ValueTag.true.rawValue + 40) }, naming: "bad value tag")
         let error = SyncMessageCodec.encode(.error(session: 1, code: .badSyntax, message: "", tryAgain: true))
         var badCode = error
         badCode[6] = 1  // error code 103 → 1 (its low varint byte)

@@ -11,16 +11,20 @@ final class CodecRoundTripTests: XCTestCase {
     static let values: [SyncValue] = [
         .null, .bool(false), .bool(true), .int(0), .int(-1), .int(.max), .int(.min),
         .float(.nan), .float(-0.0), .float(.infinity), .float(1.5),
-        .double(.nan), .double(-0.0), .double(-.infinity), .double(.leastNonzeroMagnitude), .double(.greatestFiniteMagnitude),
+        .double(.nan), .double(-0.0), .double(-.infinity), .double(.leastNonzeroMagnitude),
+        .double(.greatestFiniteMagnitude),
         .string(""), .string("héllo 😀 e\u{301}"), .string("\u{0}"), .data(Data()), .data(Data([0, 255, 1])),
-        .date(Timestamp(seconds: -5, nanoseconds: -7) ?? .epoch), .date(Timestamp(seconds: 253_402_300_799, nanoseconds: 999_999_999) ?? .epoch),
+        .date(Timestamp(seconds: -5, nanoseconds: -7) ?? .epoch),
+        .date(Timestamp(seconds: 253_402_300_799, nanoseconds: 999_999_999) ?? .epoch),
         .decimal(Decimal128(string: "-1.25E-300") ?? .zero), .decimal(.nan), .decimal(.negativeInfinity),
         .objectId(ObjectId(string: "0123456789abcdef01234567") ?? .generate()),
         .uuid(UUID(uuidString: "3B241101-E2BB-4255-8CAF-4136C566A962") ?? UUID()),
         .link(ObjectRef("Person", .string("ann"))), .link(ObjectRef("P", .null)),
         .embedded([]), .list([]), .map([]),
-        .embedded([SyncField("street", .string("Main")), SyncField("tags", .list([.int(1), .null])),
-                   SyncField("attrs", .map([SyncField("k", .bool(true))]))]),
+        .embedded([
+            SyncField("street", .string("Main")), SyncField("tags", .list([.int(1), .null])),
+            SyncField("attrs", .map([SyncField("k", .bool(true))])),
+        ]),
     ]
 
     func testEveryValueKindRoundTrips() throws {
@@ -37,7 +41,9 @@ final class CodecRoundTripTests: XCTestCase {
     func testNestingUpToTheLimitRoundTrips() throws {
         var value = SyncValue.int(1)
         for level in 0..<CodecFormat.maximumNesting {
-            value = level % 3 == 0 ? .embedded([SyncField("e", value)]) : level % 3 == 1 ? .list([value]) : .map([SyncField("k", value)])
+            value =
+                level % 3 == 0
+                ? .embedded([SyncField("e", value)]) : level % 3 == 1 ? .list([value]) : .map([SyncField("k", value)])
         }
         XCTAssertEqual(try SyncValueCodec.decode(SyncValueCodec.encode(value)), value)
     }
@@ -86,9 +92,14 @@ final class CodecRoundTripTests: XCTestCase {
             instructions: [.erase(dog)])
         let snapshot = ObjectSnapshot(
             object: dog, fields: [SyncField("name", .string("Rex"))],
-            lists: [ListSnapshot(field: "tags", elements: [
-                ListSnapshot.Element(id: ElementID(clock: .zero, clientFileID: 1, index: 0), position: .first, value: .int(1))
-            ])],
+            lists: [
+                ListSnapshot(
+                    field: "tags",
+                    elements: [
+                        ListSnapshot.Element(
+                            id: ElementID(clock: .zero, clientFileID: 1, index: 0), position: .first, value: .int(1))
+                    ])
+            ],
             sets: [SetSnapshot(field: "s", values: [.int(1), .int(2)])],
             maps: [MapSnapshot(field: "m", entries: [SyncField("a", .null)])])
         let messages: [SyncMessage] = [
@@ -97,8 +108,9 @@ final class CodecRoundTripTests: XCTestCase {
             .identify(session: 2, clientFileID: 42, salt: 7, downloadCursor: 9, classes: ["Dog", "Person"]),
             .upload(session: 1, changesets: [changeset, changeset]),
             .upload(session: 1, changesets: []),
-            .download(session: 1, downloadCursor: 5, uploadAcknowledged: 3,
-                      changesets: [IntegratedChangeset(serverVersion: 5, origin: changeset)]),
+            .download(
+                session: 1, downloadCursor: 5, uploadAcknowledged: 3,
+                changesets: [IntegratedChangeset(serverVersion: 5, origin: changeset)]),
             .bootstrap(session: 1, serverVersion: 5, objects: [snapshot], isLast: true, progress: 1),
             .bootstrap(session: 1, serverVersion: 5, objects: [], isLast: false, progress: 0.25),
             .mark(session: 1, requestID: 77),

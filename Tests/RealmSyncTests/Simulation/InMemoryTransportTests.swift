@@ -44,7 +44,9 @@ private final class FakeServer: SyncServerEndpoint {
 
     func integratePending() -> [ServerDelivery] {
         defer { unintegrated = [] }
-        return unintegrated.enumerated().map { i, item in ServerDelivery(item.0, .mark(session: 1, requestID: UInt64(i))) }
+        return unintegrated.enumerated().map { i, item in
+            ServerDelivery(item.0, .mark(session: 1, requestID: UInt64(i)))
+        }
     }
 
     func disconnect(_ connection: TransportConnectionID) { disconnected.append(connection) }
@@ -52,9 +54,11 @@ private final class FakeServer: SyncServerEndpoint {
 
 final class InMemoryTransportTests: XCTestCase {
     private func upload(_ n: UInt64) -> SyncMessage {
-        .upload(session: 1, changesets: [
-            Changeset(clientVersion: n, basedOnServerVersion: 0, clock: .zero, clientFileID: 1, instructions: [])
-        ])
+        .upload(
+            session: 1,
+            changesets: [
+                Changeset(clientVersion: n, basedOnServerVersion: 0, clock: .zero, clientFileID: 1, instructions: [])
+            ])
     }
 
     private func makeTransport(seed: UInt64, clients: Int) -> (InMemoryTransport, FakeServer, [FakeClient]) {

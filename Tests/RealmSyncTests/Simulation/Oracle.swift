@@ -40,7 +40,9 @@ struct Oracle {
         guard c.clientVersion == highest + 1 else {
             throw LogError.clientVersionGap(clientFileID: c.clientFileID, expected: highest + 1, found: c.clientVersion)
         }
-        guard v == serverVersion + 1 else { throw LogError.serverVersionOutOfOrder(expected: serverVersion + 1, found: v) }
+        guard v == serverVersion + 1 else {
+            throw LogError.serverVersionOutOfOrder(expected: serverVersion + 1, found: v)
+        }
         serverVersion = v
         highestClientVersion[c.clientFileID] = c.clientVersion
         let w = WriteTime(clock: c.clock, clientFileID: c.clientFileID)

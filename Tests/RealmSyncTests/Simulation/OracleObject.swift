@@ -75,7 +75,8 @@ struct OracleObject {
         }
     }
 
-    private static func replacing(in container: SyncValue, path: ArraySlice<String>, with value: SyncValue) -> SyncValue {
+    private static func replacing(in container: SyncValue, path: ArraySlice<String>, with value: SyncValue) -> SyncValue
+    {
         guard case .embedded(var inner) = container, let step = path.first else { return container }
         let old = inner.first { $0.name == step }?.value ?? .null
         let new = path.count == 1 ? value : replacing(in: old, path: path.dropFirst(), with: value)

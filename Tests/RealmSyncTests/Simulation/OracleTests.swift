@@ -36,7 +36,8 @@ final class OracleTests: XCTestCase {
     /// The state after integrating `changesets` in this order, at server versions 1, 2, …
     func state(_ changesets: [Changeset]) throws -> CanonicalState {
         try Oracle.state(
-            schema: schema, log: changesets.enumerated().map { (serverVersion: UInt64($0.offset + 1), changeset: $0.element) })
+            schema: schema,
+            log: changesets.enumerated().map { (serverVersion: UInt64($0.offset + 1), changeset: $0.element) })
     }
 
     func field(_ state: CanonicalState, _ ref: ObjectRef, _ name: String) -> SyncValue? {
@@ -92,12 +93,16 @@ final class OracleTests: XCTestCase {
     }
 
     func testTwoCreatesOfOnePrimaryKeyMergeFieldByField() throws {
-        let a = commit(1, 1, seen: 0, at: 10, [
-            .create(rex, fields: [SyncField("name", .string("A")), SyncField("age", .int(3))])
-        ])
-        let b = commit(2, 1, seen: 0, at: 20, [
-            .create(rex, fields: [SyncField("name", .string("B")), SyncField("owner", .string("bo"))])
-        ])
+        let a = commit(
+            1, 1, seen: 0, at: 10,
+            [
+                .create(rex, fields: [SyncField("name", .string("A")), SyncField("age", .int(3))])
+            ])
+        let b = commit(
+            2, 1, seen: 0, at: 20,
+            [
+                .create(rex, fields: [SyncField("name", .string("B")), SyncField("owner", .string("bo"))])
+            ])
         for order in [[a, b], [b, a]] {
             let s = try state(order)
             XCTAssertEqual(s.objects.count, 1)
@@ -110,55 +115,81 @@ final class OracleTests: XCTestCase {
     func testConcurrentListInsertsAreAllKeptInTimeOfInsertionOrder() throws {
         let create = commit(1, 1, seen: 0, at: 10, [.create(rex, fields: [])])
         let p = FractionalPosition.first
-        let fromTwo = commit(2, 1, seen: 1, at: 30, [.listInsert(rex, field: "tags", element: element(2, 30), position: p, value: .string("two"))])
-        let fromThree = commit(3, 1, seen: 1, at: 20, [
-            .listInsert(rex, field: "tags", element: element(3, 20), position: p, value: .string("three")),
-            .listInsert(rex, field: "tags", element: element(3, 20, 1), position: .between(p, nil), value: .string("end")),
-        ])
+        let fromTwo = commit(
+            2, 1, seen: 1, at: 30,
+            [.listInsert(rex, field: "tags", element: element(2, 30), position: p, value: .string("two"))])
+        let fromThree = commit(
+            3, 1, seen: 1, at: 20,
+            [
+                .listInsert(rex, field: "tags", element: element(3, 20), position: p, value: .string("three")),
+                .listInsert(
+                    rex, field: "tags", element: element(3, 20, 1), position: .between(p, nil), value: .string("end")),
+            ])
         for order in [[create, fromTwo, fromThree], [create, fromThree, fromTwo]] {
-            XCTAssertEqual(field(try state(order), rex, "tags"), .list([.string("three"), .string("two"), .string("end")]))
+            XCTAssertEqual(
+                field(try state(order), rex, "tags"), .list([.string("three"), .string("two"), .string("end")]))
         }
     }
 
     func testAnEraseWinsOverAConcurrentMoveOrSet() throws {
         let e = element(1, 10)
-        let create = commit(1, 1, seen: 0, at: 10, [
-            .create(rex, fields: []),
-            .listInsert(rex, field: "tags", element: e, position: .first, value: .string("x")),
-            .listInsert(rex, field: "tags", element: element(1, 10, 1), position: .between(.first, nil), value: .string("y")),
-        ])
+        let create = commit(
+            1, 1, seen: 0, at: 10,
+            [
+                .create(rex, fields: []),
+                .listInsert(rex, field: "tags", element: e, position: .first, value: .string("x")),
+                .listInsert(
+                    rex, field: "tags", element: element(1, 10, 1), position: .between(.first, nil), value: .string("y")
+                ),
+            ])
         let erase = commit(2, 1, seen: 1, at: 20, [.listErase(rex, field: "tags", element: e)])
-        let move = commit(3, 1, seen: 1, at: 90, [
-            .listMove(rex, field: "tags", element: e, position: .between(.between(.first, nil), nil)),
-            .listSet(rex, field: "tags", element: e, value: .string("moved")),
-        ])
+        let move = commit(
+            3, 1, seen: 1, at: 90,
+            [
+                .listMove(rex, field: "tags", element: e, position: .between(.between(.first, nil), nil)),
+                .listSet(rex, field: "tags", element: e, value: .string("moved")),
+            ])
         for order in [[create, erase, move], [create, move, erase]] {
             XCTAssertEqual(field(try state(order), rex, "tags"), .list([.string("y")]))
         }
     }
 
     func testInsertsMadeAfterAClearSurviveItAndEarlierOnesDoNot() throws {
-        let create = commit(1, 1, seen: 0, at: 10, [
-            .create(rex, fields: []),
-            .listInsert(rex, field: "tags", element: element(1, 10), position: .first, value: .string("old")),
-        ])
+        let create = commit(
+            1, 1, seen: 0, at: 10,
+            [
+                .create(rex, fields: []),
+                .listInsert(rex, field: "tags", element: element(1, 10), position: .first, value: .string("old")),
+            ])
         let clear = commit(2, 1, seen: 1, at: 50, [.listClear(rex, field: "tags")])
-        let before = commit(3, 1, seen: 1, at: 40, [.listInsert(rex, field: "tags", element: element(3, 40), position: .first, value: .string("before"))])
-        let after = commit(4, 1, seen: 1, at: 60, [.listInsert(rex, field: "tags", element: element(4, 60), position: .first, value: .string("after"))])
-        for order in [[create, clear, before, after], [create, before, after, clear], [create, after, clear, before]] {
+        let before = commit(
+            3, 1, seen: 1, at: 40,
+            [.listInsert(rex, field: "tags", element: element(3, 40), position: .first, value: .string("before"))])
+        let after = commit(
+            4, 1, seen: 1, at: 60,
+            [.listInsert(rex, field: "tags", element: element(4, 60), position: .first, value: .string("after"))])
+        for order in [
+            [create, clear, before, after], [create, before, after, clear], [create, after, clear, before],
+        ] {
             XCTAssertEqual(field(try state(order), rex, "tags"), .list([.string("after")]))
         }
     }
 
     func testSetAndMapWritesOfOneValueTheLaterWins() throws {
         let create = commit(1, 1, seen: 0, at: 10, [.create(rex, fields: [])])
-        let add = commit(2, 1, seen: 1, at: 30, [
-            .setAdd(rex, field: "nicknames", value: .string("r")), .mapPut(rex, field: "attrs", key: "k", value: .int(1)),
-            .setAdd(rex, field: "nicknames", value: .string("b")), .mapPut(rex, field: "attrs", key: "j", value: .int(2)),
-        ])
-        let remove = commit(3, 1, seen: 1, at: 20, [
-            .setRemove(rex, field: "nicknames", value: .string("r")), .mapRemove(rex, field: "attrs", key: "k"),
-        ])
+        let add = commit(
+            2, 1, seen: 1, at: 30,
+            [
+                .setAdd(rex, field: "nicknames", value: .string("r")),
+                .mapPut(rex, field: "attrs", key: "k", value: .int(1)),
+                .setAdd(rex, field: "nicknames", value: .string("b")),
+                .mapPut(rex, field: "attrs", key: "j", value: .int(2)),
+            ])
+        let remove = commit(
+            3, 1, seen: 1, at: 20,
+            [
+                .setRemove(rex, field: "nicknames", value: .string("r")), .mapRemove(rex, field: "attrs", key: "k"),
+            ])
         let laterRemove = commit(3, 2, seen: 1, at: 40, [.setRemove(rex, field: "nicknames", value: .string("b"))])
         for order in [[create, add, remove, laterRemove], [create, remove, laterRemove, add]] {
             let s = try state(order)
@@ -168,12 +199,16 @@ final class OracleTests: XCTestCase {
     }
 
     func testAReplacementOfAnEmbeddedObjectBeatsAConcurrentWriteInsideIt() throws {
-        let create = commit(1, 1, seen: 0, at: 10, [
-            .create(rex, fields: [SyncField("address", .embedded([SyncField("street", .string("Main"))]))])
-        ])
-        let replace = commit(2, 1, seen: 1, at: 20, [
-            .set(rex, path: ["address"], value: .embedded([SyncField("city", .string("Oslo"))]))
-        ])
+        let create = commit(
+            1, 1, seen: 0, at: 10,
+            [
+                .create(rex, fields: [SyncField("address", .embedded([SyncField("street", .string("Main"))]))])
+            ])
+        let replace = commit(
+            2, 1, seen: 1, at: 20,
+            [
+                .set(rex, path: ["address"], value: .embedded([SyncField("city", .string("Oslo"))]))
+            ])
         // Later by the clock, but it had not seen the replacement.
         let inside = commit(3, 1, seen: 1, at: 90, [.set(rex, path: ["address", "street"], value: .string("Side"))])
         let expected = SyncValue.embedded([SyncField("city", .string("Oslo")), SyncField("street", .string(""))])
@@ -186,9 +221,12 @@ final class OracleTests: XCTestCase {
             field(try state([create, replace, seen]), rex, "address"),
             .embedded([SyncField("city", .string("Oslo")), SyncField("street", .string("Side"))]))
         // A write below a null embedded field is dropped.
-        let orphan = commit(2, 1, seen: 0, at: 5, [
-            .create(ObjectRef("Dog", .int(2)), fields: []), .set(ObjectRef("Dog", .int(2)), path: ["address", "city"], value: .string("X")),
-        ])
+        let orphan = commit(
+            2, 1, seen: 0, at: 5,
+            [
+                .create(ObjectRef("Dog", .int(2)), fields: []),
+                .set(ObjectRef("Dog", .int(2)), path: ["address", "city"], value: .string("X")),
+            ])
         XCTAssertEqual(field(try state([orphan]), ObjectRef("Dog", .int(2)), "address"), .null)
     }
 
@@ -208,11 +246,13 @@ final class OracleTests: XCTestCase {
 
     func testACommitIsAppliedWholeInItsOrder() throws {
         // Equal times only happen inside one changeset, where the later instruction wins.
-        let c = commit(1, 1, seen: 0, at: 10, [
-            .create(rex, fields: [SyncField("name", .string("first"))]),
-            .set(rex, path: ["name"], value: .string("second")),
-            .erase(ObjectRef("Dog", .int(9))),
-        ])
+        let c = commit(
+            1, 1, seen: 0, at: 10,
+            [
+                .create(rex, fields: [SyncField("name", .string("first"))]),
+                .set(rex, path: ["name"], value: .string("second")),
+                .erase(ObjectRef("Dog", .int(9))),
+            ])
         let s = try state([c])
         XCTAssertEqual(field(s, rex, "name"), .string("second"))
         XCTAssertEqual(s.objects.count, 1)
