@@ -1,3 +1,4 @@
+import RealmTestSupport
 import XCTest
 
 @testable import RealmSync
@@ -262,6 +263,26 @@ final class CodecMalformedInputTests: XCTestCase {
         var badBool = error
         badBool[badBool.count - 1] = 2
         assertRefused(SyncMessageCodec.decode, badBool, .badSyntax, naming: "bad boolean 2 for tryAgain")
+    }
+
+    func testRandomPayloadsAfterEveryValueTagDecodeOrAreRefused() {
+        var random = SplitMix64(seed: 77)
+        for _ in 0..<20_000 {
+            let tag = UInt8(truncatingIfNeeded: random.next() % 16)
+            let payload = (0..<Int(random.next() % 20)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            let bytes = valueBytes {
+                $0.byte(tag)
+                $0.fixed(payload)
+            }
+            do {
+                let value = try SyncValueCodec.decode(bytes)
+                XCTAssertEqual(try SyncValueCodec.decode(SyncValueCodec.encode(value)), value)
+            } catch let error as SyncError {
+                XCTAssertEqual(error.code, .badChangeset)
+            } catch {
+                XCTFail("not a SyncError: \(error)")
+            }
+        }
     }
 
     func testAMalformedChangesetInsideAMessageIsABadChangeset() {
