@@ -45,6 +45,7 @@ public final class Integrator {
     /// Integrates every upload in ONE store transaction (group commit). Each upload runs in a
     /// savepoint, so a refused one leaves nothing and does not fail the others. Throws only when the
     /// store fails, and then nothing at all was integrated.
+    @discardableResult
     public func integrate(_ uploads: [Upload]) throws -> IntegrationResult {
         let now = wallClock.nowMilliseconds()
         return try store.write { transaction in
