@@ -5,10 +5,10 @@ import XCTest
 
 /// The server engine between fake clients: the messages of docs/SYNC.md's protocol, by hand.
 final class ServerEngineTests: XCTestCase {
-    private let alice = ConnectionID(rawValue: 1)
-    private let bob = ConnectionID(rawValue: 2)
+    let alice = ConnectionID(rawValue: 1)
+    let bob = ConnectionID(rawValue: 2)
 
-    private func server(_ fixture: ServerFixture, options: SyncServerOptions = .init()) throws -> SyncServer {
+    func server(_ fixture: ServerFixture, options: SyncServerOptions = .init()) throws -> SyncServer {
         var next: UInt64 = 1000
         return try SyncServer(
             store: fixture.store, schema: serverTestSchema, wallClock: fixture.wallClock, options: options,
@@ -20,7 +20,7 @@ final class ServerEngineTests: XCTestCase {
 
     /// Binds session 1 on `connection` asking for a client file, identifies it with `cursor`; returns
     /// the file id and salt and what identify answered.
-    private func connect(_ server: SyncServer, _ connection: ConnectionID, cursor: UInt64 = 0) throws
+    func connect(_ server: SyncServer, _ connection: ConnectionID, cursor: UInt64 = 0) throws
         -> (fileID: UInt64, salt: UInt64, replies: [SyncMessage])
     {
         let bound = server.receive(.bind(session: 1, user: "u", needsClientFileID: true), on: connection)
@@ -35,7 +35,7 @@ final class ServerEngineTests: XCTestCase {
         return (fileID, salt, replies.map(\.message))
     }
 
-    private func messages(_ out: [Outgoing], to connection: ConnectionID) -> [SyncMessage] {
+    func messages(_ out: [Outgoing], to connection: ConnectionID) -> [SyncMessage] {
         out.filter { $0.connection == connection }.map(\.message)
     }
 
@@ -222,5 +222,20 @@ final class ServerEngineTests: XCTestCase {
         }
         XCTAssertEqual(objects.map(\.object), [item(1)])
         XCTAssertEqual(try restarted.serverState.history(after: 0, limit: 10).map(\.kept), [create])
+    }
+}
+
+extension ServerEngineTests {
+    func testUploadsOfOneSessionBeforeAnIntegrationAreIntegratedAsOne() throws {
+        let fixture = try ServerFixture()
+        let server = try server(fixture)
+        let a = try connect(server, alice)
+        for version in UInt64(1)...3 {
+            let write = changeset(a.fileID, version, clock: 100 + version, [.create(item(Int64(version)), fields: [])])
+            _ = server.receive(.upload(session: 1, changesets: [write]), on: alice)
+        }
+        XCTAssertEqual(
+            messages(server.integratePending(), to: alice),
+            [.download(session: 1, downloadCursor: 3, uploadAcknowledged: 3, changesets: [])])
     }
 }

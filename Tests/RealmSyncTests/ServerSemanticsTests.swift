@@ -211,3 +211,17 @@ final class ServerSemanticsTests: XCTestCase {
         XCTAssertEqual(try fixture.state.latestServerVersion(), 0)
     }
 }
+
+extension ServerSemanticsTests {
+    func testAPartialEmbeddedObjectIsCompletedWithDefaults() throws {
+        let fixture = try ServerFixture()
+        try fixture.clients(1)
+        try fixture.integrate(
+            changeset(
+                1, 1, clock: 100,
+                [.create(item(1), fields: [SyncField("spec", .embedded([SyncField("color", .string("red"))]))])]))
+        XCTAssertEqual(
+            try fixture.field(item(1), "spec"),
+            .embedded([SyncField("color", .string("red")), SyncField("size", .int(0))]))
+    }
+}

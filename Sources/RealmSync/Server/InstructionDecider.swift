@@ -119,7 +119,9 @@ struct InstructionDecider {
         }
         let current = path.count == 1 ? top : try transaction.field(o, path: path)
         guard time >= (current?.time ?? .zero) else { return false }
-        let isReplacement = try holdsEmbedded(o, path)
+        let property = try rules.property(atPath: path, of: try rules.syncedClass(o.className))
+        let value = rules.normalized(value, for: property)
+        let isReplacement = rules.embeddedClass(of: property) != nil
         if isReplacement { try transaction.forgetFields(of: o, below: path) }
         var written = StoredField(
             value: path.count == 1 ? value : nil, time: time, replacedAt: current?.replacedAt ?? 0,
@@ -135,12 +137,6 @@ struct InstructionDecider {
             try transaction.writeField(o, path: [first], updatedTop)
         }
         return true
-    }
-
-    /// Whether the field at `path` holds an embedded object (so writing it is a replacement).
-    private func holdsEmbedded(_ o: ObjectRef, _ path: [String]) throws -> Bool {
-        let property = try rules.property(atPath: path, of: try rules.syncedClass(o.className))
-        return rules.embeddedClass(of: property) != nil
     }
 
     // MARK: Rule 4: lists

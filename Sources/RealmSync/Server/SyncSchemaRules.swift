@@ -128,6 +128,23 @@ struct SyncSchemaRules {
 
     // MARK: Defaults
 
+    /// An embedded object value as a replica holds it: every field of its class present (missing ones
+    /// at their defaults, collections empty), in name order, recursively. Other values are unchanged.
+    func normalized(_ value: SyncValue, for property: Property) -> SyncValue {
+        guard case .embedded(let given) = value, let embedded = embeddedClass(of: property) else { return value }
+        let fields = embedded.persistedProperties.map { inner -> SyncField in
+            if let field = given.first(where: { $0.name == inner.name }) {
+                return SyncField(inner.name, normalized(field.value, for: inner))
+            }
+            switch inner.collection {
+            case .none: return SyncField(inner.name, defaultValue(of: inner))
+            case .list, .set: return SyncField(inner.name, .list([]))
+            case .map: return SyncField(inner.name, .map([]))
+            }
+        }
+        return .embedded(fields.sorted { $0.name < $1.name })
+    }
+
     /// The value a field of a new object has until written: the schema's default, else null for an
     /// optional field, else the type's zero.
     func defaultValue(of property: Property) -> SyncValue {

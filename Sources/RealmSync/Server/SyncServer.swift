@@ -111,7 +111,12 @@ public final class SyncServer {
         guard let fileID = sessions[key]?.clientFileID else {
             throw SyncError(.badSession, "session \(key.session) uploaded before it identified")
         }
-        pending.append((key, Upload(clientFileID: fileID, changesets: changesets)))
+        // One upload per session per integration: a later message continues the earlier one.
+        if let index = pending.firstIndex(where: { $0.key == key }) {
+            pending[index].upload.changesets += changesets
+        } else {
+            pending.append((key, Upload(clientFileID: fileID, changesets: changesets)))
+        }
         return []
     }
 

@@ -40,6 +40,8 @@ public final class SQLiteSyncStore: SyncStore {
             try connection.execute("COMMIT")
             return result
         } catch {
+            // The body's (or the commit's) error is the one to report; a rollback that fails as well
+            // leaves nothing to do (SQLite has already rolled back on the errors that make it fail).
             try? connection.execute("ROLLBACK")
             throw error
         }

@@ -14,7 +14,18 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     private static let pathSeparator = "\u{1}"
     private static func key(_ path: [String]) -> String { path.joined(separator: pathSeparator) }
 
+    /// Row ids of objects looked up in this transaction. An object's row is never deleted, so an id
+    /// stays valid, except when a savepoint that inserted it is undone: then the cache is dropped.
+    private var objectIDs: [ObjectRef: Int64] = [:]
+
     private func objectID(_ ref: ObjectRef) throws -> Int64? {
+        if let id = objectIDs[ref] { return id }
+        guard let id = try lookUpObjectID(ref) else { return nil }
+        objectIDs[ref] = id
+        return id
+    }
+
+    private func lookUpObjectID(_ ref: ObjectRef) throws -> Int64? {
         let row = try db.row(
             "SELECT id FROM objects WHERE class = ? AND pk = ?",
             [.text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey))])
@@ -332,6 +343,11 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     }
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
-        try db.inSavepoint("sync_upload", body)
+        do {
+            return try db.inSavepoint("sync_upload", body)
+        } catch {
+            objectIDs = [:]
+            throw error
+        }
     }
 }

@@ -135,8 +135,15 @@ final class StoreConnection {
             try execute("RELEASE \(name)")
             return result
         } catch {
-            try? execute("ROLLBACK TO \(name)")
-            try? execute("RELEASE \(name)")
+            // The body's error is the one to report, unless undoing fails too: then the savepoint's
+            // writes may remain, so that failure is reported instead, as a store error, which makes
+            // the whole transaction roll back (the integrator goes on only after refusals).
+            do {
+                try execute("ROLLBACK TO \(name)")
+                try execute("RELEASE \(name)")
+            } catch let undo {
+                throw SyncStoreError("cannot undo savepoint \(name) after \(error): \(undo)")
+            }
             throw error
         }
     }
