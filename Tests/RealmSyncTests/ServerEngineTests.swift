@@ -221,7 +221,7 @@ final class ServerEngineTests: XCTestCase {
             return XCTFail("\(replies)")
         }
         XCTAssertEqual(objects.map(\.object), [item(1)])
-        XCTAssertEqual(try restarted.serverState.history(after: 0, limit: 10).map(\.kept), [create])
+        XCTAssertEqual(try restarted.state.history(after: 0, limit: 10).map(\.kept), [create])
     }
 }
 

@@ -9,7 +9,8 @@ import RealmDatabase
 /// Not thread-safe: its owner serializes calls.
 public final class SyncServer {
     let integrator: Integrator
-    let state: ServerState
+    /// The server's state, for reads (canonical state, integration log, history).
+    public let state: ServerState
     let options: SyncServerOptions
     private let salts: () -> UInt64
     var sessions: [SessionKey: ServerSession] = [:]
@@ -27,9 +28,6 @@ public final class SyncServer {
         self.salts = salts
         _ = try state.latestServerVersion()  // Fails now, not at the first message, on an unreadable store.
     }
-
-    /// The server's state, for reads (canonical state, integration log, history).
-    public var serverState: ServerState { state }
 
     public var hasPendingUploads: Bool { !pending.isEmpty }
 
