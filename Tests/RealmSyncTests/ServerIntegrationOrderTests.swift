@@ -79,6 +79,7 @@ final class ServerIntegrationOrderTests: XCTestCase {
             .listInsert(
                 item(1), field: "tags", element: element(clock: 999_999_999, client: 1), position: .first,
                 value: .string("from the future")),
+            .create(item(1), fields: [SyncField("tags", .list([]))]),
             .setAdd(item(1), field: "tags", value: .string("x")),
             .mapPut(item(1), field: "attrs", key: "k", value: .string("x")),
         ]
@@ -89,6 +90,30 @@ final class ServerIntegrationOrderTests: XCTestCase {
         }
         XCTAssertEqual(try fixture.canonical(), CanonicalState())
         XCTAssertEqual(try fixture.state.latestServerVersion(), 0)
+    }
+
+    func testARefusedUploadLeavesNothingForTheNextUploadOfItsBatch() throws {
+        let fixture = try ServerFixture()
+        try fixture.clients(2)
+        // Its first changeset is decided (and writes) before its second is refused.
+        let refused = [
+            changeset(1, 1, clock: 100, [.create(item(7), fields: [])]),
+            changeset(1, 2, clock: 100, [.set(item(7), path: ["count"], value: .null)]),
+        ]
+        let accepted = changeset(
+            2, 1, clock: 200,
+            [
+                .set(item(7), path: ["count"], value: .int(1)),
+                .create(item(8), fields: [SyncField("count", .int(8))]),
+                .create(item(7), fields: [SyncField("count", .int(7))]),
+            ])
+        let result = try fixture.integrator.integrate([
+            Upload(clientFileID: 1, changesets: refused), Upload(clientFileID: 2, changesets: [accepted]),
+        ])
+        XCTAssertEqual(refusal(result.outcomes.first), .badChangeset)
+        XCTAssertEqual(result.integrated.first?.kept.instructions.count, 2, "the set of a missing object is dropped")
+        XCTAssertEqual(try fixture.field(item(7), "count"), .int(7))
+        XCTAssertEqual(try fixture.field(item(8), "count"), .int(8))
     }
 
     func testAnUploadForAnotherFileOrAnUnknownFileIsRefused() throws {
