@@ -8,7 +8,7 @@ public final class InMemoryTransport {
     private struct Peer {
         let endpoint: any SyncClientEndpoint
         let session: UInt32
-        var connection: TransportConnectionID?
+        var connection: ConnectionID?
         var toServer = MessageQueue()
         var toClient = MessageQueue()
     }
@@ -38,10 +38,11 @@ public final class InMemoryTransport {
         public var delivered = 0, duplicated = 0, dropped = 0, lost = 0, bytes = 0
     }
 
-    private let server: any SyncServerEndpoint
+    private var server: any SyncServerEndpoint
     private let random: () -> UInt64
     private var peers: [Peer] = []
-    private var nextConnection = 1
+    /// A reconnection gets a new id, so the server never mistakes a new connection for an old one.
+    private var nextConnection: UInt64 = 1
     public private(set) var statistics = Statistics()
     /// Errors client endpoints threw on receiving a message (each ended its connection).
     public private(set) var clientErrors: [(client: Int, error: any Error)] = []
@@ -78,7 +79,7 @@ public final class InMemoryTransport {
     @discardableResult
     public func connect(_ client: Int) -> Bool {
         guard peers.indices.contains(client), peers[client].connection == nil else { return false }
-        peers[client].connection = TransportConnectionID(nextConnection)
+        peers[client].connection = ConnectionID(rawValue: nextConnection)
         nextConnection += 1
         enqueueToServer(client, peers[client].endpoint.connect(session: peers[client].session))
         return true
@@ -143,6 +144,20 @@ public final class InMemoryTransport {
         peers[client].connection = nil
         peers[client].endpoint.disconnect()
         server.disconnect(connection)
+    }
+
+    /// The server process crashed and restarted as `server` (on the same store): every connection is
+    /// cut, messages in flight are lost, and the old server, with what it had not integrated, is gone
+    /// without being told. Clients learn it as a dropped connection.
+    public func restartServer(_ server: any SyncServerEndpoint) {
+        for client in peers.indices where isConnected(client) {
+            statistics.lost += peers[client].toServer.count + peers[client].toClient.count
+            peers[client].toServer.removeAll()
+            peers[client].toClient.removeAll()
+            peers[client].connection = nil
+            peers[client].endpoint.disconnect()
+        }
+        self.server = server
     }
 
     // MARK: - The scheduler
@@ -210,7 +225,7 @@ public final class InMemoryTransport {
 
     /// Queues each server message on its connection's client; a message for a connection that is
     /// gone is lost, as on a closed socket.
-    private func route(_ deliveries: [ServerDelivery]) {
+    private func route(_ deliveries: [Outgoing]) {
         for delivery in deliveries {
             guard let client = peers.firstIndex(where: { $0.connection == delivery.connection }) else {
                 statistics.lost += 1

@@ -32,24 +32,24 @@ private final class FakeClient: SyncClientEndpoint {
 /// A server that records every message per connection and, on integration, acknowledges each
 /// upload received since with a `.mark` to its connection.
 private final class FakeServer: SyncServerEndpoint {
-    var received: [(TransportConnectionID, SyncMessage)] = []
-    var unintegrated: [(TransportConnectionID, SyncMessage)] = []
-    var disconnected: [TransportConnectionID] = []
+    var received: [(ConnectionID, SyncMessage)] = []
+    var unintegrated: [(ConnectionID, SyncMessage)] = []
+    var disconnected: [ConnectionID] = []
 
-    func receive(_ message: SyncMessage, on connection: TransportConnectionID) -> [ServerDelivery] {
+    func receive(_ message: SyncMessage, on connection: ConnectionID) -> [Outgoing] {
         received.append((connection, message))
         if case .upload = message { unintegrated.append((connection, message)) }
         return []
     }
 
-    func integratePending() -> [ServerDelivery] {
+    func integratePending() -> [Outgoing] {
         defer { unintegrated = [] }
         return unintegrated.enumerated().map { i, item in
-            ServerDelivery(item.0, .mark(session: 1, requestID: UInt64(i)))
+            Outgoing(connection: item.0, message: .mark(session: 1, requestID: UInt64(i)))
         }
     }
 
-    func disconnect(_ connection: TransportConnectionID) { disconnected.append(connection) }
+    func disconnect(_ connection: ConnectionID) { disconnected.append(connection) }
 }
 
 final class InMemoryTransportTests: XCTestCase {
@@ -144,13 +144,13 @@ final class InMemoryTransportTests: XCTestCase {
         XCTAssertFalse(transport.isConnected(0))
         XCTAssertTrue(transport.isConnected(1))
         XCTAssertEqual(clients[0].disconnects, 1)
-        XCTAssertEqual(server.disconnected, [TransportConnectionID(1)])
+        XCTAssertEqual(server.disconnected, [ConnectionID(rawValue: 1)])
         XCTAssertEqual(transport.statistics.lost, 2)
         // Nothing is delivered on a dropped connection; a reconnection is a new connection.
         XCTAssertFalse(try transport.deliverToServer(from: 0))
         XCTAssertTrue(transport.connect(0))
         try transport.deliverToServer(from: 0)
-        XCTAssertEqual(server.received.last?.0, TransportConnectionID(3))
+        XCTAssertEqual(server.received.last?.0, ConnectionID(rawValue: 3))
         XCTAssertEqual(clients[0].connects, 2)
     }
 
