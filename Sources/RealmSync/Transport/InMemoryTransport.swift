@@ -81,14 +81,25 @@ public final class InMemoryTransport {
         guard peers.indices.contains(client), peers[client].connection == nil else { return false }
         peers[client].connection = ConnectionID(rawValue: nextConnection)
         nextConnection += 1
-        enqueueToServer(client, peers[client].endpoint.connect(session: peers[client].session))
+        asClient(client) { try peers[client].endpoint.connect(session: peers[client].session) }
         return true
     }
 
     /// Queues the uploads of `client`'s new local commits (nothing when disconnected).
     public func flushUploads(_ client: Int) {
         guard isConnected(client) else { return }
-        enqueueToServer(client, peers[client].endpoint.pendingUploads())
+        asClient(client) { try peers[client].endpoint.pendingUploads() }
+    }
+
+    /// Runs one call into a client endpoint and queues what it sends; a thrown error is recorded and
+    /// ends the connection, as a client that failed would close its socket.
+    private func asClient(_ client: Int, _ call: () throws -> [SyncMessage]) {
+        do {
+            enqueueToServer(client, try call())
+        } catch {
+            clientErrors.append((client, error))
+            drop(client)
+        }
     }
 
     /// Delivers the next message from `client` to the server. False when its queue is empty. Throws
@@ -110,12 +121,7 @@ public final class InMemoryTransport {
         guard isConnected(client), let bytes = peers[client].toClient.pop() else { return false }
         let message = try SyncMessageCodec.decode(bytes)
         statistics.delivered += 1
-        do {
-            enqueueToServer(client, try peers[client].endpoint.receive(message))
-        } catch {
-            clientErrors.append((client, error))
-            drop(client)
-        }
+        asClient(client) { try peers[client].endpoint.receive(message) }
         return true
     }
 

@@ -1,11 +1,11 @@
 /// What a transport needs of a sync client (the client engine conforms).
 public protocol SyncClientEndpoint: AnyObject {
-    /// The connection is up: the messages that open `session` (BIND, IDENTIFY, pending uploads…).
-    func connect(session: UInt32) -> [SyncMessage]
+    /// The connection is up: the messages (a thrown error ends the connection) that open `session` (BIND, IDENTIFY, pending uploads…).
+    func connect(session: UInt32) throws -> [SyncMessage]
     /// A message from the server; the replies. A thrown error ends the connection.
     func receive(_ message: SyncMessage) throws -> [SyncMessage]
     /// Uploads of local commits made since the last call (empty when there are none).
-    func pendingUploads() -> [SyncMessage]
+    func pendingUploads() throws -> [SyncMessage]
     /// The connection is gone; messages in flight are lost.
     func disconnect()
 }
