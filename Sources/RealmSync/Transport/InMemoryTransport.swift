@@ -6,7 +6,7 @@
 public final class InMemoryTransport {
     /// One client endpoint and its connection (if up) with its queues.
     private struct Peer {
-        let endpoint: any SyncClientEndpoint
+        var endpoint: any SyncClientEndpoint
         let session: UInt32
         var connection: ConnectionID?
         var toServer = MessageQueue()
@@ -150,6 +150,14 @@ public final class InMemoryTransport {
         peers[client].connection = nil
         peers[client].endpoint.disconnect()
         server.disconnect(connection)
+    }
+
+    /// `client`'s process crashed and restarted as `endpoint` (on the same file): its connection is
+    /// cut (the server is told, as a socket closing would tell it), and the old endpoint is gone.
+    public func restartClient(_ client: Int, as endpoint: any SyncClientEndpoint) {
+        guard peers.indices.contains(client) else { return }
+        drop(client)
+        peers[client].endpoint = endpoint
     }
 
     /// The server process crashed and restarted as `server` (on the same store): every connection is
