@@ -14,6 +14,9 @@ import PackageDescription
 //                    |                 |
 //                 CSQLite          CLuaShim -> CLua
 //
+// RealmSync (sync without a network: changesets, clocks, client and server engines, the SQLite sync
+// store, the in-memory transport) sits on RealmDatabase; realm-bench and realm-fuzz use it.
+//
 // RealmTestSupport (the query fuzzer, SplitMix64) sits beside the executables, over RealmDatabase;
 // it is no product. Every module a target imports is listed in its dependencies.
 let package = Package(
@@ -60,17 +63,19 @@ let package = Package(
         ),
         .executableTarget(
             name: "RealmBench",
-            dependencies: ["RealmDatabase", "RealmLua", "RealmHost", "LuaSandbox", "CSQLite"]
+            dependencies: ["RealmDatabase", "RealmLua", "RealmHost", "LuaSandbox", "CSQLite", "RealmSync"]
         ),
         // A writer the crash-safety tests kill with SIGKILL at random moments.
         .executableTarget(name: "RealmCrashWriter", dependencies: ["RealmDatabase", "RealmHost"]),
         // Seeded mutation fuzzing of the query language, schema and plugin loaders and JSON import (issue 6).
         .executableTarget(
             name: "RealmFuzz",
-            dependencies: ["RealmDatabase", "RealmHost", "RealmLua", "LuaSandbox", "CSQLite", "RealmTestSupport"]
+            dependencies: [
+                "RealmDatabase", "RealmHost", "RealmLua", "LuaSandbox", "CSQLite", "RealmSync", "RealmTestSupport",
+            ]
         ),
-        // The query-language fuzzer and the seeded generator shared by realm-fuzz and the tests.
-        .target(name: "RealmTestSupport", dependencies: ["RealmDatabase"]),
+        // The query-language fuzzer, the seeded generator and random sync samples shared by realm-fuzz and the tests.
+        .target(name: "RealmTestSupport", dependencies: ["RealmDatabase", "RealmSync"]),
 
         .testTarget(name: "RealmDatabaseTests", dependencies: ["RealmDatabase", "CSQLite", "RealmTestSupport"]),
         .testTarget(name: "RealmSyncTests", dependencies: ["RealmSync", "RealmDatabase", "RealmTestSupport"]),

@@ -39,7 +39,7 @@ protocol Workload: Sendable {
 enum Catalog {
     static let workloads: [any Workload] = [
         InsertBulk(), AppendImplicit(), Open(), ReadAll(), QueryCount(), QueryList(), LuaInsertBulk(),
-        SwiftMigration(), LuaMigration(), MigrateTenants(),
+        SwiftMigration(), LuaMigration(), MigrateTenants(), SyncInsertBulk(), SyncIntegrate(),
     ]
     static var names: [String] { workloads.map(\.name) }
 }

@@ -5,7 +5,8 @@
 //   swift build -c release --scratch-path .build-fuzz --product realm-fuzz
 //   .build-fuzz/release/realm-fuzz TARGET [--iterations N] [--seed S] [--corpus DIR] [--hang-seconds T]
 //
-// TARGET is query, query-grammar, schema-lua, schema-json, plugin, json, binding, or all. Inputs are the
+// TARGET is query, query-grammar, schema-lua, schema-json, plugin, json, binding, changeset (the sync
+// decoders: values, changesets, messages), or all. Inputs are the
 // corpus seeds (Tests/FuzzCorpus/<target>/ by default, plus built-in ones) mutated byte by byte,
 // and structured inputs made by the target's generator. Every input must be accepted or refused
 // with a clean error (RealmError, LuaError, HostError); anything else is a failure. A crash
@@ -119,7 +120,7 @@ func parseOptions() -> Options {
     guard !args.isEmpty else {
         FileHandle.standardError.write(
             Data(
-                ("usage: realm-fuzz query|query-grammar|schema-lua|schema-json|plugin|json|binding|all "
+                ("usage: realm-fuzz query|query-grammar|schema-lua|schema-json|plugin|json|binding|changeset|all "
                     + "[--iterations N] [--seed S] [--corpus DIR] [--hang-seconds T] [--slow-seconds T] "
                     + "[--crash-dir DIR] [--replay FILE]... [--avoid TEXT]... [--quiet]\n").utf8))
         exit(2)
@@ -239,6 +240,7 @@ func makeTarget(_ name: String, options: Options) throws -> FuzzTarget {
     case "plugin": return try PluginTarget(extraSeeds: [])
     case "json": return try JSONImportTarget()
     case "binding": return try BindingTarget(avoid: options.avoid)
+    case "changeset": return ChangesetTarget()
     default: throw HostFuzzError.unknownTarget(name)
     }
 }
@@ -248,7 +250,8 @@ enum HostFuzzError: Error { case unknownTarget(String) }
 let options = parseOptions()
 let names =
     options.target == "all"
-    ? ["query-grammar", "query", "schema-lua", "schema-json", "plugin", "json", "binding"] : [options.target]
+    ? ["query-grammar", "query", "schema-lua", "schema-json", "plugin", "json", "binding", "changeset"]
+    : [options.target]
 installCrashHandlers(path: crashPath(options))
 startWatchdog(seconds: options.hangSeconds)
 var failed = false

@@ -9,7 +9,7 @@ import XCTest
 /// hand (each upload integrated whole, in arrival order), end with the same data.
 final class ClientConvergenceTests: XCTestCase {
     private var folder: ClientTestFolder!
-    private let wall = ManualWallClock()
+    private let wall = ManualWallClock.clientStart()
     private var serverVersion: UInt64 = 0
 
     override func setUpWithError() throws { folder = try ClientTestFolder() }

@@ -11,7 +11,8 @@ final class ClientRecordingTests: XCTestCase {
 
     override func setUpWithError() throws {
         folder = try ClientTestFolder()
-        client = try SyncClient(configuration: folder.configuration("a"), user: "u", wallClock: ManualWallClock())
+        client = try SyncClient(
+            configuration: folder.configuration("a"), user: "u", wallClock: ManualWallClock.clientStart())
     }
 
     override func tearDown() {
@@ -46,12 +47,15 @@ final class ClientRecordingTests: XCTestCase {
     func testASyncedRealmRefusesMigrationsAndClassesWithoutKeys() throws {
         var configuration = folder.configuration("m")
         configuration.migrationBlock = { _, _ in }
-        XCTAssertThrowsError(try SyncClient(configuration: configuration, user: "u", wallClock: ManualWallClock())) {
+        XCTAssertThrowsError(
+            try SyncClient(configuration: configuration, user: "u", wallClock: ManualWallClock.clientStart())
+        ) {
             XCTAssertEqual(($0 as? SyncError)?.code, .invalidSchemaChange)
         }
         XCTAssertThrowsError(
             try SyncClient(
-                configuration: folder.configuration("n"), user: "u", wallClock: ManualWallClock(), classes: ["Note"])
+                configuration: folder.configuration("n"), user: "u", wallClock: ManualWallClock.clientStart(),
+                classes: ["Note"])
         ) { XCTAssertTrue("\($0)".contains("'Note'"), "\($0)") }
     }
 

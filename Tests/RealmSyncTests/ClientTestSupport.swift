@@ -4,15 +4,11 @@ import XCTest
 
 @testable import RealmSync
 
-/// A wall clock that stands where the test puts it.
-final class ManualWallClock: WallClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var now: UInt64
+extension ManualWallClock {
+    /// The clock the client tests start from.
+    static func clientStart() -> ManualWallClock { ManualWallClock(1_000_000) }
 
-    init(_ now: UInt64 = 1_000_000) { self.now = now }
-
-    func nowMilliseconds() -> UInt64 { lock.withLock { now } }
-    func advance(_ milliseconds: UInt64) { lock.withLock { now += milliseconds } }
+    func advance(_ milliseconds: UInt64) { set(nowMilliseconds() + milliseconds) }
 }
 
 /// A folder of its own per test, removed when the test ends.

@@ -75,7 +75,7 @@ struct ClientStore {
     func appendHistory(_ changeset: Changeset) throws {
         try realm.executeSQL(
             "INSERT OR REPLACE INTO _sync_history (client_version, changeset) VALUES (?, ?)",
-            [.integer(Int64(bitPattern: changeset.clientVersion)), .blob(Data(StoredChangeset.encode(changeset)))])
+            [.integer(Int64(bitPattern: changeset.clientVersion)), .blob(Data(ClientEncodings.encode(changeset)))])
     }
 
     /// Local changesets after client version `after`, in order.
@@ -87,7 +87,7 @@ struct ClientStore {
             guard case .blob(let data)? = row.first else {
                 throw SyncError(.badChangeset, "A stored changeset of the sync history is not a blob")
             }
-            return try StoredChangeset.decode(Array(data))
+            return try ClientEncodings.decodeChangeset(Array(data))
         }
     }
 
@@ -99,11 +99,9 @@ struct ClientStore {
     // MARK: Object keys
 
     func rememberKey(_ className: String, _ key: Int64, _ ref: ObjectRef) throws {
-        var writer = ClientBinaryWriter()
-        writer.ref(ref)
         try realm.executeSQL(
             "INSERT OR REPLACE INTO _sync_keys (class, key, ref) VALUES (?, ?, ?)",
-            [.text(className), .integer(key), .blob(Data(writer.bytes))])
+            [.text(className), .integer(key), .blob(ClientEncodings.encode(ref))])
     }
 
     /// The reference a deleted object had, forgetting it; nil when it was never recorded.
@@ -112,17 +110,10 @@ struct ClientStore {
             "SELECT ref FROM _sync_keys WHERE class = ? AND key = ?", [.text(className), .integer(key)])
         try realm.executeSQL("DELETE FROM _sync_keys WHERE class = ? AND key = ?", [.text(className), .integer(key)])
         guard case .blob(let data)? = rows.first?.first else { return nil }
-        var reader = ClientBinaryReader(Array(data), what: "object reference")
-        return try reader.ref()
+        return try ClientEncodings.decodeRef(data)
     }
 
     // MARK: List mirror
-
-    static func elementBytes(_ e: ElementID) -> Data {
-        var writer = ClientBinaryWriter()
-        writer.element(e)
-        return Data(writer.bytes)
-    }
 
     /// The mirror of one list, in list order (position, element id).
     func listMirror(table: String, owner: Int64) throws -> [MirroredElement] {
@@ -136,24 +127,21 @@ struct ClientStore {
             guard row.count == 4, case .integer(let r) = row[0], case .blob(let e) = row[1],
                 case .blob(let p) = row[2], case .blob(let v) = row[3]
             else { throw SyncError(.badChangeset, "A list element of '\(table)' has a damaged sync mirror row") }
-            var reader = ClientBinaryReader(Array(e), what: "list element id of '\(table)'")
             guard let position = FractionalPosition(bytes: Array(p)) else {
-                throw reader.damaged("a list position")
+                throw SyncError(.badChangeset, "A stored list position of '\(table)' is not a position")
             }
-            let id = try reader.element()
-            var valueReader = ClientBinaryReader(Array(v), what: "list element value of '\(table)'")
-            return MirroredElement(row: r, id: id, position: position, value: try valueReader.value())
+            return MirroredElement(
+                row: r, id: try ClientEncodings.decodeElement(e, of: table), position: position,
+                value: try ClientEncodings.decodeValue(v))
         }
     }
 
     func mirrorElement(table: String, owner: Int64, _ element: MirroredElement) throws {
-        var value = ClientBinaryWriter()
-        value.value(element.value)
         try realm.executeSQL(
             "INSERT OR REPLACE INTO _sync_list (tbl, row, owner, element, position, value) VALUES (?, ?, ?, ?, ?, ?)",
             [
-                .text(table), .integer(element.row), .integer(owner), .blob(Self.elementBytes(element.id)),
-                .blob(Data(element.position.bytes)), .blob(Data(value.bytes)),
+                .text(table), .integer(element.row), .integer(owner), .blob(ClientEncodings.encode(element.id)),
+                .blob(Data(element.position.bytes)), .blob(ClientEncodings.encode(element.value)),
             ])
     }
 
@@ -188,16 +176,13 @@ struct ClientStore {
         let rows = try realm.querySQL(
             "SELECT content FROM _sync_collection WHERE tbl = ? AND owner = ?", [.text(table), .integer(owner)])
         guard case .blob(let data)? = rows.first?.first else { return nil }
-        var reader = ClientBinaryReader(Array(data), what: "collection mirror of '\(table)'")
-        return try reader.fields()
+        return try ClientEncodings.decodeContent(data, of: table)
     }
 
     func setCollectionMirror(table: String, owner: Int64, _ content: [SyncField]) throws {
-        var writer = ClientBinaryWriter()
-        writer.fields(content)
         try realm.executeSQL(
             "INSERT OR REPLACE INTO _sync_collection (tbl, owner, content) VALUES (?, ?, ?)",
-            [.text(table), .integer(owner), .blob(Data(writer.bytes))])
+            [.text(table), .integer(owner), .blob(ClientEncodings.encode(content))])
     }
 
     func forgetCollection(table: String, owner: Int64) throws {
@@ -231,12 +216,12 @@ extension ClientStore {
     // MARK: Bootstrap batches
 
     func appendBootstrapBatch(serverVersion: UInt64, _ objects: [ObjectSnapshot]) throws {
-        var writer = ClientBinaryWriter()
-        writer.uint64(UInt64(objects.count))
-        for object in objects { writer.snapshot(object) }
         try realm.executeSQL(
             "INSERT INTO _sync_pending_bootstrap (server_version, batch) VALUES (?, ?)",
-            [.integer(Int64(bitPattern: serverVersion)), .blob(Data(writer.bytes))])
+            [
+                .integer(Int64(bitPattern: serverVersion)),
+                .blob(ClientEncodings.encode(bootstrap: objects, serverVersion: serverVersion)),
+            ])
     }
 
     /// Every stored batch's objects, in arrival order, and forgets them.
@@ -248,8 +233,7 @@ extension ClientStore {
             guard case .blob(let data)? = row.first else {
                 throw SyncError(.badChangeset, "A stored bootstrap batch is not a blob")
             }
-            var reader = ClientBinaryReader(Array(data), what: "bootstrap batch")
-            objects += try (0..<reader.count()).map { _ in try reader.snapshot() }
+            objects += try ClientEncodings.decodeBootstrap(data)
         }
         return objects
     }

@@ -45,7 +45,7 @@ struct DownloadApplier {
             guard let object = try SyncValueConversion.object(ref, in: realm) else { return }
             try set(object, ref, path: path, value: value, at: time)
         case .listInsert(_, let field, let element, let position, let value):
-            guard !writes.clearIsLater(ref, field, than: WriteTime(of: element)) else { return }
+            guard !writes.clearIsLater(ref, field, than: WriteTime(insertionOf: element)) else { return }
             try withList(ref, field) { try $0.insert(element, position, value) }
         case .listErase(_, let field, let element):
             try withList(ref, field) { try $0.erase(element) }

@@ -1,22 +1,5 @@
 import RealmDatabase
 
-/// A write's time: the clock of its changeset, ties broken by the client file id (docs/SYNC.md
-/// "The order of writes").
-struct WriteTime: Comparable, Hashable {
-    let clock: HLCTimestamp
-    let clientFileID: UInt64
-
-    init(_ clock: HLCTimestamp, _ clientFileID: UInt64) {
-        self.clock = clock
-        self.clientFileID = clientFileID
-    }
-
-    init(of changeset: Changeset) { self.init(changeset.clock, changeset.clientFileID) }
-    init(of element: ElementID) { self.init(element.clock, element.clientFileID) }
-
-    static func < (a: WriteTime, b: WriteTime) -> Bool { (a.clock, a.clientFileID) < (b.clock, b.clientFileID) }
-}
-
 /// What the local changesets not yet acknowledged write, with the latest time of each write: what a
 /// remote instruction is checked against (docs/SYNC.md "How a replica applies a download").
 struct PendingWrites {

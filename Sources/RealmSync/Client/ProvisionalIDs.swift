@@ -13,18 +13,17 @@ struct ProvisionalIDs {
             changeset.instructions = changeset.instructions.map(rewrite)
             try store.appendHistory(changeset)
         }
-        // Bytes 9…16 of a stored element id are its client file id (`ClientStore.elementBytes`).
+        // Bytes 9…16 of a stored element id are its client file id (`ClientEncodings.encode(_: ElementID)`).
         let rows = try store.realm.querySQL(
             "SELECT tbl, row, element FROM _sync_list WHERE substr(element, 9, 8) = zeroblob(8)")
         for row in rows {
             guard row.count == 3, case .text(let table) = row[0], case .integer(let r) = row[1],
                 case .blob(let bytes) = row[2]
             else { throw SyncError(.badChangeset, "A row of the list mirror is damaged") }
-            var reader = ClientBinaryReader(Array(bytes), what: "list element id of '\(table)'")
-            let element = rewrite(try reader.element())
+            let element = rewrite(try ClientEncodings.decodeElement(bytes, of: table))
             try store.realm.executeSQL(
                 "UPDATE _sync_list SET element = ? WHERE tbl = ? AND row = ?",
-                [.blob(ClientStore.elementBytes(element)), .text(table), .integer(r)])
+                [.blob(ClientEncodings.encode(element)), .text(table), .integer(r)])
         }
     }
 

@@ -13,7 +13,7 @@ import RealmDatabase
 /// their changesets and in the ids of the list elements they inserted). Only this file can have
 /// made them, so they stay unique; the `ident` that brings the real id rewrites them all, in one
 /// transaction, before anything is uploaded.
-public final class SyncClient {
+public final class SyncClient: SyncClientEndpoint {
     /// The replica's realm: local writes go through it as usual.
     public let realm: Realm
     public let user: String

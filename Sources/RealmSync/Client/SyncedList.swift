@@ -83,7 +83,7 @@ struct SyncedList {
 
     /// Erases the elements inserted before the clear.
     mutating func clear(before time: WriteTime) throws {
-        for at in elements.indices.reversed() where WriteTime(of: elements[at].id) < time {
+        for at in elements.indices.reversed() where WriteTime(insertionOf: elements[at].id) < time {
             try list.remove(at: at)
             try store.forgetElement(table: table, row: elements[at].row)
             elements.remove(at: at)

@@ -41,6 +41,31 @@ public enum SyncPrimaryKey: Hashable, Comparable, Sendable, CustomStringConverti
     }
 }
 
+extension SyncPrimaryKey {
+    /// The key as a value (a link's target, a created object's primary-key field, stored bytes).
+    public var value: SyncValue {
+        switch self {
+        case .null: return .null
+        case .int(let v): return .int(v)
+        case .string(let v): return .string(v)
+        case .objectId(let v): return .objectId(v)
+        case .uuid(let v): return .uuid(v)
+        }
+    }
+
+    /// The key a value names; nil for values that cannot be primary keys.
+    public init?(_ value: SyncValue) {
+        switch value {
+        case .null: self = .null
+        case .int(let v): self = .int(v)
+        case .string(let v): self = .string(v)
+        case .objectId(let v): self = .objectId(v)
+        case .uuid(let v): self = .uuid(v)
+        default: return nil
+        }
+    }
+}
+
 /// An object as sync addresses it: its class name and primary key. Local keys never leave a file.
 public struct ObjectRef: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var className: String

@@ -1,0 +1,208 @@
+/// The binary encoding of every `SyncMessage`: the header, a tag per kind, then the kind's fields.
+/// Changesets inside travel as `ChangesetCodec` bodies (each with its own name table).
+public enum SyncMessageCodec {
+    public static func encode(_ message: SyncMessage) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.fixed(CodecFormat.messageMagic)
+        writer.byte(CodecFormat.version)
+        writer.message(message)
+        return writer.bytes
+    }
+
+    /// Throws `SyncError(.badSyntax)` for a malformed message and `SyncError(.badChangeset)` for a
+    /// malformed changeset, value or snapshot inside one, naming what and where.
+    public static func decode(_ bytes: [UInt8]) throws -> SyncMessage {
+        var reader = ByteReader(bytes, code: .badSyntax, subject: "sync message")
+        try reader.header(magic: CodecFormat.messageMagic, version: CodecFormat.version)
+        let message = try reader.message()
+        try reader.expectEnd()
+        return message
+    }
+}
+
+extension ByteWriter {
+    mutating func message(_ message: SyncMessage) {
+        switch message {
+        case .bind(let session, let user, let needsClientFileID):
+            start(.bind, session)
+            string(user)
+            bool(needsClientFileID)
+        case .ident(let session, let clientFileID, let salt):
+            start(.ident, session)
+            varint(clientFileID)
+            varint(salt)
+        case .identify(let session, let clientFileID, let salt, let downloadCursor, let classes):
+            start(.identify, session)
+            varint(clientFileID)
+            varint(salt)
+            varint(downloadCursor)
+            count(classes.count)
+            for name in classes { string(name) }
+        case .upload(let session, let changesets):
+            start(.upload, session)
+            count(changesets.count)
+            for c in changesets { changeset(c) }
+        case .download(let session, let downloadCursor, let uploadAcknowledged, let changesets):
+            start(.download, session)
+            varint(downloadCursor)
+            varint(uploadAcknowledged)
+            count(changesets.count)
+            for c in changesets { integratedChangeset(c) }
+        case .bootstrap(let session, let serverVersion, let objects, let isLast, let progress):
+            start(.bootstrap, session)
+            varint(serverVersion)
+            count(objects.count)
+            for o in objects { snapshot(o) }
+            bool(isLast)
+            littleEndian(progress.bitPattern, width: 8)
+        case .mark(let session, let requestID):
+            start(.mark, session)
+            varint(requestID)
+        case .error(let session, let code, let text, let tryAgain):
+            start(.error, session)
+            varint(UInt64(code.rawValue))
+            string(text)
+            bool(tryAgain)
+        case .unbind(let session):
+            start(.unbind, session)
+        }
+    }
+
+    private mutating func start(_ tag: MessageTag, _ session: UInt32) {
+        byte(tag.rawValue)
+        varint(UInt64(session))
+    }
+
+    mutating func snapshot(_ s: ObjectSnapshot) {
+        objectRef(s.object)
+        namedValues(s.fields)
+        count(s.lists.count)
+        for list in s.lists {
+            string(list.field)
+            count(list.elements.count)
+            for e in list.elements {
+                elementID(e.id)
+                position(e.position)
+                value(e.value)
+            }
+        }
+        count(s.sets.count)
+        for set in s.sets {
+            string(set.field)
+            count(set.values.count)
+            for v in set.values { value(v) }
+        }
+        count(s.maps.count)
+        for map in s.maps {
+            string(map.field)
+            namedValues(map.entries)
+        }
+    }
+}
+
+extension ByteReader {
+    mutating func message() throws -> SyncMessage {
+        let raw = try byte("the message tag")
+        guard let tag = MessageTag(rawValue: raw) else { throw error("unknown message tag \(raw)") }
+        let session = try uint32("the session")
+        switch tag {
+        case .bind:
+            let user = try string("the user")
+            return .bind(session: session, user: user, needsClientFileID: try bool("needsClientFileID"))
+        case .ident:
+            let id = try varint("the client file id")
+            return .ident(session: session, clientFileID: id, salt: try varint("the salt"))
+        case .identify:
+            let id = try varint("the client file id")
+            let salt = try varint("the salt")
+            let cursor = try varint("the download cursor")
+            let n = try count("the class count")
+            var classes: [String] = []
+            classes.reserveCapacity(n)
+            for _ in 0..<n { classes.append(try string("a subscribed class")) }
+            return .identify(session: session, clientFileID: id, salt: salt, downloadCursor: cursor, classes: classes)
+        case .upload:
+            // A changeset takes at least its four numbers and two counts.
+            let n = try count("the changeset count", minimumSize: 6)
+            var changesets: [Changeset] = []
+            changesets.reserveCapacity(n)
+            for _ in 0..<n { changesets.append(try with(code: .badChangeset) { try $0.changeset() }) }
+            return .upload(session: session, changesets: changesets)
+        case .download:
+            let cursor = try varint("the download cursor")
+            let ack = try varint("the acknowledged client version")
+            let n = try count("the changeset count", minimumSize: 7)
+            var changesets: [IntegratedChangeset] = []
+            changesets.reserveCapacity(n)
+            for _ in 0..<n { changesets.append(try with(code: .badChangeset) { try $0.integratedChangeset() }) }
+            return .download(session: session, downloadCursor: cursor, uploadAcknowledged: ack, changesets: changesets)
+        case .bootstrap:
+            return try bootstrap(session: session)
+        case .mark:
+            return .mark(session: session, requestID: try varint("the request id"))
+        case .error:
+            let rawCode = try varint("the error code")
+            guard let small = UInt16(exactly: rawCode), let code = SyncErrorCode(rawValue: small) else {
+                throw error("unknown error code \(rawCode)")
+            }
+            let text = try string("the error message")
+            return .error(session: session, code: code, message: text, tryAgain: try bool("tryAgain"))
+        case .unbind:
+            return .unbind(session: session)
+        }
+    }
+
+    private mutating func bootstrap(session: UInt32) throws -> SyncMessage {
+        let serverVersion = try varint("the server version")
+        // A snapshot takes at least a class name length, a key tag and four counts.
+        let n = try count("the object count", minimumSize: 6)
+        var objects: [ObjectSnapshot] = []
+        objects.reserveCapacity(n)
+        for _ in 0..<n { objects.append(try with(code: .badChangeset) { try $0.snapshot() }) }
+        let isLast = try bool("isLast")
+        let progress = Double(bitPattern: try littleEndian(width: 8, "the progress"))
+        guard progress >= 0, progress <= 1 else { throw error("progress \(progress) outside 0…1") }
+        return .bootstrap(
+            session: session, serverVersion: serverVersion, objects: objects, isLast: isLast, progress: progress)
+    }
+
+    mutating func snapshot() throws -> ObjectSnapshot {
+        let object = try objectRef()
+        let fields = try namedValues(depth: 0)
+        let listCount = try count("the list count of a snapshot", minimumSize: 2)
+        var lists: [ListSnapshot] = []
+        lists.reserveCapacity(listCount)
+        for _ in 0..<listCount {
+            let field = try string("a list field")
+            // An element takes at least three varints, a position and a value tag.
+            let n = try count("the element count of a list", minimumSize: 6)
+            var elements: [ListSnapshot.Element] = []
+            elements.reserveCapacity(n)
+            for _ in 0..<n {
+                let id = try elementID()
+                let p = try position()
+                elements.append(ListSnapshot.Element(id: id, position: p, value: try value(depth: 0)))
+            }
+            lists.append(ListSnapshot(field: field, elements: elements))
+        }
+        let setCount = try count("the set count of a snapshot", minimumSize: 2)
+        var sets: [SetSnapshot] = []
+        sets.reserveCapacity(setCount)
+        for _ in 0..<setCount {
+            let field = try string("a set field")
+            let n = try count("the value count of a set")
+            var values: [SyncValue] = []
+            values.reserveCapacity(n)
+            for _ in 0..<n { values.append(try value(depth: 0)) }
+            sets.append(SetSnapshot(field: field, values: values))
+        }
+        let mapCount = try count("the map count of a snapshot", minimumSize: 2)
+        var maps: [MapSnapshot] = []
+        maps.reserveCapacity(mapCount)
+        for _ in 0..<mapCount {
+            let field = try string("a map field")
+            maps.append(MapSnapshot(field: field, entries: try namedValues(depth: 0)))
+        }
+        return ObjectSnapshot(object: object, fields: fields, lists: lists, sets: sets, maps: maps)
+    }
+}

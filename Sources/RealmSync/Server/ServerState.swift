@@ -1,0 +1,119 @@
+import RealmDatabase
+
+/// The server's state as others read it: history for downloads, snapshots for bootstraps, the
+/// canonical state and the integration log for the simulation's checks, and client allocation.
+public struct ServerState {
+    public let store: any SyncStore
+    let rules: SyncSchemaRules
+
+    public init(store: any SyncStore, schema: Schema) {
+        self.store = store
+        self.rules = SyncSchemaRules(schema: schema)
+    }
+
+    public func latestServerVersion() throws -> UInt64 {
+        try store.read { try $0.latestServerVersion() }
+    }
+
+    /// Kept changesets after `serverVersion`, at most `limit`, for downloads.
+    public func history(after serverVersion: UInt64, limit: Int) throws -> [HistoryEntry] {
+        try store.read { try $0.history(after: serverVersion, limit: limit) }
+    }
+
+    /// Every changeset as uploaded, in integration order (the oracle replays them independently).
+    public func integrationLog() throws -> [(serverVersion: UInt64, changeset: Changeset)] {
+        try store.read { reader in
+            var log: [(serverVersion: UInt64, changeset: Changeset)] = []
+            while true {
+                let page = try reader.originalChangesets(after: log.last?.serverVersion ?? 0, limit: 1000)
+                if page.isEmpty { return log }
+                log += page.map { (serverVersion: $0.serverVersion, changeset: $0.1) }
+            }
+        }
+    }
+
+    /// A new client file id recorded with `salt`.
+    public func allocateClient(salt: UInt64) throws -> UInt64 {
+        try store.write { try $0.allocateClient(salt: salt) }
+    }
+
+    public func client(_ fileID: UInt64) throws -> ClientRecord? {
+        try store.read { try $0.client(fileID) }
+    }
+
+    /// The highest client version of `clientFileID` integrated at or below `serverVersion`.
+    public func highestClientVersion(of clientFileID: UInt64, atOrBelow serverVersion: UInt64) throws -> UInt64 {
+        try store.read { try $0.highestClientVersion(of: clientFileID, atOrBelow: serverVersion) }
+    }
+
+    /// Every existing object of `classes`, in batches of at most `batchSize`, all read in one read
+    /// transaction: one consistent server version.
+    public func snapshot(classes: [String], batchSize: Int) throws -> (
+        serverVersion: UInt64, batches: [[ObjectSnapshot]]
+    ) {
+        try store.read { reader in
+            var batches: [[ObjectSnapshot]] = []
+            var batch: [ObjectSnapshot] = []
+            for className in classes.sorted() {
+                guard let objectSchema = rules.schema[className] else { continue }
+                var cursor: UInt64 = 0
+                while true {
+                    let page = try reader.existingObjects(ofClass: className, after: cursor, limit: max(1, batchSize))
+                    guard let last = page.last else { break }
+                    cursor = last.cursor
+                    for (_, ref) in page {
+                        batch.append(try snapshot(of: ref, objectSchema, reader))
+                        if batch.count >= batchSize {
+                            batches.append(batch)
+                            batch = []
+                        }
+                    }
+                }
+            }
+            if !batch.isEmpty || batches.isEmpty { batches.append(batch) }
+            return (try reader.latestServerVersion(), batches)
+        }
+    }
+
+    /// The state of `classes` in the form replicas dump theirs: every property present, unset fields
+    /// at their default, empty collections present.
+    public func canonicalState(classes: [String]) throws -> CanonicalState {
+        let (_, batches) = try snapshot(classes: classes, batchSize: 1000)
+        var state = CanonicalState()
+        for object in batches.joined() { state.objects[object.object] = CanonicalState.fields(of: object) }
+        return state
+    }
+
+    /// One object as the store has it: every property of its class, lists in (position, id) order,
+    /// sets in `SyncValue.order`, maps by key.
+    private func snapshot(of ref: ObjectRef, _ objectSchema: ObjectSchema, _ reader: any SyncStoreReader) throws
+        -> ObjectSnapshot
+    {
+        let stored = try reader.topLevelFields(of: ref)
+        var result = ObjectSnapshot(object: ref, fields: [])
+        for property in objectSchema.persistedProperties {
+            let name = property.name
+            switch property.collection {
+            case .none:
+                result.fields.append(SyncField(name, stored[name] ?? rules.defaultValue(of: property)))
+            case .list:
+                let live = try reader.listElements(ref, field: name).filter { !$0.isErased }
+                    .sorted { ($0.position, $0.id) < ($1.position, $1.id) }
+                result.lists.append(
+                    ListSnapshot(
+                        field: name,
+                        elements: live.map { .init(id: $0.id, position: $0.position, value: $0.value) }))
+            case .set:
+                let present = try reader.setEntries(ref, field: name).filter(\.isPresent).map(\.value)
+                result.sets.append(SetSnapshot(field: name, values: present.sorted(by: SyncValue.order)))
+            case .map:
+                let entries = try reader.mapEntries(ref, field: name).compactMap { entry in
+                    entry.value.map { SyncField(entry.key, $0) }
+                }
+                result.maps.append(MapSnapshot(field: name, entries: entries.sorted { $0.name < $1.name }))
+            }
+        }
+        result.fields.sort { $0.name < $1.name }
+        return result
+    }
+}

@@ -1,0 +1,68 @@
+/// What the server sends a session: bootstraps from state, and downloads of what other clients
+/// wrote to its classes.
+extension SyncServer {
+    /// The session's classes as of one server version, in `bootstrap` messages of at most
+    /// `bootstrapBatchSize` objects; the session's cursor moves to that version.
+    func bootstrap(_ session: inout ServerSession) throws -> [Outgoing] {
+        let (serverVersion, batches) = try state.snapshot(
+            classes: session.classes.sorted(), batchSize: options.bootstrapBatchSize)
+        session.downloadCursor = serverVersion
+        let count = Double(batches.count)
+        return batches.enumerated().map { index, objects in
+            Outgoing(
+                connection: session.connection,
+                message: .bootstrap(
+                    session: session.id, serverVersion: serverVersion, objects: objects,
+                    isLast: index == batches.count - 1, progress: Double(index + 1) / count))
+        }
+    }
+
+    /// `download` messages carrying the history after the session's cursor that other clients wrote
+    /// to its classes (changesets with nothing left are skipped), at most `downloadBatchSize`
+    /// changesets each. A message goes out when it carries changesets, when the acknowledgement
+    /// moved, or when `force` asks for one (the uploader gets its ack; an identify gets its state).
+    func downloads(for key: SessionKey, force: Bool) throws -> [Outgoing] {
+        guard var session = sessions[key], let fileID = session.clientFileID else { return [] }
+        defer { sessions[key] = session }
+        var out: [Outgoing] = []
+        var mustSend = force
+        while true {
+            let page = try state.history(after: session.downloadCursor, limit: options.downloadBatchSize)
+            guard let last = page.last else { break }
+            session.downloadCursor = last.serverVersion
+            let changesets = page.compactMap { visible($0, to: session, fileID) }
+            let ack = try state.highestClientVersion(of: fileID, atOrBelow: session.downloadCursor)
+            let isFinal = page.count < options.downloadBatchSize
+            guard !changesets.isEmpty || ack != session.acknowledged || (isFinal && mustSend) else {
+                if isFinal { break } else { continue }
+            }
+            session.acknowledged = ack
+            mustSend = false
+            out.append(message(to: session, changesets))
+            if isFinal { break }
+        }
+        if mustSend {
+            session.acknowledged = try state.highestClientVersion(of: fileID, atOrBelow: session.downloadCursor)
+            out.append(message(to: session, []))
+        }
+        return out
+    }
+
+    private func message(to session: ServerSession, _ changesets: [IntegratedChangeset]) -> Outgoing {
+        Outgoing(
+            connection: session.connection,
+            message: .download(
+                session: session.id, downloadCursor: session.downloadCursor, uploadAcknowledged: session.acknowledged,
+                changesets: changesets))
+    }
+
+    /// A history entry as the session sees it: only instructions on its classes, nothing of its own
+    /// file; nil when nothing is left.
+    private func visible(_ entry: HistoryEntry, to session: ServerSession, _ fileID: UInt64) -> IntegratedChangeset? {
+        guard entry.originClientFileID != fileID else { return nil }
+        var origin = entry.kept
+        origin.instructions = origin.instructions.filter { session.classes.contains($0.object.className) }
+        guard !origin.instructions.isEmpty else { return nil }
+        return IntegratedChangeset(serverVersion: entry.serverVersion, origin: origin)
+    }
+}

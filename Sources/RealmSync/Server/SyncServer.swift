@@ -1,0 +1,197 @@
+import RealmDatabase
+
+/// The sync server's engine, without a network: sessions multiplexed on connections, uploads queued
+/// and integrated in groups (one store transaction per `integratePending`), downloads and bootstraps
+/// routed to each session's classes. Never traps on client input: every failure becomes an `error`
+/// message to the session it concerns.
+///
+/// A restart is a new `SyncServer` on the same store: sessions must bind and identify again.
+/// Not thread-safe: its owner serializes calls.
+public final class SyncServer {
+    let integrator: Integrator
+    /// The server's state, for reads (canonical state, integration log, history).
+    public let state: ServerState
+    let options: SyncServerOptions
+    private let salts: () -> UInt64
+    var sessions: [SessionKey: ServerSession] = [:]
+    /// Uploads waiting for the next integration, in arrival order, with the session they came on.
+    private var pending: [(key: SessionKey, upload: Upload)] = []
+
+    public init(
+        store: any SyncStore, schema: Schema, wallClock: any WallClock, options: SyncServerOptions = .init(),
+        salts: @escaping () -> UInt64
+    ) throws {
+        integrator = Integrator(
+            store: store, schema: schema, wallClock: wallClock, clockSkewTolerance: options.clockSkewTolerance)
+        state = ServerState(store: store, schema: schema)
+        self.options = options
+        self.salts = salts
+        _ = try state.latestServerVersion()  // Fails now, not at the first message, on an unreadable store.
+    }
+
+    public var hasPendingUploads: Bool { !pending.isEmpty }
+
+    /// Handles one message from a client; returns what to send.
+    public func receive(_ message: SyncMessage, on connection: ConnectionID) -> [Outgoing] {
+        let key = SessionKey(connection: connection, session: message.session)
+        do {
+            switch message {
+            case .bind(_, let user, let needsClientFileID):
+                return try bind(key, user: user, needsClientFileID: needsClientFileID)
+            case .identify(_, let fileID, let salt, let cursor, let classes):
+                return try identify(key, fileID: fileID, salt: salt, cursor: cursor, classes: classes)
+            case .upload(_, let changesets):
+                return try upload(key, changesets)
+            case .mark(_, let requestID):
+                return try mark(key, requestID)
+            case .unbind:
+                sessions[key] = nil
+                pending.removeAll { $0.key == key }
+                return []
+            case .ident, .download, .bootstrap, .error:
+                throw SyncError(.unknownMessage, "a server does not accept \(Self.name(of: message)) messages")
+            }
+        } catch {
+            return fail(key, error)
+        }
+    }
+
+    /// Forgets the connection's sessions and their uploads not yet integrated.
+    public func disconnect(_ connection: ConnectionID) {
+        sessions = sessions.filter { $0.key.connection != connection }
+        pending.removeAll { $0.key.connection == connection }
+    }
+
+    // MARK: Messages
+
+    private func bind(_ key: SessionKey, user: String, needsClientFileID: Bool) throws -> [Outgoing] {
+        guard sessions[key] == nil else { throw SyncError(.badSession, "session \(key.session) is already bound") }
+        sessions[key] = ServerSession(connection: key.connection, id: key.session, user: user)
+        guard needsClientFileID else { return [] }
+        let salt = salts()
+        let fileID = try state.allocateClient(salt: salt)
+        return [
+            Outgoing(
+                connection: key.connection, message: .ident(session: key.session, clientFileID: fileID, salt: salt))
+        ]
+    }
+
+    private func identify(_ key: SessionKey, fileID: UInt64, salt: UInt64, cursor: UInt64, classes: [String]) throws
+        -> [Outgoing]
+    {
+        guard var session = sessions[key], session.clientFileID == nil else {
+            throw SyncError(.badSession, "session \(key.session) must be bound, and identified once")
+        }
+        guard let client = try state.client(fileID), client.salt == salt else {
+            throw SyncError(.badClientFileIdentifier, "client file \(fileID) is unknown or its salt is wrong")
+        }
+        let latest = try state.latestServerVersion()
+        guard cursor <= latest else {
+            throw SyncError(.badServerVersion, "download cursor \(cursor) is past the latest server version \(latest)")
+        }
+        for className in classes {
+            do {
+                _ = try integrator.rules.syncedClass(className)
+            } catch let error as SyncError {
+                throw SyncError(.badQuery, "cannot subscribe to '\(className)': \(error.message)")
+            }
+        }
+        session.clientFileID = fileID
+        session.classes = Set(classes)
+        session.downloadCursor = cursor
+        var out: [Outgoing] = []
+        if cursor == 0 && latest > 0 { out += try bootstrap(&session) }
+        sessions[key] = session
+        return out + (try downloads(for: key, force: true))
+    }
+
+    private func upload(_ key: SessionKey, _ changesets: [Changeset]) throws -> [Outgoing] {
+        guard let fileID = sessions[key]?.clientFileID else {
+            throw SyncError(.badSession, "session \(key.session) uploaded before it identified")
+        }
+        // One upload per session per integration: a later message continues the earlier one.
+        if let index = pending.firstIndex(where: { $0.key == key }) {
+            pending[index].upload.changesets += changesets
+        } else {
+            pending.append((key, Upload(clientFileID: fileID, changesets: changesets)))
+        }
+        return []
+    }
+
+    private func mark(_ key: SessionKey, _ requestID: UInt64) throws -> [Outgoing] {
+        guard sessions[key] != nil else { throw SyncError(.badSession, "session \(key.session) is not bound") }
+        if pending.contains(where: { $0.key == key }) {
+            sessions[key]?.pendingMarks.append(requestID)
+            return []
+        }
+        return [Outgoing(connection: key.connection, message: .mark(session: key.session, requestID: requestID))]
+    }
+
+    // MARK: Integration
+
+    /// Integrates every queued upload in one store transaction, then sends each session what it has
+    /// not seen, acknowledgements and the marks that waited for them.
+    public func integratePending() -> [Outgoing] {
+        let batch = pending
+        pending = []
+        guard !batch.isEmpty else { return [] }
+        var out: [Outgoing] = []
+        do {
+            let result = try integrator.integrate(batch.map(\.upload))
+            for ((key, _), outcome) in zip(batch, result.outcomes) {
+                if case .refused(let error) = outcome { out += fail(key, error) }
+            }
+        } catch {
+            // The store failed: nothing was integrated; the uploaders must reconnect and upload again.
+            for key in Set(batch.map(\.key)) { out += fail(key, error) }
+        }
+        let uploaders = Set(batch.map(\.key))
+        for key in sessions.keys.sorted(by: {
+            ($0.connection.rawValue, $0.session) < ($1.connection.rawValue, $1.session)
+        }) {
+            do {
+                out += try downloads(for: key, force: uploaders.contains(key))
+            } catch {
+                out += fail(key, error)
+            }
+            out += answerMarks(key)
+        }
+        return out
+    }
+
+    private func answerMarks(_ key: SessionKey) -> [Outgoing] {
+        guard let marks = sessions[key]?.pendingMarks, !marks.isEmpty else { return [] }
+        sessions[key]?.pendingMarks = []
+        return marks.map { Outgoing(connection: key.connection, message: .mark(session: key.session, requestID: $0)) }
+    }
+
+    // MARK: Errors
+
+    /// The error message for a failure on a session; the session ends (the client binds again).
+    private func fail(_ key: SessionKey, _ error: any Error) -> [Outgoing] {
+        let syncError = error as? SyncError ?? SyncError(.otherError, "the server failed: \(error)")
+        sessions[key] = nil
+        pending.removeAll { $0.key == key }
+        let tryAgain = syncError.code == .otherError || syncError.code == .clockTooFarAhead
+        return [
+            Outgoing(
+                connection: key.connection,
+                message: .error(
+                    session: key.session, code: syncError.code, message: syncError.message, tryAgain: tryAgain))
+        ]
+    }
+
+    private static func name(of message: SyncMessage) -> String {
+        switch message {
+        case .bind: return "bind"
+        case .ident: return "ident"
+        case .identify: return "identify"
+        case .upload: return "upload"
+        case .download: return "download"
+        case .bootstrap: return "bootstrap"
+        case .mark: return "mark"
+        case .error: return "error"
+        case .unbind: return "unbind"
+        }
+    }
+}

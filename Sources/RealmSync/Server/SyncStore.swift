@@ -1,0 +1,82 @@
+/// Where the server keeps its state and history. The rules (the `Integrator`, docs/SYNC.md "How the
+/// server decides") are written once against `SyncStoreTransaction`; a store only reads and writes
+/// records, so every store decides exactly alike.
+///
+/// The API is synchronous because the SQLite store is. The PostgreSQL store (postgres-nio, async)
+/// will fit by running the integrator's synchronous body on a dedicated thread that holds one
+/// connection and blocks on each query's future (one integrator per partition, so nothing else
+/// waits on that thread); or, if that proves too slow, by an async twin of these two protocols that
+/// the integrator is generic over, with these record types unchanged.
+public protocol SyncStore: AnyObject {
+    /// Runs `body` in one write transaction: commits when it returns, leaves the store exactly as it
+    /// was when it throws.
+    func write<T>(_ body: (any SyncStoreTransaction) throws -> T) throws -> T
+    /// Runs `body` in one read transaction: everything it reads is of one consistent state.
+    func read<T>(_ body: (any SyncStoreReader) throws -> T) throws -> T
+}
+
+/// The reads of a store transaction.
+public protocol SyncStoreReader {
+    /// The last server version given to a changeset (0 for an empty store).
+    func latestServerVersion() throws -> UInt64
+    /// A random number chosen when the store was created: a store restored from a backup of another
+    /// one has another history, which clients can tell by it.
+    func historySalt() throws -> UInt64
+
+    func object(_ ref: ObjectRef) throws -> StoredObject?
+    /// Existing objects of a class, ordered by a store-chosen cursor, after `cursor` (0: from the
+    /// start); each with the cursor to continue after it.
+    func existingObjects(ofClass className: String, after cursor: UInt64, limit: Int) throws
+        -> [(cursor: UInt64, ref: ObjectRef)]
+
+    func field(_ ref: ObjectRef, path: [String]) throws -> StoredField?
+    /// The top-level fields written since the object was (re)created, by name.
+    func topLevelFields(of ref: ObjectRef) throws -> [String: SyncValue]
+
+    func listElement(_ ref: ObjectRef, field: String, id: ElementID) throws -> StoredListElement?
+    /// Every element of the list ever inserted, live or erased, in no particular order.
+    func listElements(_ ref: ObjectRef, field: String) throws -> [StoredListElement]
+    /// The time of the list's last kept clear (`.zero`: never cleared).
+    func listClearedAt(_ ref: ObjectRef, field: String) throws -> WriteTime
+
+    func setEntry(_ ref: ObjectRef, field: String, value: SyncValue) throws -> StoredSetEntry?
+    func setEntries(_ ref: ObjectRef, field: String) throws -> [StoredSetEntry]
+    func mapEntry(_ ref: ObjectRef, field: String, key: String) throws -> StoredMapEntry?
+    func mapEntries(_ ref: ObjectRef, field: String) throws -> [StoredMapEntry]
+
+    /// Kept changesets after `serverVersion`, in order, at most `limit`.
+    func history(after serverVersion: UInt64, limit: Int) throws -> [HistoryEntry]
+    /// Changesets as uploaded after `serverVersion`, in integration order, at most `limit`.
+    func originalChangesets(after serverVersion: UInt64, limit: Int) throws -> [(serverVersion: UInt64, Changeset)]
+    /// The highest client version of `clientFileID` integrated at a server version at or below
+    /// `serverVersion` (0: none).
+    func highestClientVersion(of clientFileID: UInt64, atOrBelow serverVersion: UInt64) throws -> UInt64
+
+    func client(_ fileID: UInt64) throws -> ClientRecord?
+}
+
+/// The writes of a store transaction.
+public protocol SyncStoreTransaction: SyncStoreReader {
+    func writeObject(_ ref: ObjectRef, _ object: StoredObject) throws
+    /// Forgets the object's fields, their times, and its collections (an erase).
+    func forgetContents(of ref: ObjectRef) throws
+
+    func writeField(_ ref: ObjectRef, path: [String], _ field: StoredField) throws
+    /// Forgets every path strictly below `path` (a replacement of the embedded object there).
+    func forgetFields(of ref: ObjectRef, below path: [String]) throws
+
+    func writeListElement(_ ref: ObjectRef, field: String, _ element: StoredListElement) throws
+    func writeListClearedAt(_ ref: ObjectRef, field: String, _ time: WriteTime) throws
+    func writeSetEntry(_ ref: ObjectRef, field: String, _ entry: StoredSetEntry) throws
+    func writeMapEntry(_ ref: ObjectRef, field: String, _ entry: StoredMapEntry) throws
+
+    /// Appends to the history; `record.serverVersion` must be `latestServerVersion() + 1`.
+    func appendHistory(_ record: HistoryRecord) throws
+    func writeClient(_ record: ClientRecord) throws
+    /// A new client file id (1, 2, …) recorded with `salt`.
+    func allocateClient(salt: UInt64) throws -> UInt64
+
+    /// Runs `body` in a savepoint: when it throws, everything it wrote is undone and the
+    /// transaction goes on as it was.
+    func savepoint<T>(_ body: () throws -> T) throws -> T
+}

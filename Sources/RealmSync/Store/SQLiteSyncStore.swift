@@ -1,0 +1,104 @@
+import Foundation
+import RealmDatabase
+
+/// The default sync store: one SQLite file (`sync.sqlite` in the server's data folder), in WAL mode
+/// with `synchronous=FULL`, so an acknowledged integration survives a power cut. One integrator
+/// writes at a time; group commit (many changesets per transaction) keeps it past the fsync limit.
+///
+/// Not thread-safe: the server engine that owns it serializes every call.
+public final class SQLiteSyncStore: SyncStore {
+    private let connection: StoreConnection
+    private var inTransaction = false
+
+    /// Opens (or creates) the store at `path`. `historySalt` is recorded when the file is created.
+    public init(path: String, historySalt: UInt64 = UInt64.random(in: 1...UInt64.max)) throws {
+        connection = try StoreConnection(path: path)
+        try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF")
+        try connection.execute(Self.schemaSQL)
+        try connection.run(
+            "INSERT OR IGNORE INTO meta(key, value) VALUES ('history_salt', ?)", [.u64(historySalt)])
+    }
+
+    public func write<T>(_ body: (any SyncStoreTransaction) throws -> T) throws -> T {
+        try transaction("BEGIN IMMEDIATE") { try body(SQLiteSyncStoreTransaction(connection)) }
+    }
+
+    public func read<T>(_ body: (any SyncStoreReader) throws -> T) throws -> T {
+        // A deferred transaction pins one snapshot at its first read: every read sees one state.
+        try transaction("BEGIN DEFERRED") { try body(SQLiteSyncStoreTransaction(connection)) }
+    }
+
+    private func transaction<T>(_ begin: String, _ body: () throws -> T) throws -> T {
+        guard !inTransaction else {
+            throw SyncStoreError("a sync store transaction was begun inside another on \(connection.path)")
+        }
+        inTransaction = true
+        defer { inTransaction = false }
+        try connection.execute(begin)
+        do {
+            let result = try body()
+            try connection.execute("COMMIT")
+            return result
+        } catch {
+            // The body's (or the commit's) error is the one to report; a rollback that fails as well
+            // leaves nothing to do (SQLite has already rolled back on the errors that make it fail).
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private static let schemaSQL = """
+        CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS objects(
+            id INTEGER PRIMARY KEY, class TEXT NOT NULL, pk BLOB NOT NULL, live INTEGER NOT NULL,
+            erased_at INTEGER NOT NULL, erased_by INTEGER NOT NULL, creator INTEGER NOT NULL,
+            UNIQUE(class, pk));
+        CREATE INDEX IF NOT EXISTS objects_by_class ON objects(class, live, id);
+        CREATE TABLE IF NOT EXISTS fields(
+            object INTEGER NOT NULL, path TEXT NOT NULL, value BLOB, clock INTEGER NOT NULL,
+            client INTEGER NOT NULL, replaced_at INTEGER NOT NULL, replaced_by INTEGER NOT NULL,
+            PRIMARY KEY(object, path)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS list_elements(
+            object INTEGER NOT NULL, field TEXT NOT NULL, clock INTEGER NOT NULL, client INTEGER NOT NULL,
+            idx INTEGER NOT NULL, position BLOB NOT NULL, position_clock INTEGER NOT NULL,
+            position_client INTEGER NOT NULL, value BLOB NOT NULL, value_clock INTEGER NOT NULL,
+            value_client INTEGER NOT NULL, erased INTEGER NOT NULL,
+            PRIMARY KEY(object, field, clock, client, idx)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS list_clears(
+            object INTEGER NOT NULL, field TEXT NOT NULL, clock INTEGER NOT NULL, client INTEGER NOT NULL,
+            PRIMARY KEY(object, field)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS set_entries(
+            object INTEGER NOT NULL, field TEXT NOT NULL, value BLOB NOT NULL, present INTEGER NOT NULL,
+            clock INTEGER NOT NULL, client INTEGER NOT NULL, PRIMARY KEY(object, field, value)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS map_entries(
+            object INTEGER NOT NULL, field TEXT NOT NULL, key TEXT NOT NULL, value BLOB,
+            clock INTEGER NOT NULL, client INTEGER NOT NULL, PRIMARY KEY(object, field, key)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS history(
+            server_version INTEGER PRIMARY KEY, client_file_id INTEGER NOT NULL,
+            client_version INTEGER NOT NULL, based_on INTEGER NOT NULL, clock INTEGER NOT NULL,
+            original BLOB NOT NULL, kept BLOB NOT NULL);
+        CREATE INDEX IF NOT EXISTS history_by_client ON history(client_file_id, server_version);
+        CREATE TABLE IF NOT EXISTS clients(
+            file_id INTEGER PRIMARY KEY, salt INTEGER NOT NULL, last_client_version INTEGER NOT NULL);
+        """
+}
+
+extension SQLiteValue {
+    /// A UInt64 stored in SQLite's signed integer, bit for bit.
+    static func u64(_ v: UInt64) -> SQLiteValue { .integer(Int64(bitPattern: v)) }
+    static func time(_ t: WriteTime) -> [SQLiteValue] { [.u64(t.clock.rawValue), .u64(t.clientFileID)] }
+    static func bytes(_ b: [UInt8]) -> SQLiteValue { .blob(Data(b)) }
+
+    var u64: UInt64 {
+        if case .integer(let v) = self { return UInt64(bitPattern: v) }
+        return 0
+    }
+    var byteArray: [UInt8]? {
+        if case .blob(let v) = self { return Array(v) }
+        return nil
+    }
+    var string: String {
+        if case .text(let v) = self { return v }
+        return ""
+    }
+}

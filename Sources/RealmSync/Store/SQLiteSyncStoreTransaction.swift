@@ -1,0 +1,353 @@
+import Foundation
+import RealmDatabase
+
+/// The records of `SQLiteSyncStore`, read and written inside one of its transactions.
+final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
+    private let db: StoreConnection
+
+    init(_ db: StoreConnection) { self.db = db }
+
+    // MARK: Encoding of keys
+
+    /// Paths are stored as names joined by U+0001 (which no valid property name holds), so the paths
+    /// below one are a key range.
+    private static let pathSeparator = "\u{1}"
+    private static func key(_ path: [String]) -> String { path.joined(separator: pathSeparator) }
+
+    /// Row ids of objects looked up in this transaction. An object's row is never deleted, so an id
+    /// stays valid, except when a savepoint that inserted it is undone: then the cache is dropped.
+    private var objectIDs: [ObjectRef: Int64] = [:]
+
+    private func objectID(_ ref: ObjectRef) throws -> Int64? {
+        if let id = objectIDs[ref] { return id }
+        guard let id = try lookUpObjectID(ref) else { return nil }
+        objectIDs[ref] = id
+        return id
+    }
+
+    private func lookUpObjectID(_ ref: ObjectRef) throws -> Int64? {
+        let row = try db.row(
+            "SELECT id FROM objects WHERE class = ? AND pk = ?",
+            [.text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey))])
+        if case .integer(let id)? = row?.first { return id }
+        return nil
+    }
+
+    private func requireObjectID(_ ref: ObjectRef) throws -> Int64 {
+        guard let id = try objectID(ref) else {
+            throw SyncStoreError("the sync store has no record of \(ref) to write below")
+        }
+        return id
+    }
+
+    private func time(_ row: [SQLiteValue], _ at: Int) -> WriteTime {
+        WriteTime(clock: HLCTimestamp(rawValue: row[at].u64), clientFileID: row[at + 1].u64)
+    }
+
+    private func value(_ column: SQLiteValue, _ what: String) throws -> SyncValue? {
+        guard let bytes = column.byteArray else { return nil }
+        do {
+            return try StoreEncoding.decodeValue(bytes)
+        } catch {
+            throw SyncStoreError("\(error) (the stored \(what))")
+        }
+    }
+
+    // MARK: Reads
+
+    func latestServerVersion() throws -> UInt64 {
+        try db.row("SELECT value FROM meta WHERE key = 'latest_server_version'")?.first?.u64 ?? 0
+    }
+
+    func historySalt() throws -> UInt64 {
+        try db.row("SELECT value FROM meta WHERE key = 'history_salt'")?.first?.u64 ?? 0
+    }
+
+    func object(_ ref: ObjectRef) throws -> StoredObject? {
+        guard
+            let row = try db.row(
+                "SELECT live, erased_at, erased_by, creator FROM objects WHERE class = ? AND pk = ?",
+                [.text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey))])
+        else { return nil }
+        return StoredObject(exists: row[0].u64 != 0, erasedAt: row[1].u64, erasedBy: row[2].u64, creator: row[3].u64)
+    }
+
+    func existingObjects(ofClass className: String, after cursor: UInt64, limit: Int) throws
+        -> [(cursor: UInt64, ref: ObjectRef)]
+    {
+        try db.rows(
+            "SELECT id, pk FROM objects WHERE class = ? AND live = 1 AND id > ? ORDER BY id LIMIT ?",
+            [.text(className), .u64(cursor), .integer(Int64(max(0, limit)))]
+        ).map { row in
+            let key = try StoreEncoding.decodePrimaryKey(row[1].byteArray ?? [])
+            return (row[0].u64, ObjectRef(className, key))
+        }
+    }
+
+    func field(_ ref: ObjectRef, path: [String]) throws -> StoredField? {
+        guard let id = try objectID(ref),
+            let row = try db.row(
+                "SELECT value, clock, client, replaced_at, replaced_by FROM fields WHERE object = ? AND path = ?",
+                [.integer(id), .text(Self.key(path))])
+        else { return nil }
+        return StoredField(
+            value: try value(row[0], "value of \(ref).\(path.joined(separator: "."))"), time: time(row, 1),
+            replacedAt: row[3].u64, replacedBy: row[4].u64)
+    }
+
+    func topLevelFields(of ref: ObjectRef) throws -> [String: SyncValue] {
+        guard let id = try objectID(ref) else { return [:] }
+        var result: [String: SyncValue] = [:]
+        for row in try db.rows("SELECT path, value FROM fields WHERE object = ? AND value IS NOT NULL", [.integer(id)])
+        {
+            let path = row[0].string
+            guard !path.contains(Self.pathSeparator) else { continue }
+            result[path] = try value(row[1], "value of \(ref).\(path)")
+        }
+        return result
+    }
+
+    private static let elementColumns =
+        "clock, client, idx, position, position_clock, position_client, value, value_clock, value_client, erased"
+
+    private func element(_ row: [SQLiteValue], _ ref: ObjectRef, _ field: String) throws -> StoredListElement {
+        let id = ElementID(
+            clock: HLCTimestamp(rawValue: row[0].u64), clientFileID: row[1].u64,
+            index: UInt32(truncatingIfNeeded: row[2].u64))
+        guard let position = FractionalPosition(bytes: row[3].byteArray ?? []),
+            let value = try value(row[6], "element \(id) of \(ref).\(field)")
+        else { throw SyncStoreError("the stored element \(id) of \(ref).\(field) is corrupt") }
+        return StoredListElement(
+            id: id, position: position, positionTime: time(row, 4), value: value, valueTime: time(row, 7),
+            isErased: row[9].u64 != 0)
+    }
+
+    func listElement(_ ref: ObjectRef, field: String, id: ElementID) throws -> StoredListElement? {
+        guard let object = try objectID(ref),
+            let row = try db.row(
+                "SELECT \(Self.elementColumns) FROM list_elements "
+                    + "WHERE object = ? AND field = ? AND clock = ? AND client = ? AND idx = ?",
+                [
+                    .integer(object), .text(field), .u64(id.clock.rawValue), .u64(id.clientFileID),
+                    .u64(UInt64(id.index)),
+                ])
+        else { return nil }
+        return try element(row, ref, field)
+    }
+
+    func listElements(_ ref: ObjectRef, field: String) throws -> [StoredListElement] {
+        guard let object = try objectID(ref) else { return [] }
+        return try db.rows(
+            "SELECT \(Self.elementColumns) FROM list_elements WHERE object = ? AND field = ?",
+            [.integer(object), .text(field)]
+        ).map { try element($0, ref, field) }
+    }
+
+    func listClearedAt(_ ref: ObjectRef, field: String) throws -> WriteTime {
+        guard let object = try objectID(ref),
+            let row = try db.row(
+                "SELECT clock, client FROM list_clears WHERE object = ? AND field = ?",
+                [.integer(object), .text(field)])
+        else { return .zero }
+        return time(row, 0)
+    }
+
+    func setEntry(_ ref: ObjectRef, field: String, value: SyncValue) throws -> StoredSetEntry? {
+        guard let object = try objectID(ref),
+            let row = try db.row(
+                "SELECT present, clock, client FROM set_entries WHERE object = ? AND field = ? AND value = ?",
+                [.integer(object), .text(field), .bytes(StoreEncoding.encode(value))])
+        else { return nil }
+        return StoredSetEntry(value: value, isPresent: row[0].u64 != 0, time: time(row, 1))
+    }
+
+    func setEntries(_ ref: ObjectRef, field: String) throws -> [StoredSetEntry] {
+        guard let object = try objectID(ref) else { return [] }
+        return try db.rows(
+            "SELECT value, present, clock, client FROM set_entries WHERE object = ? AND field = ?",
+            [.integer(object), .text(field)]
+        ).map { row in
+            guard let value = try value(row[0], "set value of \(ref).\(field)") else {
+                throw SyncStoreError("a stored set value of \(ref).\(field) is missing")
+            }
+            return StoredSetEntry(value: value, isPresent: row[1].u64 != 0, time: time(row, 2))
+        }
+    }
+
+    func mapEntry(_ ref: ObjectRef, field: String, key: String) throws -> StoredMapEntry? {
+        guard let object = try objectID(ref),
+            let row = try db.row(
+                "SELECT key, value, clock, client FROM map_entries WHERE object = ? AND field = ? AND key = ?",
+                [.integer(object), .text(field), .text(key)])
+        else { return nil }
+        return try mapEntry(row, ref, field)
+    }
+
+    func mapEntries(_ ref: ObjectRef, field: String) throws -> [StoredMapEntry] {
+        guard let object = try objectID(ref) else { return [] }
+        return try db.rows(
+            "SELECT key, value, clock, client FROM map_entries WHERE object = ? AND field = ?",
+            [.integer(object), .text(field)]
+        ).map { try mapEntry($0, ref, field) }
+    }
+
+    private func mapEntry(_ row: [SQLiteValue], _ ref: ObjectRef, _ field: String) throws -> StoredMapEntry {
+        let key = row[0].string
+        return StoredMapEntry(
+            key: key, value: try value(row[1], "map entry \(ref).\(field)[\(key)]"), time: time(row, 2))
+    }
+
+    func history(after serverVersion: UInt64, limit: Int) throws -> [HistoryEntry] {
+        try db.rows(
+            "SELECT server_version, kept FROM history WHERE server_version > ? ORDER BY server_version LIMIT ?",
+            [.u64(serverVersion), .integer(Int64(max(0, limit)))]
+        ).map { HistoryEntry(serverVersion: $0[0].u64, kept: try changeset($0[1], at: $0[0].u64)) }
+    }
+
+    func originalChangesets(after serverVersion: UInt64, limit: Int) throws -> [(serverVersion: UInt64, Changeset)] {
+        try db.rows(
+            "SELECT server_version, original FROM history WHERE server_version > ? ORDER BY server_version LIMIT ?",
+            [.u64(serverVersion), .integer(Int64(max(0, limit)))]
+        ).map { ($0[0].u64, try changeset($0[1], at: $0[0].u64)) }
+    }
+
+    private func changeset(_ column: SQLiteValue, at serverVersion: UInt64) throws -> Changeset {
+        do {
+            return try StoreEncoding.decodeChangeset(column.byteArray ?? [])
+        } catch {
+            throw SyncStoreError("\(error) (the changeset of server version \(serverVersion))")
+        }
+    }
+
+    func highestClientVersion(of clientFileID: UInt64, atOrBelow serverVersion: UInt64) throws -> UInt64 {
+        try db.row(
+            "SELECT max(client_version) FROM history WHERE client_file_id = ? AND server_version <= ?",
+            [.u64(clientFileID), .u64(serverVersion)]
+        )?.first?.u64 ?? 0
+    }
+
+    func client(_ fileID: UInt64) throws -> ClientRecord? {
+        guard
+            let row = try db.row(
+                "SELECT salt, last_client_version FROM clients WHERE file_id = ?", [.u64(fileID)])
+        else { return nil }
+        return ClientRecord(fileID: fileID, salt: row[0].u64, lastIntegratedClientVersion: row[1].u64)
+    }
+
+    // MARK: Writes
+
+    func writeObject(_ ref: ObjectRef, _ object: StoredObject) throws {
+        try db.run(
+            """
+            INSERT INTO objects(class, pk, live, erased_at, erased_by, creator) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(class, pk) DO UPDATE SET live = excluded.live, erased_at = excluded.erased_at,
+                erased_by = excluded.erased_by, creator = excluded.creator
+            """,
+            [
+                .text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey)), .integer(object.exists ? 1 : 0),
+                .u64(object.erasedAt), .u64(object.erasedBy), .u64(object.creator),
+            ])
+    }
+
+    func forgetContents(of ref: ObjectRef) throws {
+        guard let id = try objectID(ref) else { return }
+        for table in ["fields", "list_elements", "list_clears", "set_entries", "map_entries"] {
+            try db.run("DELETE FROM \(table) WHERE object = ?", [.integer(id)])
+        }
+    }
+
+    func writeField(_ ref: ObjectRef, path: [String], _ field: StoredField) throws {
+        try db.run(
+            "INSERT OR REPLACE INTO fields(object, path, value, clock, client, replaced_at, replaced_by) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                .integer(try requireObjectID(ref)), .text(Self.key(path)),
+                field.value.map { .bytes(StoreEncoding.encode($0)) } ?? .null,
+            ]
+                + SQLiteValue.time(field.time) + [.u64(field.replacedAt), .u64(field.replacedBy)])
+    }
+
+    func forgetFields(of ref: ObjectRef, below path: [String]) throws {
+        guard let id = try objectID(ref) else { return }
+        let prefix = Self.key(path) + Self.pathSeparator
+        try db.run(
+            "DELETE FROM fields WHERE object = ? AND substr(path, 1, length(?)) = ?",
+            [.integer(id), .text(prefix), .text(prefix)])
+    }
+
+    func writeListElement(_ ref: ObjectRef, field: String, _ element: StoredListElement) throws {
+        let id = element.id
+        try db.run(
+            "INSERT OR REPLACE INTO list_elements(object, field, \(Self.elementColumns)) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                .integer(try requireObjectID(ref)), .text(field), .u64(id.clock.rawValue), .u64(id.clientFileID),
+                .u64(UInt64(id.index)), .bytes(element.position.bytes),
+            ] + SQLiteValue.time(element.positionTime) + [.bytes(StoreEncoding.encode(element.value))]
+                + SQLiteValue.time(element.valueTime) + [.integer(element.isErased ? 1 : 0)])
+    }
+
+    func writeListClearedAt(_ ref: ObjectRef, field: String, _ time: WriteTime) throws {
+        try db.run(
+            "INSERT OR REPLACE INTO list_clears(object, field, clock, client) VALUES (?, ?, ?, ?)",
+            [.integer(try requireObjectID(ref)), .text(field)] + SQLiteValue.time(time))
+    }
+
+    func writeSetEntry(_ ref: ObjectRef, field: String, _ entry: StoredSetEntry) throws {
+        try db.run(
+            "INSERT OR REPLACE INTO set_entries(object, field, value, present, clock, client) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                .integer(try requireObjectID(ref)), .text(field), .bytes(StoreEncoding.encode(entry.value)),
+                .integer(entry.isPresent ? 1 : 0),
+            ] + SQLiteValue.time(entry.time))
+    }
+
+    func writeMapEntry(_ ref: ObjectRef, field: String, _ entry: StoredMapEntry) throws {
+        try db.run(
+            "INSERT OR REPLACE INTO map_entries(object, field, key, value, clock, client) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                .integer(try requireObjectID(ref)), .text(field), .text(entry.key),
+                entry.value.map { .bytes(StoreEncoding.encode($0)) } ?? .null,
+            ] + SQLiteValue.time(entry.time))
+    }
+
+    func appendHistory(_ record: HistoryRecord) throws {
+        let latest = try latestServerVersion()
+        guard record.serverVersion == latest + 1 else {
+            throw SyncStoreError(
+                "history must stay dense: appending server version \(record.serverVersion) after \(latest)")
+        }
+        let c = record.original
+        try db.run(
+            "INSERT INTO history(server_version, client_file_id, client_version, based_on, clock, original, kept) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                .u64(record.serverVersion), .u64(c.clientFileID), .u64(c.clientVersion), .u64(c.basedOnServerVersion),
+                .u64(c.clock.rawValue), .bytes(StoreEncoding.encode(c)), .bytes(StoreEncoding.encode(record.kept)),
+            ])
+        try db.run(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('latest_server_version', ?)", [.u64(record.serverVersion)])
+    }
+
+    func writeClient(_ record: ClientRecord) throws {
+        try db.run(
+            "INSERT OR REPLACE INTO clients(file_id, salt, last_client_version) VALUES (?, ?, ?)",
+            [.u64(record.fileID), .u64(record.salt), .u64(record.lastIntegratedClientVersion)])
+    }
+
+    func allocateClient(salt: UInt64) throws -> UInt64 {
+        let last = try db.row("SELECT max(file_id) FROM clients")?.first?.u64 ?? 0
+        let fileID = last + 1
+        try writeClient(ClientRecord(fileID: fileID, salt: salt, lastIntegratedClientVersion: 0))
+        return fileID
+    }
+
+    func savepoint<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try db.inSavepoint("sync_upload", body)
+        } catch {
+            objectIDs = [:]
+            throw error
+        }
+    }
+}

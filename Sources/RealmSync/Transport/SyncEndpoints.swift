@@ -1,0 +1,23 @@
+/// What a transport needs of a sync client (the client engine conforms).
+public protocol SyncClientEndpoint: AnyObject {
+    /// The connection is up: the messages (a thrown error ends the connection) that open `session` (BIND, IDENTIFY, pending uploads…).
+    func connect(session: UInt32) throws -> [SyncMessage]
+    /// A message from the server; the replies. A thrown error ends the connection.
+    func receive(_ message: SyncMessage) throws -> [SyncMessage]
+    /// Uploads of local commits made since the last call (empty when there are none).
+    func pendingUploads() throws -> [SyncMessage]
+    /// The connection is gone; messages in flight are lost.
+    func disconnect()
+}
+
+/// What a transport needs of the sync server (the server engine conforms).
+public protocol SyncServerEndpoint: AnyObject {
+    /// A message from a client on `connection`; the messages to send in reply (to any connection).
+    func receive(_ message: SyncMessage, on connection: ConnectionID) -> [Outgoing]
+    /// Integrates what was received and not yet integrated; the downloads and acks that follow.
+    func integratePending() -> [Outgoing]
+    /// `connection` is gone.
+    func disconnect(_ connection: ConnectionID)
+}
+
+extension SyncServer: SyncServerEndpoint {}

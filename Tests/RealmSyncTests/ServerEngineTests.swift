@@ -1,0 +1,241 @@
+import RealmDatabase
+import XCTest
+
+@testable import RealmSync
+
+/// The server engine between fake clients: the messages of docs/SYNC.md's protocol, by hand.
+final class ServerEngineTests: XCTestCase {
+    let alice = ConnectionID(rawValue: 1)
+    let bob = ConnectionID(rawValue: 2)
+
+    func server(_ fixture: ServerFixture, options: SyncServerOptions = .init()) throws -> SyncServer {
+        var next: UInt64 = 1000
+        return try SyncServer(
+            store: fixture.store, schema: serverTestSchema, wallClock: fixture.wallClock, options: options,
+            salts: {
+                next += 1
+                return next
+            })
+    }
+
+    /// Binds session 1 on `connection` asking for a client file, identifies it with `cursor`; returns
+    /// the file id and salt and what identify answered.
+    func connect(_ server: SyncServer, _ connection: ConnectionID, cursor: UInt64 = 0) throws
+        -> (fileID: UInt64, salt: UInt64, replies: [SyncMessage])
+    {
+        let bound = server.receive(.bind(session: 1, user: "u", needsClientFileID: true), on: connection)
+        guard case .ident(1, let fileID, let salt)? = bound.first?.message else {
+            XCTFail("expected ident, got \(bound)")
+            return (0, 0, [])
+        }
+        let replies = server.receive(
+            .identify(session: 1, clientFileID: fileID, salt: salt, downloadCursor: cursor, classes: ["Item"]),
+            on: connection)
+        XCTAssertTrue(replies.allSatisfy { $0.connection == connection })
+        return (fileID, salt, replies.map(\.message))
+    }
+
+    func messages(_ out: [Outgoing], to connection: ConnectionID) -> [SyncMessage] {
+        out.filter { $0.connection == connection }.map(\.message)
+    }
+
+    func testBindIdentIdentifyUploadDownloadFlowBetweenTwoClients() throws {
+        let fixture = try ServerFixture()
+        let server = try server(fixture)
+        let a = try connect(server, alice)
+        let b = try connect(server, bob)
+        XCTAssertEqual([a.fileID, b.fileID], [1, 2])
+        XCTAssertEqual(a.replies, [.download(session: 1, downloadCursor: 0, uploadAcknowledged: 0, changesets: [])])
+
+        let create = changeset(1, 1, clock: 100, [.create(item(1), fields: [SyncField("count", .int(1))])])
+        XCTAssertEqual(server.receive(.upload(session: 1, changesets: [create]), on: alice), [])
+        XCTAssertEqual(server.receive(.mark(session: 1, requestID: 7), on: alice), [], "the mark waits for the upload")
+        XCTAssertTrue(server.hasPendingUploads)
+        let first = server.integratePending()
+        XCTAssertFalse(server.hasPendingUploads)
+        XCTAssertEqual(
+            messages(first, to: alice),
+            [
+                .download(session: 1, downloadCursor: 1, uploadAcknowledged: 1, changesets: []),
+                .mark(session: 1, requestID: 7),
+            ])
+        XCTAssertEqual(
+            messages(first, to: bob),
+            [
+                .download(
+                    session: 1, downloadCursor: 1, uploadAcknowledged: 0,
+                    changesets: [IntegratedChangeset(serverVersion: 1, origin: create)])
+            ])
+
+        let set = changeset(2, 1, basedOn: 1, clock: 200, [.set(item(1), path: ["name"], value: .string("b"))])
+        _ = server.receive(.upload(session: 1, changesets: [set]), on: bob)
+        let second = server.integratePending()
+        XCTAssertEqual(
+            messages(second, to: alice),
+            [
+                .download(
+                    session: 1, downloadCursor: 2, uploadAcknowledged: 1,
+                    changesets: [IntegratedChangeset(serverVersion: 2, origin: set)])
+            ])
+        XCTAssertEqual(
+            messages(second, to: bob), [.download(session: 1, downloadCursor: 2, uploadAcknowledged: 1, changesets: [])]
+        )
+        XCTAssertEqual(
+            server.receive(.mark(session: 1, requestID: 8), on: bob),
+            [
+                Outgoing(connection: bob, message: .mark(session: 1, requestID: 8))
+            ])
+    }
+
+    func testWrongSaltIsRefused() throws {
+        let fixture = try ServerFixture()
+        let server = try server(fixture)
+        let a = try connect(server, alice)
+        _ = server.receive(.bind(session: 2, user: "u", needsClientFileID: false), on: bob)
+        let replies = server.receive(
+            .identify(session: 2, clientFileID: a.fileID, salt: a.salt + 1, downloadCursor: 0, classes: ["Item"]),
+            on: bob)
+        guard case .error(2, .badClientFileIdentifier, _, false)? = replies.first?.message else {
+            return XCTFail("expected badClientFileIdentifier, got \(replies)")
+        }
+        // The refused session is gone: its uploads are refused too, and nothing is queued.
+        let upload = server.receive(.upload(session: 2, changesets: []), on: bob)
+        guard case .error(2, .badSession, _, _)? = upload.first?.message else { return XCTFail("\(upload)") }
+        XCTAssertFalse(server.hasPendingUploads)
+    }
+
+    func testIdentifyWithCursorZeroBootstrapsInBatchesAtOneServerVersion() throws {
+        let fixture = try ServerFixture()
+        let server = try server(fixture, options: SyncServerOptions(bootstrapBatchSize: 2))
+        let a = try connect(server, alice)
+        let creates = (1...3).map { Instruction.create(item(Int64($0)), fields: []) }
+        _ = server.receive(.upload(session: 1, changesets: [changeset(a.fileID, 1, clock: 100, creates)]), on: alice)
+        _ = server.integratePending()
+
+        let b = try connect(server, bob)
+        XCTAssertEqual(b.replies.count, 3)
+        guard case .bootstrap(1, 1, let first, false, let progress)? = b.replies.first,
+            case .bootstrap(1, 1, let second, true, 1.0) = b.replies[1]
+        else { return XCTFail("expected two bootstrap batches at server version 1, got \(b.replies)") }
+        XCTAssertEqual(progress, 0.5)
+        XCTAssertEqual((first + second).map(\.object), [item(1), item(2), item(3)])
+        XCTAssertEqual(b.replies[2], .download(session: 1, downloadCursor: 1, uploadAcknowledged: 0, changesets: []))
+    }
+
+    func testDownloadsAreBoundedInSize() throws {
+        let fixture = try ServerFixture()
+        let server = try server(fixture, options: SyncServerOptions(downloadBatchSize: 2))
+        let a = try connect(server, alice)
+        _ = try connect(server, bob)
+        let uploads = (1...5).map {
+            changeset(a.fileID, UInt64($0), clock: 100 + UInt64($0), [.create(item(Int64($0)), fields: [])])
+        }
+        _ = server.receive(.upload(session: 1, changesets: uploads), on: alice)
+        let out = messages(server.integratePending(), to: bob)
+        let sizes = out.compactMap { message -> Int? in
+            if case .download(_, _, _, let changesets) = message { return changesets.count }
+            return nil
+        }
+        XCTAssertEqual(sizes, [2, 2, 1])
+        XCTAssertEqual(
+            out.last,
+            .download(
+                session: 1, downloadCursor: 5, uploadAcknowledged: 0,
+                changesets: [IntegratedChangeset(serverVersion: 5, origin: uploads[4])]))
+    }
+
+    func testDisconnectBeforeIntegrationLosesQueuedUploads() throws {
+        let fixture = try ServerFixture()
+        let server = try server(fixture)
+        let a = try connect(server, alice)
+        _ = server.receive(
+            .upload(session: 1, changesets: [changeset(a.fileID, 1, clock: 100, [.create(item(1), fields: [])])]),
+            on: alice)
+        server.disconnect(alice)
+        XCTAssertFalse(server.hasPendingUploads)
+        XCTAssertEqual(server.integratePending(), [])
+        XCTAssertEqual(try fixture.state.latestServerVersion(), 0)
+    }
+
+    func testARefusedUploadIsAnErrorToItsSessionOnly() throws {
+        let fixture = try ServerFixture()
+        let server = try server(fixture)
+        let a = try connect(server, alice)
+        let b = try connect(server, bob)
+        _ = server.receive(.upload(session: 1, changesets: [changeset(a.fileID, 2, clock: 100, [])]), on: alice)
+        _ = server.receive(
+            .upload(session: 1, changesets: [changeset(b.fileID, 1, clock: 100, [.create(item(1), fields: [])])]),
+            on: bob)
+        let out = server.integratePending()
+        guard case .error(1, .badClientVersion, _, false)? = messages(out, to: alice).first else {
+            return XCTFail("expected badClientVersion for alice, got \(out)")
+        }
+        XCTAssertEqual(
+            messages(out, to: bob), [.download(session: 1, downloadCursor: 1, uploadAcknowledged: 1, changesets: [])])
+    }
+
+    func testClientInputNeverTraps() throws {
+        let fixture = try ServerFixture()
+        let server = try server(fixture)
+        let hostile: [(SyncMessage, SyncErrorCode)] = [
+            (.download(session: 3, downloadCursor: 0, uploadAcknowledged: 0, changesets: []), .unknownMessage),
+            (.upload(session: 3, changesets: []), .badSession),
+            (.mark(session: 3, requestID: 1), .badSession),
+            (.identify(session: 3, clientFileID: 1, salt: 1, downloadCursor: 0, classes: []), .badSession),
+        ]
+        for (message, code) in hostile {
+            let out = server.receive(message, on: alice)
+            guard case .error(3, code, _, _)? = out.first?.message else { return XCTFail("\(message): \(out)") }
+        }
+        let a = try connect(server, alice)
+        _ = server.receive(.bind(session: 4, user: "u", needsClientFileID: false), on: alice)
+        let note = server.receive(
+            .identify(session: 4, clientFileID: a.fileID, salt: a.salt, downloadCursor: 0, classes: ["Note"]), on: alice
+        )
+        guard case .error(4, .badQuery, _, _)? = note.first?.message else { return XCTFail("\(note)") }
+        _ = server.receive(.bind(session: 5, user: "u", needsClientFileID: false), on: alice)
+        let ahead = server.receive(
+            .identify(session: 5, clientFileID: a.fileID, salt: a.salt, downloadCursor: 9, classes: ["Item"]), on: alice
+        )
+        guard case .error(5, .badServerVersion, _, _)? = ahead.first?.message else { return XCTFail("\(ahead)") }
+    }
+
+    func testRestartKeepsHistory() throws {
+        let fixture = try ServerFixture()
+        let first = try server(fixture)
+        let a = try connect(first, alice)
+        let b = try connect(first, bob)
+        let create = changeset(a.fileID, 1, clock: 100, [.create(item(1), fields: [])])
+        _ = first.receive(.upload(session: 1, changesets: [create]), on: alice)
+        _ = first.integratePending()
+
+        try fixture.reopen()
+        let restarted = try server(fixture)
+        let stale = restarted.receive(.upload(session: 1, changesets: []), on: bob)
+        guard case .error(1, .badSession, _, _)? = stale.first?.message else { return XCTFail("\(stale)") }
+        _ = restarted.receive(.bind(session: 1, user: "u", needsClientFileID: false), on: bob)
+        let replies = restarted.receive(
+            .identify(session: 1, clientFileID: b.fileID, salt: b.salt, downloadCursor: 0, classes: ["Item"]), on: bob)
+        XCTAssertEqual(replies.count, 2, "a bootstrap and a download: \(replies)")
+        guard case .bootstrap(1, 1, let objects, true, _)? = replies.first?.message else {
+            return XCTFail("\(replies)")
+        }
+        XCTAssertEqual(objects.map(\.object), [item(1)])
+        XCTAssertEqual(try restarted.state.history(after: 0, limit: 10).map(\.kept), [create])
+    }
+}
+
+extension ServerEngineTests {
+    func testUploadsOfOneSessionBeforeAnIntegrationAreIntegratedAsOne() throws {
+        let fixture = try ServerFixture()
+        let server = try server(fixture)
+        let a = try connect(server, alice)
+        for version in UInt64(1)...3 {
+            let write = changeset(a.fileID, version, clock: 100 + version, [.create(item(Int64(version)), fields: [])])
+            _ = server.receive(.upload(session: 1, changesets: [write]), on: alice)
+        }
+        XCTAssertEqual(
+            messages(server.integratePending(), to: alice),
+            [.download(session: 1, downloadCursor: 3, uploadAcknowledged: 3, changesets: [])])
+    }
+}

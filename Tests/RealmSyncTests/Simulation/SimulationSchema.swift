@@ -1,0 +1,38 @@
+import RealmDatabase
+
+/// The schema every replica of the simulation and its server share: one class with every kind of
+/// field that syncs, its embedded class, and `Entry`, the class the atomicity check writes.
+enum SimulationSchema {
+    static let schema = Schema([
+        ObjectSchema(
+            className: "Item",
+            properties: [
+                Property(name: "_id", type: .int, isPrimaryKey: true),
+                Property(name: "name", type: .string, isOptional: true),
+                Property(name: "count", type: .int),
+                Property(name: "tags", type: .string, collection: .list),
+                Property(name: "labels", type: .string, collection: .set),
+                Property(name: "attrs", type: .int, isOptional: true, collection: .map),
+                Property(name: "spec", type: .object, objectClassName: "Spec"),
+                Property(name: "owner", type: .object, objectClassName: "Item"),
+            ]),
+        ObjectSchema(
+            className: "Spec",
+            properties: [
+                Property(name: "color", type: .string, isOptional: true),
+                Property(name: "size", type: .int),
+            ], isEmbedded: true),
+        // One commit's entries all carry the same `group` and `of` (how many the commit made): on
+        // every replica, at every moment, a group has all its entries or none.
+        ObjectSchema(
+            className: "Entry",
+            properties: [
+                Property(name: "_id", type: .string, isPrimaryKey: true),
+                Property(name: "group", type: .string),
+                Property(name: "of", type: .int),
+            ]),
+    ])
+
+    /// The classes that sync (those with a primary key).
+    static let syncedClasses: Set<String> = ["Item", "Entry"]
+}

@@ -1,0 +1,73 @@
+import Foundation
+import RealmTestSupport
+import XCTest
+
+/// The deterministic simulation over many seeds (docs/SYNC.md, "The simulation").
+///
+/// - CI (`CI=true`): seeds 1…200, fixed, so a run is reproducible.
+/// - `SYNC_SIMULATION_SEED=<n>`: that one seed (replays a failure).
+/// - `SYNC_SIMULATION_SEEDS=<count>` (and optionally `SYNC_SIMULATION_FIRST=<n>`): that many seeds.
+/// - Otherwise 200 seeds from a random start, printed.
+final class SimulationTests: XCTestCase {
+    static let ciSeeds = 200
+    static let steps = 300
+
+    func testReplicasConvergeOnTheServerAndTheServerOnTheOracle() throws {
+        let seeds = Self.seeds()
+        print("sync simulation: seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count)), \(Self.steps) steps each")
+        var totals = Simulation.Figures()
+        for seed in seeds {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-sim-\(seed)-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let simulation = try Simulation(seed: seed, folder: folder)
+            do {
+                try simulation.run(steps: Self.steps)
+            } catch {
+                XCTFail("\(error)")
+                return
+            }
+            totals.add(simulation.figures)
+        }
+        print("sync simulation: \(totals)")
+        XCTAssertGreaterThan(totals.commits, seeds.count * Self.steps / 8, "the workload made too few commits")
+        XCTAssertGreaterThan(totals.transport.dropped, 0, "no connection was ever dropped")
+    }
+
+    static func seeds() -> [UInt64] {
+        let environment = ProcessInfo.processInfo.environment
+        if let text = environment["SYNC_SIMULATION_SEED"], let seed = UInt64(text) { return [seed] }
+        let count = environment["SYNC_SIMULATION_SEEDS"].flatMap { Int($0) } ?? ciSeeds
+        let first: UInt64
+        if let text = environment["SYNC_SIMULATION_FIRST"], let value = UInt64(text) {
+            first = value
+        } else if environment["CI"]?.lowercased() == "true" {
+            first = 1
+        } else {
+            first = UInt64.random(in: 1...1_000_000_000)
+        }
+        return (0..<UInt64(max(count, 1))).map { first + $0 }
+    }
+}
+
+extension Simulation.Figures: CustomStringConvertible {
+    mutating func add(_ other: Simulation.Figures) {
+        replicas += other.replicas
+        commits += other.commits
+        steps += other.steps
+        clientCrashes += other.clientCrashes
+        serverCrashes += other.serverCrashes
+        integratedChangesets += other.integratedChangesets
+        transport.delivered += other.transport.delivered
+        transport.duplicated += other.transport.duplicated
+        transport.dropped += other.transport.dropped
+        transport.lost += other.transport.lost
+    }
+
+    var description: String {
+        "\(replicas) replicas, \(steps) steps, \(commits) commits, \(integratedChangesets) changesets integrated, "
+            + "\(transport.delivered) messages delivered, \(transport.duplicated) uploads duplicated, "
+            + "\(transport.dropped) connections dropped (\(transport.lost) messages lost), "
+            + "\(clientCrashes) client crashes, \(serverCrashes) server crashes"
+    }
+}

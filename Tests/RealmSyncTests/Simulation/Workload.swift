@@ -1,0 +1,87 @@
+import RealmDatabase
+import RealmTestSupport
+
+/// Random transactions over a small key space, so that replicas conflict often: creates with
+/// colliding primary keys, updates, deletes, every list, set and map operation, embedded objects
+/// replaced and written inside, links. Each transaction is one local commit.
+struct Workload {
+    /// Primary keys 1…keySpace: small, so concurrent writes meet.
+    var keySpace: Int64 = 6
+    var random: SplitMix64
+
+    private static let words = ["a", "b", "c", "d", "e"]
+
+    init(seed: UInt64) { random = SplitMix64(seed: seed) }
+
+    mutating func number(_ bound: Int) -> Int { Int(random.next() % UInt64(max(bound, 1))) }
+    mutating func chance(_ percent: Int) -> Bool { number(100) < percent }
+    mutating func word() -> String { Self.words[number(Self.words.count)] }
+    mutating func key() -> Int64 { Int64(number(Int(keySpace))) + 1 }
+
+    /// One commit on `realm`: 1–4 operations, and sometimes a group of entries (the atomicity probe)
+    /// named after `commitName`.
+    mutating func commit(on realm: Realm, named commitName: String) throws {
+        try realm.write {
+            for _ in 0..<(1 + number(4)) { try operation(on: realm) }
+            if chance(40) {
+                let size = 2 + number(3)
+                for index in 0..<size {
+                    _ = try realm.create(
+                        "Entry",
+                        value: .dictionary([
+                            "_id": .string("\(commitName)-\(index)"), "group": .string(commitName),
+                            "of": .int(Int64(size)),
+                        ]))
+                }
+            }
+        }
+    }
+
+    private mutating func operation(on realm: Realm) throws {
+        let pk = key()
+        guard let item = try realm.object(ofType: "Item", forPrimaryKey: .int(pk)) else {
+            // Absent here (never created, or deleted): create it, maybe colliding with another replica.
+            _ = try realm.create(
+                "Item", value: .dictionary(["_id": .int(pk), "name": .string(word()), "count": .int(Int64(number(9)))]),
+                update: .modified)
+            return
+        }
+        switch number(16) {
+        case 0: try realm.delete(item)
+        case 1: try item.setValue(.string(word()), forKey: "name")
+        case 2: try item.setValue(.int(Int64(number(100))), forKey: "count")
+        case 3: try item.dynamicList("tags").append(.string(word()))
+        case 4:
+            let tags = try item.dynamicList("tags")
+            try tags.insert(.string(word()), at: number(try tags.fetchCount() + 1))
+        case 5:
+            let tags = try item.dynamicList("tags")
+            let count = try tags.fetchCount()
+            if count > 0 { try tags.remove(at: number(count)) }
+        case 6:
+            let tags = try item.dynamicList("tags")
+            let count = try tags.fetchCount()
+            if count > 1 { try tags.move(from: number(count), to: number(count)) }
+        case 7:
+            let tags = try item.dynamicList("tags")
+            let count = try tags.fetchCount()
+            if count > 0 { try tags.set(.string(word()), at: number(count)) }
+        case 8: if chance(40) { try item.dynamicList("tags").removeAll() }
+        case 9: try item.dynamicMutableSet("labels").insert(.string(word()))
+        case 10: try item.dynamicMutableSet("labels").remove(.string(word()))
+        case 11: try item.dynamicMap("attrs").setValue(chance(20) ? .null : .int(Int64(number(9))), forKey: word())
+        case 12: try item.dynamicMap("attrs").removeValue(forKey: word())
+        case 13:
+            let spec: RealmValue =
+                chance(20) ? .null : .dictionary(["color": .string(word()), "size": .int(Int64(number(5)))])
+            try item.setValue(spec, forKey: "spec")
+        case 14:
+            if case .object(let spec) = try item.value(forKey: "spec") {
+                try spec.setValue(.string(word()), forKey: "color")
+            }
+        default:
+            let target = try realm.object(ofType: "Item", forPrimaryKey: .int(key()))
+            try item.setValue(target.map { .object($0) } ?? .null, forKey: "owner")
+        }
+    }
+}
