@@ -6,7 +6,7 @@ import RealmSync
 /// The classes of the sync workloads: `Dog` with a primary key (classes without one do not sync),
 /// used by both sides so that the ratio measures sync's recording alone.
 enum SyncBenchSchema {
-    static let schema = Schema([
+    nonisolated(unsafe) static let schema = Schema([
         ObjectSchema(
             className: "Dog",
             properties: [
@@ -125,13 +125,13 @@ struct SyncIntegrate: Workload {
                 on: connection)
         }
         let start = clock.nowMilliseconds()
-        let uploads = fileIDs.enumerated().map { uploads(writer: $0.offset, fileID: $0.element, rounds: rounds, start: start) }
+        let prepared = fileIDs.enumerated().map { self.uploads(writer: $0.offset, fileID: $0.element, rounds: rounds, start: start) }
         return PreparedRun(
             run: {
                 for round in 0..<rounds {
                     for writer in 0..<writers {
                         _ = server.receive(
-                            .upload(session: 1, changesets: uploads[writer][round]),
+                            .upload(session: 1, changesets: prepared[writer][round]),
                             on: ConnectionID(rawValue: UInt64(writer + 1)))
                     }
                     _ = server.integratePending()

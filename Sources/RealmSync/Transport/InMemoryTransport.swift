@@ -36,6 +36,7 @@ public final class InMemoryTransport {
 
     public struct Statistics: Hashable, Sendable {
         public var delivered = 0, duplicated = 0, dropped = 0, lost = 0, bytes = 0
+        public init() {}
     }
 
     private var server: any SyncServerEndpoint

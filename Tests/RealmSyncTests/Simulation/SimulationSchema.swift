@@ -3,7 +3,7 @@ import RealmDatabase
 /// The schema every replica of the simulation and its server share: one class with every kind of
 /// field that syncs, its embedded class, and `Entry`, the class the atomicity check writes.
 enum SimulationSchema {
-    static let schema = Schema([
+    nonisolated(unsafe) static let schema = Schema([
         ObjectSchema(
             className: "Item",
             properties: [
