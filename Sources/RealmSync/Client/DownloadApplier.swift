@@ -34,11 +34,17 @@ struct DownloadApplier {
 
     private mutating func apply(_ instruction: Instruction, at time: WriteTime) throws {
         let ref = instruction.object
+        if case .erase = instruction {
+            // Whatever is pending on the object (a local erase and a create after it included)
+            // is concurrent with this erase: the server drops it or the erase wipes it.
+            if let object = try SyncValueConversion.object(ref, in: realm) { try realm.delete(object) }
+            void { $0.object == ref }
+            return
+        }
         if writes.erased.contains(ref) { return }
         switch instruction {
         case .erase:
-            if let object = try SyncValueConversion.object(ref, in: realm) { try realm.delete(object) }
-            void { $0.object == ref }
+            return
         case .create(_, let fields):
             try create(ref, fields: fields, at: time)
         case .set(_, let path, let value):

@@ -68,10 +68,15 @@ struct PendingWrites {
         }
     }
 
-    /// A local write to `path` or to one of its ancestors (a replacement) is later than `time`.
+    /// A remote write to `path` at `time` is skipped: a pending local write to the path itself is
+    /// later, or one to an ancestor (a replacement of an embedded object) is pending at all. A
+    /// replacement beats a concurrent write inside it whatever the clocks (the server's rule 3);
+    /// docs/SYNC.md's "is later" for the ancestor case would let the replica keep a write the
+    /// server drops.
     func fieldIsLater(_ o: ObjectRef, _ path: [String], than time: WriteTime) -> Bool {
         guard let times = fields[o] else { return false }
-        return (1...max(1, path.count)).contains { times[Array(path.prefix($0))].map { $0 > time } ?? false }
+        if let own = times[path], own > time { return true }
+        return (1..<max(1, path.count)).contains { times[Array(path.prefix($0))] != nil }
     }
 
     func clearIsLater(_ o: ObjectRef, _ field: String, than time: WriteTime) -> Bool {
