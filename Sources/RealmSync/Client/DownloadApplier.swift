@@ -21,8 +21,59 @@ struct DownloadApplier {
         self.writes = PendingWrites(pending)
     }
 
+    /// Remote erases of objects with a pending local erase, decided at the end of the download.
+    private var deferredErases: [ObjectRef] = []
+    /// Objects of `deferredErases` created again by a later remote changeset of the download.
+    private var recreated = Set<ObjectRef>()
+
+    /// A remote erase. Pending writes on the object before a pending local erase are concurrent with
+    /// it: the server drops them. A pending local erase is never dropped as concurrent, only when the
+    /// object no longer exists: so whether it (and a create after it) survives depends on whether the
+    /// download creates the object again; `finish` decides.
+    private mutating func erase(_ ref: ObjectRef) throws {
+        guard writes.erased.contains(ref) else {
+            if let object = try SyncValueConversion.object(ref, in: realm) { try realm.delete(object) }
+            void { $0.object == ref }
+            return
+        }
+        voidBeforeFirstErase(of: ref)
+        deferredErases.append(ref)
+    }
+
+    /// Ends the download: an object erased remotely and not created again has no object for the
+    /// pending local erase to erase, so the server drops it, and the create after it as concurrent
+    /// with the remote erase: the object goes, with everything pending on it.
+    mutating func finish() throws {
+        for ref in deferredErases where !recreated.contains(ref) {
+            if let object = try SyncValueConversion.object(ref, in: realm) { try realm.delete(object) }
+            void { $0.object == ref }
+        }
+        deferredErases.removeAll()
+        try savePending()
+    }
+
+    private mutating func voidBeforeFirstErase(of ref: ObjectRef) {
+        var changed = false
+        for i in pending.indices {
+            if let first = pending[i].instructions.firstIndex(of: .erase(ref)) {
+                let before = pending[i].instructions[..<first].filter { $0.object != ref }
+                if before.count != first {
+                    pending[i].instructions = Array(before) + pending[i].instructions[first...]
+                    changed = true
+                }
+                break
+            }
+            let count = pending[i].instructions.count
+            pending[i].instructions.removeAll { $0.object == ref }
+            if pending[i].instructions.count != count { changed = true }
+        }
+        guard changed else { return }
+        voided = true
+        writes = PendingWrites(pending)
+    }
+
     /// Stores the pending changesets again when voiding changed them.
-    func savePending() throws {
+    private func savePending() throws {
         guard voided else { return }
         for changeset in pending { try store.appendHistory(changeset) }
     }
@@ -34,14 +85,13 @@ struct DownloadApplier {
 
     private mutating func apply(_ instruction: Instruction, at time: WriteTime) throws {
         let ref = instruction.object
-        if case .erase = instruction {
-            // Whatever is pending on the object (a local erase and a create after it included)
-            // is concurrent with this erase: the server drops it or the erase wipes it.
-            if let object = try SyncValueConversion.object(ref, in: realm) { try realm.delete(object) }
-            void { $0.object == ref }
+        if case .erase = instruction { return try erase(ref) }
+        if writes.erased.contains(ref) {
+            // The pending local erase will wipe what this writes; a create here means the object
+            // will exist when that erase reaches the server, so the erase is kept (`finish`).
+            if case .create = instruction { recreated.insert(ref) }
             return
         }
-        if writes.erased.contains(ref) { return }
         switch instruction {
         case .erase:
             return

@@ -179,7 +179,7 @@ public final class SyncClient: SyncClientEndpoint {
                 try applier.apply(changeset.origin)
                 clock.observe(changeset.origin.clock)
             }
-            try applier.savePending()
+            try applier.finish()
             try store.setNumber(.lastClock, clock.last.rawValue)
             try store.setNumber(.downloadCursor, max(cursor, state.downloadCursor))
             try store.setNumber(.uploadAcknowledged, max(acknowledged, state.uploadAcknowledged))
@@ -200,7 +200,7 @@ public final class SyncClient: SyncClientEndpoint {
                 Changeset(
                     clientVersion: 0, basedOnServerVersion: serverVersion, clock: .zero, clientFileID: 0,
                     instructions: snapshot.flatMap(Self.instructions)))
-            try applier.savePending()
+            try applier.finish()
             try store.setNumber(.downloadCursor, max(serverVersion, try store.number(.downloadCursor)))
         }
     }
