@@ -21,6 +21,15 @@ struct DownloadApplier {
         self.writes = PendingWrites(pending)
     }
 
+    /// Stops counting as pending the local changesets (by client version) the server integrated
+    /// before the next remote changeset: it was decided against them. They are acknowledged, so
+    /// they leave the history with this download.
+    mutating func forgetPending(_ integratedBefore: (UInt64) -> Bool) {
+        let count = pending.count
+        pending.removeAll { integratedBefore($0.clientVersion) }
+        if pending.count != count { writes = PendingWrites(pending) }
+    }
+
     /// Remote erases of objects with a pending local erase, decided at the end of the download.
     private var deferredErases: [ObjectRef] = []
     /// Objects of `deferredErases` created again by a later remote changeset of the download.

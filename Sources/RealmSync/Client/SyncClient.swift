@@ -170,12 +170,16 @@ public final class SyncClient: SyncClientEndpoint {
     private func applyDownload(cursor: UInt64, acknowledged: UInt64, changesets: [IntegratedChangeset]) throws {
         try writeRemote {
             let state = try store.state()
-            // Everything in history counts as pending until this download is applied: a local
-            // changeset acknowledged by this very message may have been integrated after some of
-            // its changesets, and the server then decided them against it.
-            var applier = DownloadApplier(realm: realm, store: store, pending: try store.history())
+            let history = try store.history()
+            // A local changeset this message acknowledges is pending only for the remote changesets
+            // the server integrated before it (`AcknowledgedPlacement`).
+            let placed = AcknowledgedPlacement.serverVersions(
+                acknowledged: history.filter { $0.clientVersion <= acknowledged }, after: state.downloadCursor,
+                through: cursor, sent: changesets)
+            var applier = DownloadApplier(realm: realm, store: store, pending: history)
             var clock = HybridLogicalClock(last: state.lastClock)
             for changeset in changesets where changeset.serverVersion > state.downloadCursor {
+                applier.forgetPending { placed[$0].map { $0 < changeset.serverVersion } ?? false }
                 try applier.apply(changeset.origin)
                 clock.observe(changeset.origin.clock)
             }
