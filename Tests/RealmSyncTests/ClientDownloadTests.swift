@@ -119,6 +119,25 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try a.lastInstructions(), [.set(ref("x"), path: ["name"], value: .string("kept"))])
     }
 
+    func testALinkToAnErasedObjectIsKeptByReferenceAndResolvesWhenItComesBack() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(
+            download(
+                [
+                    remote(1, clock: 10, [.create(ref("t"), fields: [])]),
+                    remote(2, clock: 11, [.create(ref("s"), fields: [SyncField("friend", .link(ref("t")))])]),
+                    remote(3, clock: 12, [.erase(ref("t"))]),
+                ], cursor: 3))
+        XCTAssertEqual(try a.person("s").value(forKey: "friend"), .null)
+        let friend = { try a.canonicalState().objects[ref("s")]?.first { $0.name == "friend" }?.value }
+        XCTAssertEqual(try friend(), .link(ref("t")), "the dump shows what the server holds")
+        _ = try a.receive(download([remote(4, clock: 13, [.create(ref("t"), fields: [])])], cursor: 4))
+        guard case .object(let target) = try a.person("s").value(forKey: "friend") else { return XCTFail("unresolved") }
+        XCTAssertEqual(try target.value(forKey: "id"), "t")
+        try a.realm.write { try a.person("s").setValue(.null, forKey: "friend") }
+        XCTAssertEqual(try friend(), .null)
+    }
+
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }

@@ -49,6 +49,7 @@ struct ChangesetBuilder {
         var instructions: [Instruction] = []
         for key in keys.sorted() {
             try forgetCollections(of: schema, key: key)
+            try store.forgetUnresolved(schema.className, key)
             // An object made before the file was synced has no recorded reference: nothing to erase.
             if let ref = try store.forgetKey(schema.className, key) { instructions.append(.erase(ref)) }
         }
@@ -75,6 +76,8 @@ struct ChangesetBuilder {
             instructions += try CollectionDiff(store: store).instructions(
                 for: property, of: object, key: key, ref: ref, ids: &ids)
         }
+        // Links the server holds to this object resolve (there as here, without an instruction).
+        try UnresolvedLinks(realm: realm, store: store, syncedClasses: syncedClasses).objectCreated(object)
         return instructions
     }
 
@@ -90,6 +93,8 @@ struct ChangesetBuilder {
                 instructions += try CollectionDiff(store: store).instructions(
                     for: property, of: object, key: key, ref: ref, ids: &ids)
             } else {
+                // The field's value now replaces a link the server held to a missing object.
+                if property.type == .object { try store.forgetUnresolved(schema.className, key, name) }
                 instructions.append(
                     .set(ref, path: [name], value: try SyncValueConversion.syncValue(object.value(forKey: name))))
             }

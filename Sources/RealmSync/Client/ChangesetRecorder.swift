@@ -58,6 +58,7 @@ final class ChangesetRecorder: CommitRecorder {
             guard let schema = realm.schema[className] else { continue }
             for key in classChanges.deletions {
                 try builder.forgetCollections(of: schema, key: key)
+                try store.forgetUnresolved(className, key)
                 _ = try store.forgetKey(className, key)
             }
             let touched = classChanges.insertions.sorted() + classChanges.modifications.keys.sorted()

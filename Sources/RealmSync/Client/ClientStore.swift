@@ -13,6 +13,9 @@ import RealmDatabase
 ///   and value at the last commit (to tell a changed element from an unchanged one).
 /// - `_sync_collection(tbl, owner, content)`: each synced set's and map's content at the last
 ///   commit, to diff the next one against.
+/// - `_sync_unresolved(class, key, field, ref)`: to-one links the server holds to objects this
+///   replica does not have (erased, or not arrived yet): the realm reads them as null, the dump
+///   shows the reference, and the link comes back when the object is created again.
 /// - `_sync_pending_bootstrap(seq, server_version, batch)`: bootstrap batches until the last one.
 struct ClientStore {
     let realm: Realm
@@ -35,10 +38,18 @@ struct ClientStore {
         content BLOB NOT NULL, PRIMARY KEY (tbl, owner)) WITHOUT ROWID
         """,
         """
+        CREATE TABLE IF NOT EXISTS _sync_unresolved (class TEXT NOT NULL, key INTEGER NOT NULL, field TEXT NOT NULL,
+        ref BLOB NOT NULL, PRIMARY KEY (class, key, field)) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_unresolved_ref ON _sync_unresolved (ref)",
+        """
         CREATE TABLE IF NOT EXISTS _sync_pending_bootstrap (seq INTEGER PRIMARY KEY, server_version INTEGER NOT NULL,
         batch BLOB NOT NULL)
         """,
     ]
+
+    /// How many tables `creation` makes.
+    static var tableCount: Int { creation.filter { $0.hasPrefix("CREATE TABLE") }.count }
 
     /// Creates the tables (in the caller's write transaction) when the file has none yet.
     func createTables() throws {
@@ -236,5 +247,50 @@ extension ClientStore {
             objects += try ClientEncodings.decodeBootstrap(data)
         }
         return objects
+    }
+}
+
+extension ClientStore {
+    // MARK: Unresolved links
+
+    func rememberUnresolved(_ className: String, _ key: Int64, _ field: String, _ ref: ObjectRef) throws {
+        try realm.executeSQL(
+            "INSERT OR REPLACE INTO _sync_unresolved (class, key, field, ref) VALUES (?, ?, ?, ?)",
+            [.text(className), .integer(key), .text(field), .blob(ClientEncodings.encode(ref))])
+    }
+
+    func forgetUnresolved(_ className: String, _ key: Int64, _ field: String? = nil) throws {
+        if let field {
+            try realm.executeSQL(
+                "DELETE FROM _sync_unresolved WHERE class = ? AND key = ? AND field = ?",
+                [.text(className), .integer(key), .text(field)])
+        } else {
+            try realm.executeSQL(
+                "DELETE FROM _sync_unresolved WHERE class = ? AND key = ?", [.text(className), .integer(key)])
+        }
+    }
+
+    /// The unresolved links of one object, by field.
+    func unresolved(_ className: String, _ key: Int64) throws -> [String: ObjectRef] {
+        var links: [String: ObjectRef] = [:]
+        for row in try realm.querySQL(
+            "SELECT field, ref FROM _sync_unresolved WHERE class = ? AND key = ?", [.text(className), .integer(key)])
+        {
+            guard row.count == 2, case .text(let field) = row[0], case .blob(let data) = row[1] else { continue }
+            links[field] = try ClientEncodings.decodeRef(data)
+        }
+        return links
+    }
+
+    /// The links waiting for `ref`, forgetting them: (class, key, field) of each.
+    func takeUnresolved(to ref: ObjectRef) throws -> [(className: String, key: Int64, field: String)] {
+        let bytes = ClientEncodings.encode(ref)
+        let rows = try realm.querySQL("SELECT class, key, field FROM _sync_unresolved WHERE ref = ?", [.blob(bytes)])
+        try realm.executeSQL("DELETE FROM _sync_unresolved WHERE ref = ?", [.blob(bytes)])
+        return rows.compactMap { row in
+            guard row.count == 3, case .text(let c) = row[0], case .integer(let k) = row[1], case .text(let f) = row[2]
+            else { return nil }
+            return (c, k, f)
+        }
     }
 }

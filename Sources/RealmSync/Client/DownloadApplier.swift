@@ -9,14 +9,16 @@ import RealmDatabase
 struct DownloadApplier {
     let realm: Realm
     let store: ClientStore
+    let syncedClasses: Set<String>
     /// The local changesets not yet acknowledged, as they will be uploaded (voiding rewrites them).
     private(set) var pending: [Changeset]
     private var writes: PendingWrites
     private(set) var voided = false
 
-    init(realm: Realm, store: ClientStore, pending: [Changeset]) {
+    init(realm: Realm, store: ClientStore, syncedClasses: Set<String>, pending: [Changeset]) {
         self.realm = realm
         self.store = store
+        self.syncedClasses = syncedClasses
         self.pending = pending
         self.writes = PendingWrites(pending)
     }
@@ -41,7 +43,7 @@ struct DownloadApplier {
     /// download creates the object again; `finish` decides.
     private mutating func erase(_ ref: ObjectRef) throws {
         guard writes.erased.contains(ref) else {
-            if let object = try SyncValueConversion.object(ref, in: realm) { try realm.delete(object) }
+            try deleteObject(ref)
             void { $0.object == ref }
             return
         }
@@ -54,7 +56,7 @@ struct DownloadApplier {
     /// with the remote erase: the object goes, with everything pending on it.
     mutating func finish() throws {
         for ref in deferredErases where !recreated.contains(ref) {
-            if let object = try SyncValueConversion.object(ref, in: realm) { try realm.delete(object) }
+            try deleteObject(ref)
             void { $0.object == ref }
         }
         deferredErases.removeAll()
@@ -79,6 +81,17 @@ struct DownloadApplier {
         guard changed else { return }
         voided = true
         writes = PendingWrites(pending)
+    }
+
+    private var links: UnresolvedLinks {
+        UnresolvedLinks(realm: realm, store: store, syncedClasses: syncedClasses)
+    }
+
+    /// Deletes the object a remote erase names; links to it become unresolved.
+    private func deleteObject(_ ref: ObjectRef) throws {
+        guard let object = try SyncValueConversion.object(ref, in: realm) else { return }
+        try links.targetWillBeErased(object, ref)
+        try realm.delete(object)
     }
 
     /// Stores the pending changesets again when voiding changed them.
@@ -162,7 +175,9 @@ struct DownloadApplier {
         guard let object = try SyncValueConversion.object(ref, in: realm) else {
             var value: [String: RealmValue] = [pk: SyncValueConversion.realmValue(ref.primaryKey)]
             for field in kept { value[field.name] = try SyncValueConversion.realmValue(field.value, in: realm) }
-            _ = try realm.create(ref.className, value: .dictionary(value))
+            let created = try realm.create(ref.className, value: .dictionary(value))
+            for field in kept { try links.fieldWritten(created, field.name, field.value) }
+            try links.objectCreated(created)
             return
         }
         for field in kept { try set(object, ref, path: [field.name], value: field.value, at: time) }
@@ -178,6 +193,7 @@ struct DownloadApplier {
             target = next
         }
         try target.setValue(try SyncValueConversion.realmValue(value, in: realm), forKey: last)
+        if path.count == 1 { try links.fieldWritten(object, last, value) }
         if let property = target.objectSchema?[last], holdsEmbedded(property) {
             // A replacement: the server drops the pending writes below it as concurrent.
             void {

@@ -52,8 +52,10 @@ public final class SyncClient: SyncClientEndpoint {
         var config = configuration
         config.commitRecorder = recorder
         realm = try Realm(configuration: config)
-        let exists = try realm.querySQL("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sync_state'")
-        if exists.isEmpty {
+        // Tables are created together; one added later is created on the next open.
+        let tables = try realm.querySQL(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '\\_sync\\_%' ESCAPE '\\'")
+        if tables.count < ClientStore.tableCount {
             try recorder.applyingDownload { try realm.write { try store.createTables() } }
         }
         try loadState()
@@ -176,7 +178,7 @@ public final class SyncClient: SyncClientEndpoint {
             let placed = AcknowledgedPlacement.serverVersions(
                 acknowledged: history.filter { $0.clientVersion <= acknowledged }, after: state.downloadCursor,
                 through: cursor, sent: changesets)
-            var applier = DownloadApplier(realm: realm, store: store, pending: history)
+            var applier = DownloadApplier(realm: realm, store: store, syncedClasses: Set(classes), pending: history)
             var clock = HybridLogicalClock(last: state.lastClock)
             for changeset in changesets where changeset.serverVersion > state.downloadCursor {
                 applier.forgetPending { placed[$0].map { $0 < changeset.serverVersion } ?? false }
@@ -199,7 +201,8 @@ public final class SyncClient: SyncClientEndpoint {
             try store.appendBootstrapBatch(serverVersion: serverVersion, objects)
             guard isLast else { return }
             let snapshot = try store.takeBootstrapObjects()
-            var applier = DownloadApplier(realm: realm, store: store, pending: try store.history())
+            var applier = DownloadApplier(
+                realm: realm, store: store, syncedClasses: Set(classes), pending: try store.history())
             try applier.apply(
                 Changeset(
                     clientVersion: 0, basedOnServerVersion: serverVersion, clock: .zero, clientFileID: 0,
@@ -231,7 +234,13 @@ public final class SyncClient: SyncClientEndpoint {
         var objects: [ObjectRef: [SyncField]] = [:]
         for className in classes {
             for object in try realm.objects(className) {
-                objects[try SyncValueConversion.ref(of: object)] = try SyncValueConversion.fields(of: object)
+                var fields = try SyncValueConversion.fields(of: object)
+                // A link the server holds to an object this replica does not have reads null here.
+                if let key = object.objectKey {
+                    let unresolved = try store.unresolved(className, key)
+                    for i in fields.indices { if let ref = unresolved[fields[i].name] { fields[i].value = .link(ref) } }
+                }
+                objects[try SyncValueConversion.ref(of: object)] = fields
             }
         }
         return CanonicalState(objects: objects)
