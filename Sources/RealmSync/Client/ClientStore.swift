@@ -16,6 +16,8 @@ import RealmDatabase
 /// - `_sync_unresolved(class, key, field, ref)`: to-one links the server holds to objects this
 ///   replica does not have (erased, or not arrived yet): the realm reads them as null, the dump
 ///   shows the reference, and the link comes back when the object is created again.
+/// - `_sync_deferred_erase(ref, recreated)`: remote erases of objects with a pending local erase,
+///   decided when that erase reaches the server (`DownloadApplier.erase`).
 /// - `_sync_pending_bootstrap(seq, server_version, batch)`: bootstrap batches until the last one.
 struct ClientStore {
     let realm: Realm
@@ -42,6 +44,10 @@ struct ClientStore {
         ref BLOB NOT NULL, PRIMARY KEY (class, key, field)) WITHOUT ROWID
         """,
         "CREATE INDEX IF NOT EXISTS _sync_unresolved_ref ON _sync_unresolved (ref)",
+        """
+        CREATE TABLE IF NOT EXISTS _sync_deferred_erase (ref BLOB PRIMARY KEY, recreated INTEGER NOT NULL)
+        WITHOUT ROWID
+        """,
         """
         CREATE TABLE IF NOT EXISTS _sync_pending_bootstrap (seq INTEGER PRIMARY KEY, server_version INTEGER NOT NULL,
         batch BLOB NOT NULL)
@@ -292,5 +298,29 @@ extension ClientStore {
             else { return nil }
             return (c, k, f)
         }
+    }
+}
+
+extension ClientStore {
+    // MARK: Deferred erases
+
+    func deferErase(_ ref: ObjectRef) throws {
+        try realm.executeSQL(
+            "INSERT OR REPLACE INTO _sync_deferred_erase (ref, recreated) VALUES (?, 0)",
+            [.blob(ClientEncodings.encode(ref))])
+    }
+
+    func markRecreated(_ ref: ObjectRef) throws {
+        try realm.executeSQL(
+            "UPDATE _sync_deferred_erase SET recreated = 1 WHERE ref = ?", [.blob(ClientEncodings.encode(ref))])
+    }
+
+    /// Whether the object was created again since its deferred erase (nil: none deferred); forgets it.
+    func takeDeferredErase(_ ref: ObjectRef) throws -> Bool? {
+        let bytes = ClientEncodings.encode(ref)
+        let rows = try realm.querySQL("SELECT recreated FROM _sync_deferred_erase WHERE ref = ?", [.blob(bytes)])
+        try realm.executeSQL("DELETE FROM _sync_deferred_erase WHERE ref = ?", [.blob(bytes)])
+        guard case .integer(let recreated)? = rows.first?.first else { return nil }
+        return recreated != 0
     }
 }

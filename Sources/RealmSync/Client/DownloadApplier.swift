@@ -25,22 +25,24 @@ struct DownloadApplier {
 
     /// Stops counting as pending the local changesets (by client version) the server integrated
     /// before the next remote changeset: it was decided against them. They are acknowledged, so
-    /// they leave the history with this download.
-    mutating func forgetPending(_ integratedBefore: (UInt64) -> Bool) {
-        let count = pending.count
+    /// they leave the history with this download. A local erase among them settles its deferred
+    /// remote erase (`erase`).
+    mutating func forgetPending(_ integratedBefore: (UInt64) -> Bool) throws {
+        let integrated = pending.filter { integratedBefore($0.clientVersion) }
+        guard !integrated.isEmpty else { return }
         pending.removeAll { integratedBefore($0.clientVersion) }
-        if pending.count != count { writes = PendingWrites(pending) }
+        writes = PendingWrites(pending)
+        for changeset in integrated {
+            for case .erase(let ref) in changeset.instructions { try settleDeferredErase(ref) }
+        }
     }
 
-    /// Remote erases of objects with a pending local erase, decided at the end of the download.
-    private var deferredErases: [ObjectRef] = []
-    /// Objects of `deferredErases` created again by a later remote changeset of the download.
-    private var recreated = Set<ObjectRef>()
-
-    /// A remote erase. Pending writes on the object before a pending local erase are concurrent with
-    /// it: the server drops them. A pending local erase is never dropped as concurrent, only when the
-    /// object no longer exists: so whether it (and a create after it) survives depends on whether the
-    /// download creates the object again; `finish` decides.
+    /// A remote erase. Pending writes on the object before a pending local erase are concurrent
+    /// with it: the server drops them. A pending local erase is never dropped as concurrent, only
+    /// when the object no longer exists when it arrives: whether it (and a create after it)
+    /// survives depends on whether a remote create comes in between. The decision waits, in the
+    /// file, until the local erase is integrated (`settleDeferredErase`); meanwhile the local
+    /// object stays as the pending changesets made it.
     private mutating func erase(_ ref: ObjectRef) throws {
         guard writes.erased.contains(ref) else {
             try deleteObject(ref)
@@ -48,18 +50,21 @@ struct DownloadApplier {
             return
         }
         voidBeforeFirstErase(of: ref)
-        deferredErases.append(ref)
+        try store.deferErase(ref)
     }
 
-    /// Ends the download: an object erased remotely and not created again has no object for the
-    /// pending local erase to erase, so the server drops it, and the create after it as concurrent
-    /// with the remote erase: the object goes, with everything pending on it.
-    mutating func finish() throws {
-        for ref in deferredErases where !recreated.contains(ref) {
-            try deleteObject(ref)
-            void { $0.object == ref }
-        }
-        deferredErases.removeAll()
+    /// The local erase of `ref` reached the server. If nothing created the object after the remote
+    /// erase, the server dropped it and the create after it (concurrent with the remote erase): the
+    /// object goes, with what is still pending on it. Otherwise the local erase and create won.
+    private mutating func settleDeferredErase(_ ref: ObjectRef) throws {
+        guard let recreated = try store.takeDeferredErase(ref), !recreated else { return }
+        try deleteObject(ref)
+        void { $0.object == ref }
+    }
+
+    /// Ends the download: the local changesets it acknowledges leave pending; the rest is stored.
+    mutating func finish(acknowledged: UInt64) throws {
+        try forgetPending { $0 <= acknowledged }
         try savePending()
     }
 
@@ -110,8 +115,8 @@ struct DownloadApplier {
         if case .erase = instruction { return try erase(ref) }
         if writes.erased.contains(ref) {
             // The pending local erase will wipe what this writes; a create here means the object
-            // will exist when that erase reaches the server, so the erase is kept (`finish`).
-            if case .create = instruction { recreated.insert(ref) }
+            // will exist when that erase reaches the server, so the erase is kept (`erase`).
+            if case .create = instruction { try store.markRecreated(ref) }
             return
         }
         switch instruction {

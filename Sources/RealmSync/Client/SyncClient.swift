@@ -181,11 +181,11 @@ public final class SyncClient: SyncClientEndpoint {
             var applier = DownloadApplier(realm: realm, store: store, syncedClasses: Set(classes), pending: history)
             var clock = HybridLogicalClock(last: state.lastClock)
             for changeset in changesets where changeset.serverVersion > state.downloadCursor {
-                applier.forgetPending { placed[$0].map { $0 < changeset.serverVersion } ?? false }
+                try applier.forgetPending { placed[$0].map { $0 < changeset.serverVersion } ?? false }
                 try applier.apply(changeset.origin)
                 clock.observe(changeset.origin.clock)
             }
-            try applier.finish()
+            try applier.finish(acknowledged: acknowledged)
             try store.setNumber(.lastClock, clock.last.rawValue)
             try store.setNumber(.downloadCursor, max(cursor, state.downloadCursor))
             try store.setNumber(.uploadAcknowledged, max(acknowledged, state.uploadAcknowledged))
@@ -207,7 +207,7 @@ public final class SyncClient: SyncClientEndpoint {
                 Changeset(
                     clientVersion: 0, basedOnServerVersion: serverVersion, clock: .zero, clientFileID: 0,
                     instructions: snapshot.flatMap(Self.instructions)))
-            try applier.finish()
+            try applier.finish(acknowledged: try store.number(.uploadAcknowledged))
             try store.setNumber(.downloadCursor, max(serverVersion, try store.number(.downloadCursor)))
         }
     }
