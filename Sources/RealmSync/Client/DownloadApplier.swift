@@ -53,11 +53,18 @@ struct DownloadApplier {
         try store.deferErase(ref)
     }
 
-    /// The local erase of `ref` reached the server. If nothing created the object after the remote
-    /// erase, the server dropped it and the create after it (concurrent with the remote erase): the
-    /// object goes, with what is still pending on it. Otherwise the local erase and create won.
+    /// The local erase of `ref` reached the server. If something created the object after the
+    /// remote erase, the local erase and what follows it won. If not, the server dropped the local
+    /// erase, and what follows it up to the next pending local erase (a create is concurrent with
+    /// the remote erase; writes find no object): that next erase is deferred in turn, or, when
+    /// there is none, the object goes with what is still pending on it.
     private mutating func settleDeferredErase(_ ref: ObjectRef) throws {
         guard let recreated = try store.takeDeferredErase(ref), !recreated else { return }
+        if writes.erased.contains(ref) {
+            voidBeforeFirstErase(of: ref)
+            try store.deferErase(ref)
+            return
+        }
         try deleteObject(ref)
         void { $0.object == ref }
     }
