@@ -125,7 +125,9 @@ struct SyncIntegrate: Workload {
                 on: connection)
         }
         let start = clock.nowMilliseconds()
-        let prepared = fileIDs.enumerated().map { self.uploads(writer: $0.offset, fileID: $0.element, rounds: rounds, start: start) }
+        let prepared = fileIDs.enumerated().map {
+            self.uploads(writer: $0.offset, fileID: $0.element, rounds: rounds, start: start)
+        }
         return PreparedRun(
             run: {
                 for round in 0..<rounds {
