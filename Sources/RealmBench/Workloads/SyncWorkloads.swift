@@ -97,7 +97,8 @@ struct SyncIntegrate: Workload {
                         let shared = ObjectRef("Dog", .int(Int64(i)))
                         return .create(shared, fields: [SyncField("age", .int(Int64(round)))])
                     }
-                    return .create(own, fields: [SyncField("name", .string("dog \(version)")), SyncField("age", .int(3))])
+                    return .create(
+                        own, fields: [SyncField("name", .string("dog \(version)")), SyncField("age", .int(3))])
                 }
                 return Changeset(
                     clientVersion: version, basedOnServerVersion: 0,

@@ -53,7 +53,8 @@ final class Simulation {
         }
     }
 
-    private static func makeServer(folder: URL, time: SimulatedTime, salts: @escaping () -> UInt64) throws -> SyncServer {
+    private static func makeServer(folder: URL, time: SimulatedTime, salts: @escaping () -> UInt64) throws -> SyncServer
+    {
         let store = try SQLiteSyncStore(path: folder.appendingPathComponent("sync.sqlite").path, historySalt: 42)
         return try SyncServer(
             store: store, schema: SimulationSchema.schema, wallClock: SkewedClock(time: time, skew: 0),
@@ -126,7 +127,7 @@ final class Simulation {
         for _ in 0..<20 {
             try transport.runUntilQuiescent(maxSteps: 2_000_000)
             try checkNoClientErrors()
-            if try clients.allSatisfy({ try !$0.hasUnacknowledgedChanges }) { break }
+            if clients.allSatisfy({ !$0.hasUnacknowledgedChanges }) { break }
         }
         figures.transport = transport.statistics
     }
@@ -157,7 +158,7 @@ final class Simulation {
 
     private func checkConvergence() throws {
         for index in clients.indices {
-            if try clients[index].hasUnacknowledgedChanges {
+            if clients[index].hasUnacknowledgedChanges {
                 throw fail("replica \(index) still has unacknowledged changes after quiescence")
             }
         }
@@ -167,7 +168,9 @@ final class Simulation {
         try checkLog(log)
         let oracleState = try Oracle.state(schema: schema, log: log)
         if oracleState != serverState {
-            throw fail("server differs from the oracle:\n" + serverState.differences(from: oracleState).joined(separator: "\n"))
+            throw fail(
+                "server differs from the oracle:\n" + serverState.differences(from: oracleState).joined(separator: "\n")
+            )
         }
         for index in clients.indices {
             let replica = try clients[index].canonicalState()

@@ -14,7 +14,8 @@ final class SimulationTests: XCTestCase {
 
     func testReplicasConvergeOnTheServerAndTheServerOnTheOracle() throws {
         let seeds = Self.seeds()
-        print("sync simulation: seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count)), \(Self.steps) steps each")
+        print(
+            "sync simulation: seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count)), \(Self.steps) steps each")
         var totals = Simulation.Figures()
         for seed in seeds {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-sim-\(seed)-\(UUID())")

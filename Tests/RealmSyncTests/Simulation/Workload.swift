@@ -42,7 +42,8 @@ struct Workload {
         guard let item = try realm.object(ofType: "Item", forPrimaryKey: .int(pk)) else {
             // Absent here (never created, or deleted): create it, maybe colliding with another replica.
             _ = try realm.create(
-                "Item", value: .dictionary(["_id": .int(pk), "name": .string(word()), "count": .int(Int64(number(9)))]),
+                "Item",
+                value: .dictionary(["_id": .int(pk), "name": .string(word()), "count": .int(Int64(number(9)))]),
                 update: .modified)
             return
         }
