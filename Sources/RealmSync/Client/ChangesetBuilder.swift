@@ -8,23 +8,25 @@ struct ChangesetBuilder {
     let store: ClientStore
     let syncedClasses: Set<String>
 
-    func instructions(for changes: ChangeSet, ids: inout ElementIDSource) throws -> [Instruction] {
-        var instructions: [Instruction] = []
+    /// Appends the commit's instructions to `body`, in order: per class (by name) erases, creates, updates.
+    func record(_ changes: ChangeSet, ids: inout ElementIDSource, into body: inout ChangesetBodyWriter) throws {
         var collectionsToDiff: [RootCollection] = []
         for className in changes.classes.keys.sorted() {
             guard let classChanges = changes.classes[className], let schema = realm.schema[className] else { continue }
             if syncedClasses.contains(className) {
-                instructions += try erasures(classChanges, of: schema)
-                instructions += try creations(classChanges.insertions, of: schema, ids: &ids)
+                body.append(contentsOf: try erasures(classChanges, of: schema))
+                try creations(classChanges.insertions, of: schema, ids: &ids, into: &body)
                 for key in classChanges.modifications.keys.sorted() {
-                    instructions += try updates(
-                        schema, key: key, properties: classChanges.modifications[key] ?? [], ids: &ids)
+                    body.append(
+                        contentsOf: try updates(
+                            schema, key: key, properties: classChanges.modifications[key] ?? [], ids: &ids))
                 }
             } else if schema.isEmbedded {
                 for key in classChanges.modifications.keys.sorted() {
                     let properties = classChanges.modifications[key] ?? []
-                    instructions += try embeddedUpdates(
-                        className, key: key, properties: properties, collections: &collectionsToDiff)
+                    body.append(
+                        contentsOf: try embeddedUpdates(
+                            className, key: key, properties: properties, collections: &collectionsToDiff))
                 }
             }
         }
@@ -36,10 +38,10 @@ struct ChangesetBuilder {
                 let property = object.objectSchema?[collection.field]
             else { continue }
             let ref = try SyncValueConversion.ref(of: object)
-            instructions += try CollectionDiff(store: store).instructions(
-                for: property, of: object, key: collection.key, ref: ref, ids: &ids)
+            body.append(
+                contentsOf: try CollectionDiff(store: store).instructions(
+                    for: property, of: object, key: collection.key, ref: ref, ids: &ids))
         }
-        return instructions
     }
 
     /// An `erase` per deleted object, named by the primary key its deletion kept (its row is gone).
@@ -69,15 +71,13 @@ struct ChangesetBuilder {
 
     /// A `create` per inserted object with its non-collection fields, each followed by the
     /// instructions that fill its collections. The rows are read a run of keys at a time.
-    private func creations(_ keys: KeySet, of schema: ObjectSchema, ids: inout ElementIDSource) throws
-        -> [Instruction]
-    {
-        guard !keys.isEmpty else { return [] }
+    private func creations(
+        _ keys: KeySet, of schema: ObjectSchema, ids: inout ElementIDSource, into body: inout ChangesetBodyWriter
+    ) throws {
+        guard !keys.isEmpty else { return }
         let layout = try CreationLayout(realm: realm, schema: schema)
         // Most commits find no link waiting for an object: one look for the commit, not one per object.
         let linksWait = try store.hasUnresolved()
-        var instructions: [Instruction] = []
-        instructions.reserveCapacity(keys.count)
         for range in keys.ranges {
             try realm.forEachObject(ofType: schema.className, keys: range) { key, values in
                 let ref = ObjectRef(
@@ -86,13 +86,14 @@ struct ChangesetBuilder {
                 let fields = try layout.sortedFields.map {
                     SyncField($0.name, try SyncValueConversion.syncValue(values[$0.index]))
                 }
-                instructions.append(.create(ref, fields: fields))
+                body.append(.create(ref, fields: fields))
                 guard !layout.collections.isEmpty || linksWait,
                     let object = try realm.object(ofType: schema.className, forKey: key)
                 else { return }
                 for property in layout.collections {
-                    instructions += try CollectionDiff(store: store).instructions(
-                        for: property, of: object, key: key, ref: ref, ids: &ids)
+                    body.append(
+                        contentsOf: try CollectionDiff(store: store).instructions(
+                            for: property, of: object, key: key, ref: ref, ids: &ids))
                 }
                 // Links the server holds to this object resolve (there as here, without an instruction).
                 if linksWait {
@@ -100,7 +101,6 @@ struct ChangesetBuilder {
                 }
             }
         }
-        return instructions
     }
 
     private func updates(

@@ -41,13 +41,15 @@ final class ChangesetRecorder: CommitRecorder {
         let reading = clock.tick(now: wallClock.nowMilliseconds())
         var ids = ElementIDSource(clock: reading, clientFileID: state.clientFileID)
         let builder = ChangesetBuilder(realm: realm, store: store, syncedClasses: syncedClasses)
-        let instructions = try builder.instructions(for: changes, ids: &ids)
-        guard !instructions.isEmpty else { return }
-        let changeset = Changeset(
+        // Encoded as they are made: a commit holds its changeset's bytes, not its instructions too.
+        var body = ChangesetBodyWriter()
+        try builder.record(changes, ids: &ids, into: &body)
+        guard !body.isEmpty else { return }
+        let metadata = ChangesetMetadata(
             clientVersion: state.lastClientVersion + 1, basedOnServerVersion: state.downloadCursor, clock: reading,
-            clientFileID: state.clientFileID, instructions: instructions)
-        try store.appendHistory(changeset)
-        try store.setNumber(.lastClientVersion, changeset.clientVersion)
+            clientFileID: state.clientFileID)
+        try store.appendHistory(clientVersion: metadata.clientVersion, encoded: ChangesetCodec.encode(metadata, body))
+        try store.setNumber(.lastClientVersion, metadata.clientVersion)
         try store.setNumber(.lastClock, reading.rawValue)
     }
 

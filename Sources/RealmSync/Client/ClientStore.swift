@@ -84,9 +84,14 @@ struct ClientStore {
     // MARK: History
 
     func appendHistory(_ changeset: Changeset) throws {
+        try appendHistory(clientVersion: changeset.clientVersion, encoded: ClientEncodings.encode(changeset))
+    }
+
+    /// A changeset already encoded (`ChangesetCodec`), as a commit records it.
+    func appendHistory(clientVersion: UInt64, encoded: [UInt8]) throws {
         try realm.executeSQL(
             "INSERT OR REPLACE INTO _sync_history (client_version, changeset) VALUES (?, ?)",
-            [.integer(Int64(bitPattern: changeset.clientVersion)), .blob(Data(ClientEncodings.encode(changeset)))])
+            [.integer(Int64(bitPattern: clientVersion)), .blob(Data(encoded))])
     }
 
     /// Local changesets after client version `after`, in order.

@@ -3,10 +3,18 @@
 /// first use, then instructions naming them by index.
 public enum ChangesetCodec {
     public static func encode(_ changeset: Changeset) -> [UInt8] {
-        var writer = ByteWriter(capacity: 32 + changeset.instructions.count * 24)
+        var body = ChangesetBodyWriter(expectedInstructions: changeset.instructions.count)
+        for instruction in changeset.instructions { body.append(instruction) }
+        return encode(changeset.metadata, body)
+    }
+
+    /// A changeset whose instructions were encoded as they were made: the same bytes as
+    /// `encode(_:)` of the `Changeset`, without one ever holding them all as values.
+    static func encode(_ metadata: ChangesetMetadata, _ body: ChangesetBodyWriter) -> [UInt8] {
+        var writer = ByteWriter(capacity: 64 + body.byteCount)
         writer.fixed(CodecFormat.changesetMagic)
         writer.byte(CodecFormat.version)
-        writer.changeset(changeset)
+        writer.changeset(metadata, body)
         return writer.bytes
     }
 
@@ -20,6 +28,44 @@ public enum ChangesetCodec {
     }
 }
 
+/// A changeset's fields other than its instructions.
+struct ChangesetMetadata {
+    var clientVersion: UInt64
+    var basedOnServerVersion: UInt64
+    var clock: HLCTimestamp
+    var clientFileID: UInt64
+}
+
+extension Changeset {
+    var metadata: ChangesetMetadata {
+        ChangesetMetadata(
+            clientVersion: clientVersion, basedOnServerVersion: basedOnServerVersion, clock: clock,
+            clientFileID: clientFileID)
+    }
+}
+
+/// A changeset's instructions, encoded one by one as they come (with the names they use), so a
+/// large commit holds its bytes rather than an array of instructions and then their bytes too.
+struct ChangesetBodyWriter {
+    fileprivate var names = NameTable()
+    fileprivate var body: ByteWriter
+    private(set) var count = 0
+
+    init(expectedInstructions: Int = 0) { body = ByteWriter(capacity: expectedInstructions * 24) }
+
+    var isEmpty: Bool { count == 0 }
+    var byteCount: Int { body.bytes.count + names.byteCount }
+
+    mutating func append(_ instruction: Instruction) {
+        body.instruction(instruction, names: &names)
+        count += 1
+    }
+
+    mutating func append(contentsOf instructions: [Instruction]) {
+        for instruction in instructions { append(instruction) }
+    }
+}
+
 /// The names of one changeset, each given an index at its first use.
 private struct NameTable {
     private(set) var names: [String] = []
@@ -29,24 +75,31 @@ private struct NameTable {
         if let i = indexes[name] { return i }
         indexes[name] = names.count
         names.append(name)
+        byteCount += name.utf8.count + 2
         return names.count - 1
     }
+
+    /// About what the names take encoded (a length prefix and the bytes of each).
+    private(set) var byteCount = 0
 }
 
 extension ByteWriter {
     /// A changeset without header: its metadata, its name table, then its instructions.
     mutating func changeset(_ c: Changeset) {
-        varint(c.clientVersion)
-        varint(c.basedOnServerVersion)
-        varint(c.clock.rawValue)
-        varint(c.clientFileID)
-        var table = NameTable()
-        var body = ByteWriter(capacity: c.instructions.count * 24)
-        body.count(c.instructions.count)
-        for instruction in c.instructions { body.instruction(instruction, names: &table) }
-        count(table.names.count)
-        for name in table.names { string(name) }
-        fixed(body.bytes)
+        var body = ChangesetBodyWriter(expectedInstructions: c.instructions.count)
+        for instruction in c.instructions { body.append(instruction) }
+        changeset(c.metadata, body)
+    }
+
+    mutating func changeset(_ metadata: ChangesetMetadata, _ body: ChangesetBodyWriter) {
+        varint(metadata.clientVersion)
+        varint(metadata.basedOnServerVersion)
+        varint(metadata.clock.rawValue)
+        varint(metadata.clientFileID)
+        count(body.names.names.count)
+        for name in body.names.names { string(name) }
+        count(body.count)
+        fixed(body.body.bytes)
     }
 
     mutating func integratedChangeset(_ c: IntegratedChangeset) {
@@ -70,7 +123,7 @@ extension ByteWriter {
 
     mutating func position(_ p: FractionalPosition) { lengthPrefixed(p.bytes) }
 
-    private mutating func instruction(_ instruction: Instruction, names table: inout NameTable) {
+    fileprivate mutating func instruction(_ instruction: Instruction, names table: inout NameTable) {
         switch instruction {
         case .create(let o, let fields):
             header(.create, o, &table)
