@@ -63,9 +63,11 @@ extension Realm {
         let sql =
             "SELECT \(info.selectRowSQL) FROM \(info.quotedTable) AS t0 WHERE t0.\"_key\" BETWEEN ? AND ? "
             + "ORDER BY t0.\"_key\""
+        // One array for every row: `body` reads it and lets it go, so it is reused in place.
+        var values: [RealmValue] = []
+        values.reserveCapacity(info.rowSlots.count)
         try connection.forEachRow(sql, [.integer(keys.lowerBound), .integer(keys.upperBound)]) { statement in
-            var values: [RealmValue] = []
-            values.reserveCapacity(info.rowSlots.count)
+            values.removeAll(keepingCapacity: true)
             for slot in info.rowSlots {
                 // Column 0 is the key; a slot's position counts from the first value column.
                 let column = Int32(1 + (slot.position ?? 0))

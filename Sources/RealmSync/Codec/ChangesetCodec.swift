@@ -72,7 +72,13 @@ private struct NameTable {
     private var indexes: [String: Int] = [:]
 
     mutating func index(of name: String) -> Int {
-        if let i = indexes[name] { return i }
+        // A changeset names a few classes and fields, over and over: comparing them (the same
+        // string objects, mostly, so a comparison of two words) costs less than hashing.
+        if names.count <= 16 {
+            for (i, known) in names.enumerated() where known == name { return i }
+        } else if let i = indexes[name] {
+            return i
+        }
         indexes[name] = names.count
         names.append(name)
         byteCount += name.utf8.count + 2
