@@ -48,7 +48,8 @@ final class ChangesetRecorder: CommitRecorder {
         let metadata = ChangesetMetadata(
             clientVersion: state.lastClientVersion + 1, basedOnServerVersion: state.downloadCursor, clock: reading,
             clientFileID: state.clientFileID)
-        try store.appendHistory(clientVersion: metadata.clientVersion, encoded: ChangesetCodec.encode(metadata, body))
+        try store.appendHistory(
+            clientVersion: metadata.clientVersion, encoded: ChangesetCodec.encodedData(metadata, body))
         try store.setNumber(.lastClientVersion, metadata.clientVersion)
         try store.setNumber(.lastClock, reading.rawValue)
     }

@@ -84,14 +84,14 @@ struct ClientStore {
     // MARK: History
 
     func appendHistory(_ changeset: Changeset) throws {
-        try appendHistory(clientVersion: changeset.clientVersion, encoded: ClientEncodings.encode(changeset))
+        try appendHistory(clientVersion: changeset.clientVersion, encoded: Data(ClientEncodings.encode(changeset)))
     }
 
     /// A changeset already encoded (`ChangesetCodec`), as a commit records it.
-    func appendHistory(clientVersion: UInt64, encoded: [UInt8]) throws {
+    func appendHistory(clientVersion: UInt64, encoded: Data) throws {
         try realm.executeSQL(
             "INSERT OR REPLACE INTO _sync_history (client_version, changeset) VALUES (?, ?)",
-            [.integer(Int64(bitPattern: clientVersion)), .blob(Data(encoded))])
+            [.integer(Int64(bitPattern: clientVersion)), .blob(encoded)])
     }
 
     /// Local changesets after client version `after`, in order.

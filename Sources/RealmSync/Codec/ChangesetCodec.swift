@@ -1,3 +1,5 @@
+import Foundation
+
 /// The binary encoding of a `Changeset` (and of the changesets inside messages). Class and field
 /// names are interned per changeset, as realm-core's changesets do: a table of the names, in order of
 /// first use, then instructions naming them by index.
@@ -16,6 +18,18 @@ public enum ChangesetCodec {
         writer.byte(CodecFormat.version)
         writer.changeset(metadata, body)
         return writer.bytes
+    }
+
+    /// `encode(metadata, body)` as `Data`, copying the instructions' bytes once (a row's blob).
+    static func encodedData(_ metadata: ChangesetMetadata, _ body: ChangesetBodyWriter) -> Data {
+        var head = ByteWriter(capacity: 64 + body.names.byteCount)
+        head.fixed(CodecFormat.changesetMagic)
+        head.byte(CodecFormat.version)
+        head.changesetHead(metadata, body)
+        var data = Data(capacity: head.bytes.count + body.body.bytes.count)
+        data.append(contentsOf: head.bytes)
+        data.append(contentsOf: body.body.bytes)
+        return data
     }
 
     /// Throws `SyncError(.badChangeset)` naming what is malformed and where.
@@ -98,6 +112,12 @@ extension ByteWriter {
     }
 
     mutating func changeset(_ metadata: ChangesetMetadata, _ body: ChangesetBodyWriter) {
+        changesetHead(metadata, body)
+        fixed(body.body.bytes)
+    }
+
+    /// A changeset without header up to its instructions: metadata, name table, instruction count.
+    mutating func changesetHead(_ metadata: ChangesetMetadata, _ body: ChangesetBodyWriter) {
         varint(metadata.clientVersion)
         varint(metadata.basedOnServerVersion)
         varint(metadata.clock.rawValue)
@@ -105,7 +125,6 @@ extension ByteWriter {
         count(body.names.names.count)
         for name in body.names.names { string(name) }
         count(body.count)
-        fixed(body.body.bytes)
     }
 
     mutating func integratedChangeset(_ c: IntegratedChangeset) {
