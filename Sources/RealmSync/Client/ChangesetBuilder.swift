@@ -83,10 +83,10 @@ struct ChangesetBuilder {
                 let ref = ObjectRef(
                     schema.className,
                     try SyncValueConversion.primaryKey(values[layout.primaryKey], of: schema.className))
-                let fields = try layout.sortedFields.map {
-                    SyncField($0.name, try SyncValueConversion.syncValue(values[$0.index]))
+                body.beginCreate(ref, fieldCount: layout.sortedFields.count)
+                for field in layout.sortedFields {
+                    body.appendField(field.name, try SyncValueConversion.syncValue(values[field.index]))
                 }
-                body.append(.create(ref, fields: fields))
                 guard !layout.collections.isEmpty || linksWait,
                     let object = try realm.object(ofType: schema.className, forKey: key)
                 else { return }

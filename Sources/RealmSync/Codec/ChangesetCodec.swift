@@ -78,6 +78,17 @@ struct ChangesetBodyWriter {
     mutating func append(contentsOf instructions: [Instruction]) {
         for instruction in instructions { append(instruction) }
     }
+
+    /// A `create` written as it is read, without making the instruction: the same bytes as
+    /// `append(.create(object, fields:))` once `fieldCount` fields have followed (`appendField`).
+    mutating func beginCreate(_ object: ObjectRef, fieldCount: Int) {
+        body.createHead(object, fieldCount: fieldCount, names: &names)
+        count += 1
+    }
+
+    mutating func appendField(_ name: String, _ value: SyncValue) {
+        body.field(name, value, names: &names)
+    }
 }
 
 /// The names of one changeset, each given an index at its first use.
@@ -148,15 +159,21 @@ extension ByteWriter {
 
     mutating func position(_ p: FractionalPosition) { lengthPrefixed(p.bytes) }
 
+    fileprivate mutating func createHead(_ object: ObjectRef, fieldCount: Int, names table: inout NameTable) {
+        header(.create, object, &table)
+        count(fieldCount)
+    }
+
+    fileprivate mutating func field(_ fieldName: String, _ fieldValue: SyncValue, names table: inout NameTable) {
+        name(fieldName, &table)
+        value(fieldValue)
+    }
+
     fileprivate mutating func instruction(_ instruction: Instruction, names table: inout NameTable) {
         switch instruction {
         case .create(let o, let fields):
-            header(.create, o, &table)
-            count(fields.count)
-            for field in fields {
-                name(field.name, &table)
-                value(field.value)
-            }
+            createHead(o, fieldCount: fields.count, names: &table)
+            for field in fields { self.field(field.name, field.value, names: &table) }
         case .erase(let o):
             header(.erase, o, &table)
         case .set(let o, let path, let v):
