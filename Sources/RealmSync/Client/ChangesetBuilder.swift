@@ -2,7 +2,8 @@ import Foundation
 import RealmDatabase
 
 /// The instructions of one local commit, read from its `ChangeSet` and the rows as they are at
-/// commit time (docs/SYNC.md "Changesets"). Moves the mirrors (`_sync_list`, `_sync_collection`) along, so the next commit is diffed against this one.
+/// commit time (docs/SYNC.md "Changesets"). Moves the mirrors (`_sync_list`, `_sync_collection`)
+/// along, so the next commit is diffed against this one.
 struct ChangesetBuilder {
     let realm: Realm
     let store: ClientStore
