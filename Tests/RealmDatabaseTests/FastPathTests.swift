@@ -244,6 +244,10 @@ final class KeySetTests: XCTestCase {
                 XCTAssertEqual(keys.count, reference.count, "seed \(seed)")
             }
             XCTAssertEqual(Array(keys), reference.sorted(), "seed \(seed)")
+            XCTAssertEqual(keys.ranges.flatMap { Array($0) }, reference.sorted(), "ranges (seed \(seed))")
+            XCTAssertTrue(
+                zip(keys.ranges, keys.ranges.dropFirst()).allSatisfy { $0.upperBound + 1 < $1.lowerBound },
+                "ranges are disjoint and not adjacent (seed \(seed))")
             for key in Int64(-1)...61 { XCTAssertEqual(keys.contains(key), reference.contains(key), "seed \(seed)") }
             XCTAssertEqual(
                 keys, KeySet(reference.shuffled(using: &generator)),

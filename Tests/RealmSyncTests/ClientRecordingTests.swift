@@ -142,6 +142,26 @@ final class ClientRecordingTests: XCTestCase {
         XCTAssertEqual(try client.lastInstructions(), [.erase(ref("a"))])
     }
 
+    func testCreatesOfSeveralRunsOfKeysComeInKeyOrderWithoutTheObjectsDeletedInTheSameWrite() throws {
+        try client.realm.write {
+            for id in ["p", "q", "r", "s"] { _ = try client.realm.create("Person", value: ["id": .string(id)]) }
+            try client.realm.delete(try client.person("q"))
+        }
+        XCTAssertEqual(try client.lastInstructions().map(\.object), [ref("p"), ref("r"), ref("s")])
+    }
+
+    func testDeleteAllErasesEverySyncedObjectByPrimaryKey() throws {
+        for id in ["a", "b"] { try addPerson(id) }
+        try client.realm.write { try client.realm.deleteAll() }
+        XCTAssertEqual(try client.lastInstructions(), [.erase(ref("a")), .erase(ref("b"))])
+    }
+
+    func testDeletingEveryObjectOfAQueryErasesEachByPrimaryKey() throws {
+        for id in ["a", "b", "c"] { try addPerson(id) }
+        try client.realm.write { try client.realm.delete(client.realm.objects("Person")) }
+        XCTAssertEqual(try client.lastInstructions(), [.erase(ref("a")), .erase(ref("b")), .erase(ref("c"))])
+    }
+
     func testListEditsBecomeListInstructions() throws {
         try client.realm.write { _ = try client.realm.create("Person", value: ["id": "a", "tags": ["p", "q", "r"]]) }
         let ids = try client.lastInstructions().compactMap { i -> ElementID? in

@@ -71,7 +71,10 @@ final class ChangeTracker {
         record(CapturedChange(className: className, key: key, kind: .insertion))
     }
 
-    func recordDeletion(_ className: String, _ key: Int64) {
+    /// `primaryKey`: the deleted row's stored primary key, for a commit recorder (see
+    /// `ChangeSet.ClassChanges.deletedPrimaryKeys`; kept outside the step journals, which only undo).
+    func recordDeletion(_ className: String, _ key: Int64, primaryKey: SQLiteValue? = nil) {
+        if let primaryKey { openWrite?.classes[className, default: .init()].deletedPrimaryKeys[key] = primaryKey }
         record(CapturedChange(className: className, key: key, kind: .deletion))
     }
 

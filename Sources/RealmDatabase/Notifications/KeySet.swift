@@ -87,6 +87,20 @@ public struct KeySet: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral, C
         for key in other { insert(key) }
     }
 
+    /// The keys as sorted, disjoint ranges: the runs alone unless some keys came out of order.
+    public var ranges: [ClosedRange<Int64>] {
+        guard !scattered.isEmpty else { return runs }
+        var result: [ClosedRange<Int64>] = []
+        for key in sortedKeys() {
+            if let last = result.last, key == last.upperBound + 1 {
+                result[result.count - 1] = last.lowerBound...key
+            } else {
+                result.append(key...key)
+            }
+        }
+        return result
+    }
+
     /// The keys in increasing order.
     public func makeIterator() -> Array<Int64>.Iterator {
         sortedKeys().makeIterator()

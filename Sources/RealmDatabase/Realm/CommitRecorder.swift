@@ -40,6 +40,46 @@ extension Realm {
         return DynamicObject(realm: self, info: info, key: key)
     }
 
+    /// The primary key of a deleted object of `className` from its stored form
+    /// (`ChangeSet.ClassChanges.deletedPrimaryKeys`).
+    package func deletedPrimaryKey(_ stored: SQLiteValue, ofType className: String) throws -> RealmValue {
+        guard let pk = try classInfo(className).primaryKeyProperty else { return .null }
+        return ValueCoding.decode(stored, as: pk.type)
+    }
+
+    /// The non-collection properties of a class, in the order `forEachObject` gives their values.
+    package func rowProperties(ofType className: String) throws -> [Property] {
+        try classInfo(className).rowColumns
+    }
+
+    /// The objects of `className` whose keys are in `keys`, in key order, with the values of their
+    /// non-collection properties (`rowProperties` order): one statement for a whole run of keys,
+    /// where `object(ofType:forKey:)` costs a lookup per object (a bulk insert's keys are one run).
+    package func forEachObject(
+        ofType className: String, keys: ClosedRange<Int64>,
+        _ body: (_ key: Int64, _ values: [RealmValue]) throws -> Void
+    ) throws {
+        let info = try classInfo(className)
+        let sql =
+            "SELECT \(info.selectRowSQL) FROM \(info.quotedTable) AS t0 WHERE t0.\"_key\" BETWEEN ? AND ? "
+            + "ORDER BY t0.\"_key\""
+        // One array for every row: `body` reads it and lets it go, so it is reused in place.
+        var values: [RealmValue] = []
+        values.reserveCapacity(info.rowSlots.count)
+        try connection.forEachRow(sql, [.integer(keys.lowerBound), .integer(keys.upperBound)]) { statement in
+            values.removeAll(keepingCapacity: true)
+            for slot in info.rowSlots {
+                // Column 0 is the key; a slot's position counts from the first value column.
+                let column = Int32(1 + (slot.position ?? 0))
+                values.append(
+                    try rows.decodeStored(
+                        statement.value(at: column), tag: slot.type == .mixed ? statement.value(at: column + 1) : nil,
+                        type: slot.type, objectClassName: slot.objectClassName))
+            }
+            try body(statement.int64(at: 0), values)
+        }
+    }
+
     /// The SQLite table holding a collection property's elements (docs/STORAGE.md).
     package static func collectionTableName(_ className: String, _ property: Property) -> String {
         StorageLayout.collectionTable(className, property)

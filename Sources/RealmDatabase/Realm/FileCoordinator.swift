@@ -8,6 +8,10 @@ public struct ChangeSet: Sendable, Equatable {
         public var insertions = KeySet()
         public var deletions = KeySet()
         public var modifications = [Int64: Set<String>]()
+        /// The stored primary key of each deleted object, kept only when a `CommitRecorder` reads
+        /// the commits (its row is gone by then; `Realm.deletedPrimaryKey` decodes one). It may
+        /// also hold keys a failed step deleted: read it for `deletions` only. Not part of what changed.
+        package var deletedPrimaryKeys = [Int64: SQLiteValue]()
         public var isEmpty: Bool { insertions.isEmpty && deletions.isEmpty && modifications.isEmpty }
         /// The highest key given out in this transaction (deleted ones included): what a cancelled
         /// write must keep from being given out again. Not part of what changed.

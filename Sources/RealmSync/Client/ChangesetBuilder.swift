@@ -2,32 +2,32 @@ import Foundation
 import RealmDatabase
 
 /// The instructions of one local commit, read from its `ChangeSet` and the rows as they are at
-/// commit time (docs/SYNC.md "Changesets"). Moves the mirrors (`_sync_keys`, `_sync_list`,
-/// `_sync_collection`) along, so the next commit is diffed against this one.
+/// commit time (docs/SYNC.md "Changesets"). Moves the mirrors (`_sync_list`, `_sync_collection`)
+/// along, so the next commit is diffed against this one.
 struct ChangesetBuilder {
     let realm: Realm
     let store: ClientStore
     let syncedClasses: Set<String>
 
-    func instructions(for changes: ChangeSet, ids: inout ElementIDSource) throws -> [Instruction] {
-        var instructions: [Instruction] = []
+    /// Appends the commit's instructions to `body`, in order: per class (by name) erases, creates, updates.
+    func record(_ changes: ChangeSet, ids: inout ElementIDSource, into body: inout ChangesetBodyWriter) throws {
         var collectionsToDiff: [RootCollection] = []
         for className in changes.classes.keys.sorted() {
             guard let classChanges = changes.classes[className], let schema = realm.schema[className] else { continue }
             if syncedClasses.contains(className) {
-                instructions += try erasures(classChanges.deletions, of: schema)
-                for key in classChanges.insertions.sorted() {
-                    instructions += try creation(schema, key: key, ids: &ids)
-                }
+                body.append(contentsOf: try erasures(classChanges, of: schema))
+                try creations(classChanges.insertions, of: schema, ids: &ids, into: &body)
                 for key in classChanges.modifications.keys.sorted() {
-                    instructions += try updates(
-                        schema, key: key, properties: classChanges.modifications[key] ?? [], ids: &ids)
+                    body.append(
+                        contentsOf: try updates(
+                            schema, key: key, properties: classChanges.modifications[key] ?? [], ids: &ids))
                 }
             } else if schema.isEmbedded {
                 for key in classChanges.modifications.keys.sorted() {
                     let properties = classChanges.modifications[key] ?? []
-                    instructions += try embeddedUpdates(
-                        className, key: key, properties: properties, collections: &collectionsToDiff)
+                    body.append(
+                        contentsOf: try embeddedUpdates(
+                            className, key: key, properties: properties, collections: &collectionsToDiff))
                 }
             }
         }
@@ -39,19 +39,25 @@ struct ChangesetBuilder {
                 let property = object.objectSchema?[collection.field]
             else { continue }
             let ref = try SyncValueConversion.ref(of: object)
-            instructions += try CollectionDiff(store: store).instructions(
-                for: property, of: object, key: collection.key, ref: ref, ids: &ids)
+            body.append(
+                contentsOf: try CollectionDiff(store: store).instructions(
+                    for: property, of: object, key: collection.key, ref: ref, ids: &ids))
         }
-        return instructions
     }
 
-    private func erasures(_ keys: KeySet, of schema: ObjectSchema) throws -> [Instruction] {
+    /// An `erase` per deleted object, named by the primary key its deletion kept (its row is gone).
+    private func erasures(_ changes: ChangeSet.ClassChanges, of schema: ObjectSchema) throws -> [Instruction] {
         var instructions: [Instruction] = []
-        for key in keys.sorted() {
+        for key in changes.deletions {
             try forgetCollections(of: schema, key: key)
             try store.forgetUnresolved(schema.className, key)
-            // An object made before the file was synced has no recorded reference: nothing to erase.
-            if let ref = try store.forgetKey(schema.className, key) { instructions.append(.erase(ref)) }
+            guard let stored = changes.deletedPrimaryKeys[key] else {
+                throw SyncError(.otherError, "The deleted '\(schema.className)' #\(key) kept no primary key")
+            }
+            let primaryKey = try realm.deletedPrimaryKey(stored, ofType: schema.className)
+            instructions.append(
+                .erase(
+                    ObjectRef(schema.className, try SyncValueConversion.primaryKey(primaryKey, of: schema.className))))
         }
         return instructions
     }
@@ -64,21 +70,38 @@ struct ChangesetBuilder {
         }
     }
 
-    /// `create` with the non-collection fields, then the instructions that fill its collections.
-    private func creation(_ schema: ObjectSchema, key: Int64, ids: inout ElementIDSource) throws -> [Instruction] {
-        guard let object = try realm.object(ofType: schema.className, forKey: key) else { return [] }
-        let ref = try SyncValueConversion.ref(of: object)
-        try store.rememberKey(schema.className, key, ref)
-        var instructions: [Instruction] = [
-            .create(ref, fields: try SyncValueConversion.fields(of: object, excludingCollections: true))
-        ]
-        for property in schema.persistedProperties where property.isCollection {
-            instructions += try CollectionDiff(store: store).instructions(
-                for: property, of: object, key: key, ref: ref, ids: &ids)
+    /// A `create` per inserted object with its non-collection fields, each followed by the
+    /// instructions that fill its collections. The rows are read a run of keys at a time.
+    private func creations(
+        _ keys: KeySet, of schema: ObjectSchema, ids: inout ElementIDSource, into body: inout ChangesetBodyWriter
+    ) throws {
+        guard !keys.isEmpty else { return }
+        let layout = try CreationLayout(realm: realm, schema: schema)
+        // Most commits find no link waiting for an object: one look for the commit, not one per object.
+        let linksWait = try store.hasUnresolved()
+        for range in keys.ranges {
+            try realm.forEachObject(ofType: schema.className, keys: range) { key, values in
+                let ref = ObjectRef(
+                    schema.className,
+                    try SyncValueConversion.primaryKey(values[layout.primaryKey], of: schema.className))
+                body.beginCreate(ref, fieldCount: layout.sortedFields.count)
+                for field in layout.sortedFields {
+                    body.appendField(field.name, try SyncValueConversion.syncValue(values[field.index]))
+                }
+                guard !layout.collections.isEmpty || linksWait,
+                    let object = try realm.object(ofType: schema.className, forKey: key)
+                else { return }
+                for property in layout.collections {
+                    body.append(
+                        contentsOf: try CollectionDiff(store: store).instructions(
+                            for: property, of: object, key: key, ref: ref, ids: &ids))
+                }
+                // Links the server holds to this object resolve (there as here, without an instruction).
+                if linksWait {
+                    try UnresolvedLinks(realm: realm, store: store, syncedClasses: syncedClasses).objectCreated(object)
+                }
+            }
         }
-        // Links the server holds to this object resolve (there as here, without an instruction).
-        try UnresolvedLinks(realm: realm, store: store, syncedClasses: syncedClasses).objectCreated(object)
-        return instructions
     }
 
     private func updates(
@@ -180,6 +203,25 @@ struct ChangesetBuilder {
         }
         guard case .integer(let parent)? = try realm.querySQL(sql, [.integer(key)]).first?.first else { return nil }
         return parent
+    }
+}
+
+/// Where a created object's values are in a row from `Realm.forEachObject`: its primary key, its
+/// non-collection fields in name order (a `create`'s order), and its collections.
+private struct CreationLayout {
+    let primaryKey: Int
+    let sortedFields: [(name: String, index: Int)]
+    let collections: [Property]
+
+    init(realm: Realm, schema: ObjectSchema) throws {
+        let rowProperties = try realm.rowProperties(ofType: schema.className)
+        guard let primaryKeyName = schema.primaryKey,
+            let primaryKey = rowProperties.firstIndex(where: { $0.name == primaryKeyName })
+        else { throw SyncError(.badChangeset, "A '\(schema.className)' has no primary key and cannot sync") }
+        self.primaryKey = primaryKey
+        sortedFields = rowProperties.enumerated().map { (name: $0.element.name, index: $0.offset) }
+            .sorted { $0.name < $1.name }
+        collections = schema.persistedProperties.filter(\.isCollection)
     }
 }
 

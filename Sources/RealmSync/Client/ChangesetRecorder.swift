@@ -7,7 +7,7 @@ import Synchronization
 /// `_sync_history`. A throw rolls the commit back with its changeset.
 ///
 /// While the client applies a download (`applyingDownload`) a commit records nothing: it only
-/// moves the key and set/map mirrors to what the download wrote (the applier keeps list mirrors).
+/// moves the set/map mirrors to what the download wrote (the applier keeps list mirrors).
 /// The flag is set only inside the client's own write transaction, which holds the file's write
 /// lock, so no other instance can commit while it is set.
 final class ChangesetRecorder: CommitRecorder {
@@ -41,17 +41,20 @@ final class ChangesetRecorder: CommitRecorder {
         let reading = clock.tick(now: wallClock.nowMilliseconds())
         var ids = ElementIDSource(clock: reading, clientFileID: state.clientFileID)
         let builder = ChangesetBuilder(realm: realm, store: store, syncedClasses: syncedClasses)
-        let instructions = try builder.instructions(for: changes, ids: &ids)
-        guard !instructions.isEmpty else { return }
-        let changeset = Changeset(
+        // Encoded as they are made: a commit holds its changeset's bytes, not its instructions too.
+        var body = ChangesetBodyWriter()
+        try builder.record(changes, ids: &ids, into: &body)
+        guard !body.isEmpty else { return }
+        let metadata = ChangesetMetadata(
             clientVersion: state.lastClientVersion + 1, basedOnServerVersion: state.downloadCursor, clock: reading,
-            clientFileID: state.clientFileID, instructions: instructions)
-        try store.appendHistory(changeset)
-        try store.setNumber(.lastClientVersion, changeset.clientVersion)
+            clientFileID: state.clientFileID)
+        try store.appendHistory(
+            clientVersion: metadata.clientVersion, encoded: ChangesetCodec.encodedData(metadata, body))
+        try store.setNumber(.lastClientVersion, metadata.clientVersion)
         try store.setNumber(.lastClock, reading.rawValue)
     }
 
-    /// After a download: the keys of created and deleted objects, and the mirrors of their collections.
+    /// After a download: the mirrors of the collections of created, modified and deleted objects.
     private func refreshMirrors(_ realm: Realm, store: ClientStore, changes: ChangeSet) throws {
         let builder = ChangesetBuilder(realm: realm, store: store, syncedClasses: syncedClasses)
         for (className, classChanges) in changes.classes where syncedClasses.contains(className) {
@@ -59,12 +62,10 @@ final class ChangesetRecorder: CommitRecorder {
             for key in classChanges.deletions {
                 try builder.forgetCollections(of: schema, key: key)
                 try store.forgetUnresolved(className, key)
-                _ = try store.forgetKey(className, key)
             }
             let touched = classChanges.insertions.sorted() + classChanges.modifications.keys.sorted()
             for key in touched {
                 guard let object = try realm.object(ofType: className, forKey: key) else { continue }
-                try store.rememberKey(className, key, try SyncValueConversion.ref(of: object))
                 for property in schema.persistedProperties where property.isCollection {
                     try CollectionDiff(store: store).refreshMirror(for: property, of: object, key: key)
                 }

@@ -6,8 +6,6 @@ import RealmDatabase
 ///
 /// - `_sync_state(name, value)`: the numbers of `ClientState`.
 /// - `_sync_history(client_version, changeset)`: local changesets not yet acknowledged.
-/// - `_sync_keys(class, key, ref)`: object key → primary key of synced objects, so a deletion
-///   (whose row is gone at commit time) can name the object it erased.
 /// - `_sync_list(tbl, row, owner, element, position, value)`: each element row of a synced list →
 ///   its `ElementID` (20 big-endian bytes, so the blob order is the id order), `FractionalPosition`
 ///   and value at the last commit (to tell a changed element from an unchanged one).
@@ -25,10 +23,6 @@ struct ClientStore {
     static let creation = [
         "CREATE TABLE IF NOT EXISTS _sync_state (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
         "CREATE TABLE IF NOT EXISTS _sync_history (client_version INTEGER PRIMARY KEY, changeset BLOB NOT NULL)",
-        """
-        CREATE TABLE IF NOT EXISTS _sync_keys (class TEXT NOT NULL, key INTEGER NOT NULL, ref BLOB NOT NULL,
-        PRIMARY KEY (class, key)) WITHOUT ROWID
-        """,
         """
         CREATE TABLE IF NOT EXISTS _sync_list (tbl TEXT NOT NULL, row INTEGER NOT NULL, owner INTEGER NOT NULL,
         element BLOB NOT NULL, position BLOB NOT NULL, value BLOB NOT NULL, PRIMARY KEY (tbl, row)) WITHOUT ROWID
@@ -90,9 +84,14 @@ struct ClientStore {
     // MARK: History
 
     func appendHistory(_ changeset: Changeset) throws {
+        try appendHistory(clientVersion: changeset.clientVersion, encoded: Data(ClientEncodings.encode(changeset)))
+    }
+
+    /// A changeset already encoded (`ChangesetCodec`), as a commit records it.
+    func appendHistory(clientVersion: UInt64, encoded: Data) throws {
         try realm.executeSQL(
             "INSERT OR REPLACE INTO _sync_history (client_version, changeset) VALUES (?, ?)",
-            [.integer(Int64(bitPattern: changeset.clientVersion)), .blob(Data(ClientEncodings.encode(changeset)))])
+            [.integer(Int64(bitPattern: clientVersion)), .blob(encoded)])
     }
 
     /// Local changesets after client version `after`, in order.
@@ -111,23 +110,6 @@ struct ClientStore {
     func trimHistory(through version: UInt64) throws {
         try realm.executeSQL(
             "DELETE FROM _sync_history WHERE client_version <= ?", [.integer(Int64(bitPattern: version))])
-    }
-
-    // MARK: Object keys
-
-    func rememberKey(_ className: String, _ key: Int64, _ ref: ObjectRef) throws {
-        try realm.executeSQL(
-            "INSERT OR REPLACE INTO _sync_keys (class, key, ref) VALUES (?, ?, ?)",
-            [.text(className), .integer(key), .blob(ClientEncodings.encode(ref))])
-    }
-
-    /// The reference a deleted object had, forgetting it; nil when it was never recorded.
-    func forgetKey(_ className: String, _ key: Int64) throws -> ObjectRef? {
-        let rows = try realm.querySQL(
-            "SELECT ref FROM _sync_keys WHERE class = ? AND key = ?", [.text(className), .integer(key)])
-        try realm.executeSQL("DELETE FROM _sync_keys WHERE class = ? AND key = ?", [.text(className), .integer(key)])
-        guard case .blob(let data)? = rows.first?.first else { return nil }
-        return try ClientEncodings.decodeRef(data)
     }
 
     // MARK: List mirror
@@ -274,6 +256,11 @@ extension ClientStore {
             try realm.executeSQL(
                 "DELETE FROM _sync_unresolved WHERE class = ? AND key = ?", [.text(className), .integer(key)])
         }
+    }
+
+    /// Whether any link waits for its target.
+    func hasUnresolved() throws -> Bool {
+        try !realm.querySQL("SELECT 1 FROM _sync_unresolved LIMIT 1").isEmpty
     }
 
     /// The unresolved links of one object, by field.

@@ -59,11 +59,10 @@ enum SyncValueConversion {
 
     /// Every persisted property of an object, by name; collections as `.list` (sets sorted) and `.map`.
     /// The canonical form of an embedded object, and of a synced object in a dump.
-    static func fields(of object: DynamicObject, excludingCollections: Bool = false) throws -> [SyncField] {
+    static func fields(of object: DynamicObject) throws -> [SyncField] {
         guard let schema = object.objectSchema else { return [] }
         var result: [SyncField] = []
         for property in schema.persistedProperties.sorted(by: { $0.name < $1.name }) {
-            if excludingCollections && property.isCollection { continue }
             var value = try syncValue(object.value(forKey: property.name))
             if property.collection == .set, case .list(let items) = value {
                 value = .list(items.sorted(by: SyncValue.order))

@@ -1,13 +1,35 @@
+import Foundation
+
 /// The binary encoding of a `Changeset` (and of the changesets inside messages). Class and field
 /// names are interned per changeset, as realm-core's changesets do: a table of the names, in order of
 /// first use, then instructions naming them by index.
 public enum ChangesetCodec {
     public static func encode(_ changeset: Changeset) -> [UInt8] {
-        var writer = ByteWriter(capacity: 32 + changeset.instructions.count * 24)
+        var body = ChangesetBodyWriter(expectedInstructions: changeset.instructions.count)
+        for instruction in changeset.instructions { body.append(instruction) }
+        return encode(changeset.metadata, body)
+    }
+
+    /// A changeset whose instructions were encoded as they were made: the same bytes as
+    /// `encode(_:)` of the `Changeset`, without one ever holding them all as values.
+    static func encode(_ metadata: ChangesetMetadata, _ body: ChangesetBodyWriter) -> [UInt8] {
+        var writer = ByteWriter(capacity: 64 + body.byteCount)
         writer.fixed(CodecFormat.changesetMagic)
         writer.byte(CodecFormat.version)
-        writer.changeset(changeset)
+        writer.changeset(metadata, body)
         return writer.bytes
+    }
+
+    /// `encode(metadata, body)` as `Data`, copying the instructions' bytes once (a row's blob).
+    static func encodedData(_ metadata: ChangesetMetadata, _ body: ChangesetBodyWriter) -> Data {
+        var head = ByteWriter(capacity: 64 + body.names.byteCount)
+        head.fixed(CodecFormat.changesetMagic)
+        head.byte(CodecFormat.version)
+        head.changesetHead(metadata, body)
+        var data = Data(capacity: head.bytes.count + body.body.bytes.count)
+        data.append(contentsOf: head.bytes)
+        data.append(contentsOf: body.body.bytes)
+        return data
     }
 
     /// Throws `SyncError(.badChangeset)` naming what is malformed and where.
@@ -20,33 +42,100 @@ public enum ChangesetCodec {
     }
 }
 
+/// A changeset's fields other than its instructions.
+struct ChangesetMetadata {
+    var clientVersion: UInt64
+    var basedOnServerVersion: UInt64
+    var clock: HLCTimestamp
+    var clientFileID: UInt64
+}
+
+extension Changeset {
+    var metadata: ChangesetMetadata {
+        ChangesetMetadata(
+            clientVersion: clientVersion, basedOnServerVersion: basedOnServerVersion, clock: clock,
+            clientFileID: clientFileID)
+    }
+}
+
+/// A changeset's instructions, encoded one by one as they come (with the names they use), so a
+/// large commit holds its bytes rather than an array of instructions and then their bytes too.
+struct ChangesetBodyWriter {
+    fileprivate var names = NameTable()
+    fileprivate var body: ByteWriter
+    private(set) var count = 0
+
+    init(expectedInstructions: Int = 0) { body = ByteWriter(capacity: expectedInstructions * 24) }
+
+    var isEmpty: Bool { count == 0 }
+    var byteCount: Int { body.bytes.count + names.byteCount }
+
+    mutating func append(_ instruction: Instruction) {
+        body.instruction(instruction, names: &names)
+        count += 1
+    }
+
+    mutating func append(contentsOf instructions: [Instruction]) {
+        for instruction in instructions { append(instruction) }
+    }
+
+    /// A `create` written as it is read, without making the instruction: the same bytes as
+    /// `append(.create(object, fields:))` once `fieldCount` fields have followed (`appendField`).
+    mutating func beginCreate(_ object: ObjectRef, fieldCount: Int) {
+        body.createHead(object, fieldCount: fieldCount, names: &names)
+        count += 1
+    }
+
+    mutating func appendField(_ name: String, _ value: SyncValue) {
+        body.field(name, value, names: &names)
+    }
+}
+
 /// The names of one changeset, each given an index at its first use.
 private struct NameTable {
     private(set) var names: [String] = []
     private var indexes: [String: Int] = [:]
 
     mutating func index(of name: String) -> Int {
-        if let i = indexes[name] { return i }
+        // A changeset names a few classes and fields, over and over: comparing them (the same
+        // string objects, mostly, so a comparison of two words) costs less than hashing.
+        if names.count <= 16 {
+            for (i, known) in names.enumerated() where known == name { return i }
+        } else if let i = indexes[name] {
+            return i
+        }
         indexes[name] = names.count
         names.append(name)
+        byteCount += name.utf8.count + 2
         return names.count - 1
     }
+
+    /// About what the names take encoded (a length prefix and the bytes of each).
+    private(set) var byteCount = 0
 }
 
 extension ByteWriter {
     /// A changeset without header: its metadata, its name table, then its instructions.
     mutating func changeset(_ c: Changeset) {
-        varint(c.clientVersion)
-        varint(c.basedOnServerVersion)
-        varint(c.clock.rawValue)
-        varint(c.clientFileID)
-        var table = NameTable()
-        var body = ByteWriter(capacity: c.instructions.count * 24)
-        body.count(c.instructions.count)
-        for instruction in c.instructions { body.instruction(instruction, names: &table) }
-        count(table.names.count)
-        for name in table.names { string(name) }
-        fixed(body.bytes)
+        var body = ChangesetBodyWriter(expectedInstructions: c.instructions.count)
+        for instruction in c.instructions { body.append(instruction) }
+        changeset(c.metadata, body)
+    }
+
+    mutating func changeset(_ metadata: ChangesetMetadata, _ body: ChangesetBodyWriter) {
+        changesetHead(metadata, body)
+        fixed(body.body.bytes)
+    }
+
+    /// A changeset without header up to its instructions: metadata, name table, instruction count.
+    mutating func changesetHead(_ metadata: ChangesetMetadata, _ body: ChangesetBodyWriter) {
+        varint(metadata.clientVersion)
+        varint(metadata.basedOnServerVersion)
+        varint(metadata.clock.rawValue)
+        varint(metadata.clientFileID)
+        count(body.names.names.count)
+        for name in body.names.names { string(name) }
+        count(body.count)
     }
 
     mutating func integratedChangeset(_ c: IntegratedChangeset) {
@@ -70,15 +159,21 @@ extension ByteWriter {
 
     mutating func position(_ p: FractionalPosition) { lengthPrefixed(p.bytes) }
 
-    private mutating func instruction(_ instruction: Instruction, names table: inout NameTable) {
+    fileprivate mutating func createHead(_ object: ObjectRef, fieldCount: Int, names table: inout NameTable) {
+        header(.create, object, &table)
+        count(fieldCount)
+    }
+
+    fileprivate mutating func field(_ fieldName: String, _ fieldValue: SyncValue, names table: inout NameTable) {
+        name(fieldName, &table)
+        value(fieldValue)
+    }
+
+    fileprivate mutating func instruction(_ instruction: Instruction, names table: inout NameTable) {
         switch instruction {
         case .create(let o, let fields):
-            header(.create, o, &table)
-            count(fields.count)
-            for field in fields {
-                name(field.name, &table)
-                value(field.value)
-            }
+            createHead(o, fieldCount: fields.count, names: &table)
+            for field in fields { self.field(field.name, field.value, names: &table) }
         case .erase(let o):
             header(.erase, o, &table)
         case .set(let o, let path, let v):

@@ -122,6 +122,30 @@ final class CodecRoundTripTests: XCTestCase {
         }
     }
 
+    /// What a commit records instruction by instruction (creates field by field) is the encoding of
+    /// its `Changeset`, whatever the number of names (few: compared; many: hashed).
+    func testChangesetsWrittenAsTheyAreMadeEncodeAsTheirChangeset() throws {
+        let seed = TestSeed.make("CodecRoundTripTests.streamed")
+        var samples = SyncSamples(seed: seed)
+        let manyNames = (0..<40).map { Instruction.set(dog, path: ["field\($0)"], value: .int(Int64($0))) }
+        for i in 0..<500 {
+            var changeset = samples.changeset()
+            if i % 2 == 1 { changeset.instructions += manyNames + changeset.instructions }
+            var body = ChangesetBodyWriter()
+            for instruction in changeset.instructions {
+                guard case .create(let object, let fields) = instruction else {
+                    body.append(instruction)
+                    continue
+                }
+                body.beginCreate(object, fieldCount: fields.count)
+                for field in fields { body.appendField(field.name, field.value) }
+            }
+            let data = ChangesetCodec.encodedData(changeset.metadata, body)
+            XCTAssertEqual(data, Data(ChangesetCodec.encode(changeset)), "seed \(seed), changeset \(i)")
+            XCTAssertEqual(try ChangesetCodec.decode(Array(data)), changeset, "seed \(seed), changeset \(i)")
+        }
+    }
+
     func testRandomChangesetsAndMessagesRoundTrip() throws {
         let seed = TestSeed.make("CodecRoundTripTests.random")
         var samples = SyncSamples(seed: seed)
