@@ -152,7 +152,8 @@ public struct SyncSamples {
             return .download(
                 session: session, downloadCursor: uint64(), uploadAcknowledged: uint64(),
                 changesets: (0..<below(3)).map { _ in
-                    IntegratedChangeset(serverVersion: uint64(), origin: changeset(maxInstructions: 4))
+                    IntegratedChangeset(
+                        serverVersion: uint64(), origin: changeset(maxInstructions: 4), recipientClientVersion: uint64())
                 })
         case 5:
             return .bootstrap(

@@ -75,7 +75,8 @@ final class ServerEngineTests: XCTestCase {
             [
                 .download(
                     session: 1, downloadCursor: 2, uploadAcknowledged: 1,
-                    changesets: [IntegratedChangeset(serverVersion: 2, origin: set)])
+                    // Alice's changeset 1 was integrated before Bob's: not pending relative to it.
+                    changesets: [IntegratedChangeset(serverVersion: 2, origin: set, recipientClientVersion: 1)])
             ])
         XCTAssertEqual(
             messages(second, to: bob), [.download(session: 1, downloadCursor: 2, uploadAcknowledged: 1, changesets: [])]

@@ -172,16 +172,13 @@ public final class SyncClient: SyncClientEndpoint {
     private func applyDownload(cursor: UInt64, acknowledged: UInt64, changesets: [IntegratedChangeset]) throws {
         try writeRemote {
             let state = try store.state()
-            let history = try store.history()
-            // A local changeset this message acknowledges is pending only for the remote changesets
-            // the server integrated before it (`AcknowledgedPlacement`).
-            let placed = AcknowledgedPlacement.serverVersions(
-                acknowledged: history.filter { $0.clientVersion <= acknowledged }, after: state.downloadCursor,
-                through: cursor, sent: changesets)
-            var applier = DownloadApplier(realm: realm, store: store, syncedClasses: Set(classes), pending: history)
+            var applier = DownloadApplier(
+                realm: realm, store: store, syncedClasses: Set(classes), pending: try store.history())
             var clock = HybridLogicalClock(last: state.lastClock)
             for changeset in changesets where changeset.serverVersion > state.downloadCursor {
-                try applier.forgetPending { placed[$0].map { $0 < changeset.serverVersion } ?? false }
+                // The server decided this changeset after the local ones up to `recipientClientVersion`:
+                // only the later ones are pending relative to it.
+                try applier.forgetPending { $0 <= changeset.recipientClientVersion }
                 try applier.apply(changeset.origin)
                 clock.observe(changeset.origin.clock)
             }

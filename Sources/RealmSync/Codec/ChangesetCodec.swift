@@ -51,6 +51,7 @@ extension ByteWriter {
 
     mutating func integratedChangeset(_ c: IntegratedChangeset) {
         varint(c.serverVersion)
+        varint(c.recipientClientVersion)
         changeset(c.origin)
     }
 
@@ -148,7 +149,9 @@ extension ByteReader {
 
     mutating func integratedChangeset() throws -> IntegratedChangeset {
         let serverVersion = try varint("the server version")
-        return IntegratedChangeset(serverVersion: serverVersion, origin: try changeset())
+        let recipientClientVersion = try varint("the recipient's client version")
+        return IntegratedChangeset(
+            serverVersion: serverVersion, origin: try changeset(), recipientClientVersion: recipientClientVersion)
     }
 
     private mutating func name(_ names: [String], _ what: String) throws -> String {

@@ -131,7 +131,7 @@ extension ByteReader {
         case .download:
             let cursor = try varint("the download cursor")
             let ack = try varint("the acknowledged client version")
-            let n = try count("the changeset count", minimumSize: 7)
+            let n = try count("the changeset count", minimumSize: 8)
             var changesets: [IntegratedChangeset] = []
             changesets.reserveCapacity(n)
             for _ in 0..<n { changesets.append(try with(code: .badChangeset) { try $0.integratedChangeset() }) }
