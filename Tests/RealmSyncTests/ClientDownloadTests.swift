@@ -245,6 +245,7 @@ final class ClientDownloadTests: XCTestCase {
                 .bind(session: 3, user: "u", needsClientFileID: false),
                 .identify(session: 3, clientFileID: 1, salt: 7, downloadCursor: 0, classes: ["Person"]),
             ])
+        _ = try reopened.receiveFirstDownload(session: 3)
         XCTAssertEqual(try reopened.pendingUploads(), [.upload(session: 3, changesets: sent)])
         XCTAssertEqual(sent.map(\.clientVersion), [1, 2])
         XCTAssertEqual(try reopened.pendingUploads(), [], "sent once per connection")
@@ -256,6 +257,8 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try a.connect(session: 1), [.bind(session: 1, user: "u", needsClientFileID: true)])
         XCTAssertEqual(try a.pendingUploads(), [], "no upload before the file has its id")
         _ = try a.receive(.ident(session: 1, clientFileID: 5, salt: 7))
+        XCTAssertEqual(try a.pendingUploads(), [], "a file that never downloaded waits for its first download")
+        _ = try a.receiveFirstDownload(session: 1)
         guard case .upload(_, let changesets)? = try a.pendingUploads().first else { return XCTFail("no upload") }
         XCTAssertEqual(changesets.map(\.clientFileID), [5])
         guard case .listInsert(_, _, let e, _, _)? = changesets.first?.instructions.dropFirst().first else {
@@ -266,7 +269,7 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try a.lastInstructions(), [.listErase(ref("p"), field: "tags", element: e)])
     }
 
-    func testABootstrapAppliesAfterItsLastBatchAndKeepsLocalCommits() throws {
+    func testABootstrapAppliesAfterItsLastBatchAndRebasesLocalCommits() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "mine", "name": "M"]) }
         let e = ElementID(clock: HLCTimestamp(milliseconds: 3, counter: 0), clientFileID: 9, index: 0)
@@ -284,15 +287,26 @@ final class ClientDownloadTests: XCTestCase {
             sets: [SetSnapshot(field: "scores", values: [.int(2)])],
             maps: [MapSnapshot(field: "attrs", entries: [SyncField("k", .string("v"))])])
         let y = ObjectSnapshot(object: ref("y"), fields: [SyncField("name", .string("Y"))])
-        _ = try a.receive(.bootstrap(session: 1, serverVersion: 7, objects: [x], isLast: false, progress: 0.5))
+        let latest = HLCTimestamp(milliseconds: 9_000_000, counter: 4)
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 7, latestClock: latest, uploadAcknowledged: 0, objects: [x], isLast: false,
+                progress: 0.5))
         XCTAssertNil(try a.realm.object(ofType: "Person", forPrimaryKey: "x"))
-        _ = try a.receive(.bootstrap(session: 1, serverVersion: 7, objects: [y], isLast: true, progress: 1))
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 7, latestClock: latest, uploadAcknowledged: 0, objects: [y], isLast: true,
+                progress: 1))
         XCTAssertEqual(a.downloadCursor, 7)
         let state = try a.canonicalState()
         XCTAssertEqual(Set(state.objects.keys), [ref("x"), ref("y"), ref("mine")])
         XCTAssertEqual(
             state.objects[ref("x")], CanonicalState.fields(of: x).mergedWithDefaults(from: state.objects[ref("x")]))
-        XCTAssertEqual(try a.storedHistory().count, 1)
+        // The pending commit is rebased after everything the bootstrap holds.
+        let rebased = try a.storedHistory()
+        XCTAssertEqual(rebased.count, 1)
+        XCTAssertEqual(rebased.first?.basedOnServerVersion, 7)
+        XCTAssertGreaterThan(rebased.first?.clock ?? .zero, latest)
         try a.realm.write { try a.person("x").dynamicList("tags").remove(at: 0) }
         XCTAssertEqual(try a.lastInstructions(), [.listErase(ref("x"), field: "tags", element: e)])
     }

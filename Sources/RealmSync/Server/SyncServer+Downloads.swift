@@ -3,16 +3,18 @@
 extension SyncServer {
     /// The session's classes as of one server version, in `bootstrap` messages of at most
     /// `bootstrapBatchSize` objects; the session's cursor moves to that version.
-    func bootstrap(_ session: inout ServerSession) throws -> [Outgoing] {
-        let (serverVersion, batches) = try state.snapshot(
+    func bootstrap(_ session: inout ServerSession, fileID: UInt64) throws -> [Outgoing] {
+        let (serverVersion, latestClock, batches) = try state.snapshot(
             classes: session.classes.sorted(), batchSize: options.bootstrapBatchSize)
+        let acknowledged = try state.highestClientVersion(of: fileID, atOrBelow: serverVersion)
         session.downloadCursor = serverVersion
         let count = Double(batches.count)
         return batches.enumerated().map { index, objects in
             Outgoing(
                 connection: session.connection,
                 message: .bootstrap(
-                    session: session.id, serverVersion: serverVersion, objects: objects,
+                    session: session.id, serverVersion: serverVersion, latestClock: latestClock,
+                    uploadAcknowledged: acknowledged, objects: objects,
                     isLast: index == batches.count - 1, progress: Double(index + 1) / count))
         }
     }
