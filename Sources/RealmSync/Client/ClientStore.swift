@@ -8,7 +8,9 @@ import RealmDatabase
 /// - `_sync_history(client_version, changeset)`: local changesets not yet acknowledged.
 /// - `_sync_keys(class, key, ref)`: object key → primary key of synced objects, so a deletion
 ///   (whose row is gone at commit time) can name the object it erased.
-/// - `_sync_list(tbl, row, owner, element, position, value)`: each element row of a synced list →
+/// - `_sync_list(tbl, row, owner, element, position, value)`: each element row of a synced list
+///   (keyed by owner too: SQLite reuses the largest row id of a collection table once it is
+///   deleted, possibly for another owner's list in the same commit) →
 ///   its `ElementID` (20 big-endian bytes, so the blob order is the id order), `FractionalPosition`
 ///   and value at the last commit (to tell a changed element from an unchanged one).
 /// - `_sync_collection(tbl, owner, content)`: each synced set's and map's content at the last
@@ -31,7 +33,7 @@ struct ClientStore {
         """,
         """
         CREATE TABLE IF NOT EXISTS _sync_list (tbl TEXT NOT NULL, row INTEGER NOT NULL, owner INTEGER NOT NULL,
-        element BLOB NOT NULL, position BLOB NOT NULL, value BLOB NOT NULL, PRIMARY KEY (tbl, row)) WITHOUT ROWID
+        element BLOB NOT NULL, position BLOB NOT NULL, value BLOB NOT NULL, PRIMARY KEY (tbl, owner, row)) WITHOUT ROWID
         """,
         "CREATE INDEX IF NOT EXISTS _sync_list_order ON _sync_list (tbl, owner, position, element)",
         "CREATE INDEX IF NOT EXISTS _sync_list_element ON _sync_list (tbl, owner, element)",
@@ -162,8 +164,10 @@ struct ClientStore {
             ])
     }
 
-    func forgetElement(table: String, row: Int64) throws {
-        try realm.executeSQL("DELETE FROM _sync_list WHERE tbl = ? AND row = ?", [.text(table), .integer(row)])
+    func forgetElement(table: String, owner: Int64, row: Int64) throws {
+        try realm.executeSQL(
+            "DELETE FROM _sync_list WHERE tbl = ? AND owner = ? AND row = ?",
+            [.text(table), .integer(owner), .integer(row)])
     }
 
     /// Forgets the mirror rows of elements the list no longer has: rows the realm removed on its

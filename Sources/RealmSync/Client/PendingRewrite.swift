@@ -53,17 +53,17 @@ struct PendingRewrite {
             changeset.instructions = changeset.instructions.map { Self.rewrite($0, element) }
             try store.appendHistory(changeset)
         }
-        let rows = try store.realm.querySQL("SELECT tbl, row, element FROM _sync_list")
+        let rows = try store.realm.querySQL("SELECT tbl, owner, row, element FROM _sync_list")
         for row in rows {
-            guard row.count == 3, case .text(let table) = row[0], case .integer(let r) = row[1],
-                case .blob(let bytes) = row[2]
+            guard row.count == 4, case .text(let table) = row[0], case .integer(let owner) = row[1],
+                case .integer(let r) = row[2], case .blob(let bytes) = row[3]
             else { throw SyncError(.badChangeset, "A row of the list mirror is damaged") }
             let old = try ClientEncodings.decodeElement(bytes, of: table)
             let new = element(old)
             guard new != old else { continue }
             try store.realm.executeSQL(
-                "UPDATE _sync_list SET element = ? WHERE tbl = ? AND row = ?",
-                [.blob(ClientEncodings.encode(new)), .text(table), .integer(r)])
+                "UPDATE _sync_list SET element = ? WHERE tbl = ? AND owner = ? AND row = ?",
+                [.blob(ClientEncodings.encode(new)), .text(table), .integer(owner), .integer(r)])
         }
     }
 
