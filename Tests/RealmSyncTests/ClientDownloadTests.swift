@@ -138,6 +138,25 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try friend(), .null)
     }
 
+    /// Seed 22 of the simulation: a pending local replacement older than a remote one is dropped by
+    /// the server, so it must not hold back a later remote write inside the remote replacement.
+    func testAnOlderPendingReplacementDoesNotHoldBackALaterRemoteWriteInsideIt() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
+        try a.realm.write { try a.person("p").setValue(.null, forKey: "address") }
+        let later = wall.nowMilliseconds() + 100
+        let address = SyncValue.embedded([SyncField("city", .string("Oslo")), SyncField("zip", .string("0"))])
+        _ = try a.receive(
+            download(
+                [
+                    remote(2, clock: later, [.set(ref("p"), path: ["address"], value: address)]),
+                    remote(3, clock: later + 1, [.set(ref("p"), path: ["address", "city"], value: .string("Rome"))]),
+                ], cursor: 3))
+        guard case .object(let kept) = try a.person("p").value(forKey: "address") else { return XCTFail("no address") }
+        XCTAssertEqual(try kept.value(forKey: "city"), "Rome")
+        XCTAssertFalse(try a.storedHistory().contains { !$0.instructions.isEmpty }, "the doomed write is voided")
+    }
+
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }

@@ -188,7 +188,10 @@ struct DownloadApplier {
             var value: [String: RealmValue] = [pk: SyncValueConversion.realmValue(ref.primaryKey)]
             for field in kept { value[field.name] = try SyncValueConversion.realmValue(field.value, in: realm) }
             let created = try realm.create(ref.className, value: .dictionary(value))
-            for field in kept { try links.fieldWritten(created, field.name, field.value) }
+            for field in kept {
+                try links.fieldWritten(created, field.name, field.value)
+                voidEarlierWrites(ref, [field.name], before: time)
+            }
             try links.objectCreated(created)
             return
         }
@@ -206,6 +209,7 @@ struct DownloadApplier {
         }
         try target.setValue(try SyncValueConversion.realmValue(value, in: realm), forKey: last)
         if path.count == 1 { try links.fieldWritten(object, last, value) }
+        voidEarlierWrites(ref, path, before: time)
         if let property = target.objectSchema?[last], holdsEmbedded(property) {
             // A replacement: the server drops the pending writes below it as concurrent.
             void {
@@ -221,6 +225,31 @@ struct DownloadApplier {
             return false
         }
         return realm.schema[target]?.isEmbedded ?? false
+    }
+
+    /// A remote write to `path` at `time` dooms the pending local writes to the same path made
+    /// before it: the server will find the path's time later than theirs and drop them. Voided,
+    /// they no longer hold back a later remote write inside the path (`PendingWrites.fieldIsLater`:
+    /// a pending replacement of an ancestor beats it only when the server keeps that replacement).
+    private mutating func voidEarlierWrites(_ ref: ObjectRef, _ path: [String], before time: WriteTime) {
+        var changed = false
+        for i in pending.indices where WriteTime(of: pending[i]) < time {
+            let before = pending[i].instructions
+            pending[i].instructions = before.compactMap { instruction in
+                switch instruction {
+                case .set(ref, path, _):
+                    return nil
+                case .create(ref, let fields) where path.count == 1:
+                    return .create(ref, fields: fields.filter { $0.name != path[0] })
+                default:
+                    return instruction
+                }
+            }
+            if pending[i].instructions != before { changed = true }
+        }
+        guard changed else { return }
+        voided = true
+        writes = PendingWrites(pending)
     }
 
     /// Removes the pending instructions `matching` from the local changesets.
