@@ -157,6 +157,30 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertFalse(try a.storedHistory().contains { !$0.instructions.isEmpty }, "the doomed write is voided")
     }
 
+    /// Seed 89 of the simulation: a local erase and re-create lose to a remote erase; a local write
+    /// made after seeing that erase stays pending, and a remote create before it reaches the server
+    /// brings the object back for it.
+    func testAWriteAfterASettledEraseWaitsForARemoteCreate() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
+        try a.realm.write {
+            try a.realm.delete(try a.person("p"))
+            _ = try a.realm.create("Person", value: ["id": "p"])
+        }
+        _ = try a.receive(download([remote(2, clock: 11, [.erase(ref("p"))])], cursor: 2))
+        try a.realm.write { try a.person("p").dynamicMutableSet("scores").insert(.int(5)) }
+        // The erase and create (client version 1) reached the server after the remote erase: dropped.
+        _ = try a.receive(download([], cursor: 3, ack: 1))
+        XCTAssertNil(try a.realm.object(ofType: "Person", forPrimaryKey: "p"))
+        var create = remote(4, clock: 12, [.create(ref("p"), fields: [SyncField("name", .string("back"))])])
+        create.recipientClientVersion = 1
+        _ = try a.receive(download([create], cursor: 4, ack: 1))
+        XCTAssertEqual(try a.person("p").dynamicMutableSet("scores").values(), [.int(5)])
+        XCTAssertEqual(try name(a, "p"), "back")
+        XCTAssertEqual(
+            try a.storedHistory().flatMap(\.instructions), [.setAdd(ref("p"), field: "scores", value: .int(5))])
+    }
+
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }

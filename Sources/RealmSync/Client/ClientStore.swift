@@ -18,8 +18,9 @@ import RealmDatabase
 /// - `_sync_unresolved(class, key, field, ref)`: to-one links the server holds to objects this
 ///   replica does not have (erased, or not arrived yet): the realm reads them as null, the dump
 ///   shows the reference, and the link comes back when the object is created again.
-/// - `_sync_deferred_erase(ref, recreated)`: remote erases of objects with a pending local erase,
-///   decided when that erase reaches the server (`DownloadApplier.erase`).
+/// - `_sync_deferred_erase(ref, recreated, concurrent_through)`: remote erases of objects with a
+///   pending local erase, decided when that erase reaches the server (`DownloadApplier.erase`);
+///   the local changesets up to client version `concurrent_through` are concurrent with it.
 /// - `_sync_pending_bootstrap(seq, server_version, batch)`: bootstrap batches until the last one.
 struct ClientStore {
     let realm: Realm
@@ -47,8 +48,8 @@ struct ClientStore {
         """,
         "CREATE INDEX IF NOT EXISTS _sync_unresolved_ref ON _sync_unresolved (ref)",
         """
-        CREATE TABLE IF NOT EXISTS _sync_deferred_erase (ref BLOB PRIMARY KEY, recreated INTEGER NOT NULL)
-        WITHOUT ROWID
+        CREATE TABLE IF NOT EXISTS _sync_deferred_erase (ref BLOB PRIMARY KEY, recreated INTEGER NOT NULL,
+        concurrent_through INTEGER NOT NULL) WITHOUT ROWID
         """,
         """
         CREATE TABLE IF NOT EXISTS _sync_pending_bootstrap (seq INTEGER PRIMARY KEY, server_version INTEGER NOT NULL,
@@ -308,10 +309,10 @@ extension ClientStore {
 extension ClientStore {
     // MARK: Deferred erases
 
-    func deferErase(_ ref: ObjectRef) throws {
+    func deferErase(_ ref: ObjectRef, concurrentThrough: UInt64) throws {
         try realm.executeSQL(
-            "INSERT OR REPLACE INTO _sync_deferred_erase (ref, recreated) VALUES (?, 0)",
-            [.blob(ClientEncodings.encode(ref))])
+            "INSERT OR REPLACE INTO _sync_deferred_erase (ref, recreated, concurrent_through) VALUES (?, 0, ?)",
+            [.blob(ClientEncodings.encode(ref)), .integer(Int64(bitPattern: concurrentThrough))])
     }
 
     func markRecreated(_ ref: ObjectRef) throws {
@@ -319,12 +320,16 @@ extension ClientStore {
             "UPDATE _sync_deferred_erase SET recreated = 1 WHERE ref = ?", [.blob(ClientEncodings.encode(ref))])
     }
 
-    /// Whether the object was created again since its deferred erase (nil: none deferred); forgets it.
-    func takeDeferredErase(_ ref: ObjectRef) throws -> Bool? {
+    /// Whether the object was created again since its deferred erase, and the last local client
+    /// version concurrent with that erase (nil: none deferred); forgets it.
+    func takeDeferredErase(_ ref: ObjectRef) throws -> (recreated: Bool, concurrentThrough: UInt64)? {
         let bytes = ClientEncodings.encode(ref)
-        let rows = try realm.querySQL("SELECT recreated FROM _sync_deferred_erase WHERE ref = ?", [.blob(bytes)])
+        let rows = try realm.querySQL(
+            "SELECT recreated, concurrent_through FROM _sync_deferred_erase WHERE ref = ?", [.blob(bytes)])
         try realm.executeSQL("DELETE FROM _sync_deferred_erase WHERE ref = ?", [.blob(bytes)])
-        guard case .integer(let recreated)? = rows.first?.first else { return nil }
-        return recreated != 0
+        guard let row = rows.first, row.count == 2, case .integer(let recreated) = row[0],
+            case .integer(let through) = row[1]
+        else { return nil }
+        return (recreated != 0, UInt64(bitPattern: through))
     }
 }

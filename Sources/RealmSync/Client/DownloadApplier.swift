@@ -50,23 +50,26 @@ struct DownloadApplier {
             return
         }
         voidBeforeFirstErase(of: ref)
-        try store.deferErase(ref)
+        // The pending changesets so far were made before this erase was seen: concurrent with it.
+        try store.deferErase(ref, concurrentThrough: pending.last?.clientVersion ?? 0)
     }
 
     /// The local erase of `ref` reached the server. If something created the object after the
     /// remote erase, the local erase and what follows it won. If not, the server dropped the local
     /// erase, and what follows it up to the next pending local erase (a create is concurrent with
     /// the remote erase; writes find no object): that next erase is deferred in turn, or, when
-    /// there is none, the object goes with what is still pending on it.
+    /// there is none, the object goes, with what is pending on it from changesets concurrent with
+    /// the remote erase. Later ones stay pending: a remote create before they arrive brings the
+    /// object back for them (`replayPending`).
     private mutating func settleDeferredErase(_ ref: ObjectRef) throws {
-        guard let recreated = try store.takeDeferredErase(ref), !recreated else { return }
+        guard let deferred = try store.takeDeferredErase(ref), !deferred.recreated else { return }
         if writes.erased.contains(ref) {
             voidBeforeFirstErase(of: ref)
-            try store.deferErase(ref)
+            try store.deferErase(ref, concurrentThrough: deferred.concurrentThrough)
             return
         }
         try deleteObject(ref)
-        void { $0.object == ref }
+        void(through: deferred.concurrentThrough) { $0.object == ref }
     }
 
     /// Ends the download: the local changesets it acknowledges leave pending; the rest is stored.
@@ -193,9 +196,70 @@ struct DownloadApplier {
                 voidEarlierWrites(ref, [field.name], before: time)
             }
             try links.objectCreated(created)
+            try replayPending(on: ref, created)
             return
         }
         for field in kept { try set(object, ref, path: [field.name], value: field.value, at: time) }
+    }
+
+    /// A remote create brought back an object this replica had deleted while local writes on it
+    /// are still pending: the server will apply them after this create, so the replica applies
+    /// them now (the ones the create would beat were voided or filtered out with its fields).
+    private mutating func replayPending(on ref: ObjectRef, _ object: DynamicObject) throws {
+        for changeset in pending {
+            let time = WriteTime(of: changeset)
+            for instruction in changeset.instructions where instruction.object == ref {
+                try replay(instruction, on: object, ref, at: time)
+            }
+        }
+    }
+
+    private mutating func replay(
+        _ instruction: Instruction, on object: DynamicObject, _ ref: ObjectRef, at time: WriteTime
+    )
+        throws
+    {
+        switch instruction {
+        case .erase:
+            return
+        case .create(_, let fields):
+            for field in fields where field.name != object.objectSchema?.primaryKey {
+                try writeField(object, path: [field.name], value: field.value)
+            }
+        case .set(_, let path, let value):
+            try writeField(object, path: path, value: value)
+        case .listInsert(_, let field, let element, let position, let value):
+            try withList(ref, field) { try $0.insert(element, position, value) }
+        case .listErase(_, let field, let element):
+            try withList(ref, field) { try $0.erase(element) }
+        case .listMove(_, let field, let element, let position):
+            try withList(ref, field) { try $0.move(element, to: position) }
+        case .listSet(_, let field, let element, let value):
+            try withList(ref, field) { try $0.set(element, value) }
+        case .listClear(_, let field):
+            try withList(ref, field) { try $0.clear(before: time) }
+        case .setAdd(_, let field, let value), .setRemove(_, let field, let value):
+            guard let item = try collectionValue(value) else { return }
+            let set = try object.dynamicMutableSet(field)
+            if case .setAdd = instruction { try set.insert(item) } else { try set.remove(item) }
+        case .mapPut(_, let field, let key, let value):
+            guard let item = try collectionValue(value) else { return }
+            try object.dynamicMap(field).setValue(item, forKey: key)
+        case .mapRemove(_, let field, let key):
+            try object.dynamicMap(field).removeValue(forKey: key)
+        }
+    }
+
+    /// Writes `value` at `path` below `object` (nothing when an embedded object on the way is missing).
+    private func writeField(_ object: DynamicObject, path: [String], value: SyncValue) throws {
+        guard let last = path.last else { return }
+        var target = object
+        for name in path.dropLast() {
+            guard case .object(let next) = try target.value(forKey: name) else { return }
+            target = next
+        }
+        try target.setValue(try SyncValueConversion.realmValue(value, in: realm), forKey: last)
+        if path.count == 1 { try links.fieldWritten(object, last, value) }
     }
 
     private mutating func set(
@@ -207,8 +271,7 @@ struct DownloadApplier {
             guard case .object(let next) = try target.value(forKey: name) else { return }
             target = next
         }
-        try target.setValue(try SyncValueConversion.realmValue(value, in: realm), forKey: last)
-        if path.count == 1 { try links.fieldWritten(object, last, value) }
+        try writeField(object, path: path, value: value)
         voidEarlierWrites(ref, path, before: time)
         if let property = target.objectSchema?[last], holdsEmbedded(property) {
             // A replacement: the server drops the pending writes below it as concurrent.
@@ -252,10 +315,11 @@ struct DownloadApplier {
         writes = PendingWrites(pending)
     }
 
-    /// Removes the pending instructions `matching` from the local changesets.
-    private mutating func void(_ matching: (Instruction) -> Bool) {
+    /// Removes the pending instructions `matching` from the local changesets (up to client
+    /// version `through`).
+    private mutating func void(through: UInt64 = .max, _ matching: (Instruction) -> Bool) {
         var changed = false
-        for i in pending.indices {
+        for i in pending.indices where pending[i].clientVersion <= through {
             let before = pending[i].instructions.count
             pending[i].instructions.removeAll(where: matching)
             if pending[i].instructions.count != before { changed = true }
