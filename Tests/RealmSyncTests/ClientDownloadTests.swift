@@ -181,6 +181,21 @@ final class ClientDownloadTests: XCTestCase {
             try a.storedHistory().flatMap(\.instructions), [.setAdd(ref("p"), field: "scores", value: .int(5))])
     }
 
+    /// Seed 125 of the simulation: an object this file created, integrated and then erased on the
+    /// server before the file's first bootstrap is not in the snapshot: the replica deletes it.
+    func testABootstrapDeletesAnIntegratedObjectTheServerErased() throws {
+        let a = try client("a", id: 1)
+        try a.realm.write { _ = try a.realm.create("Person", value: ["id": "gone"]) }
+        try a.realm.write { _ = try a.realm.create("Person", value: ["id": "pending"]) }
+        let other = ObjectSnapshot(object: ref("other"), fields: [SyncField("name", .string("O"))])
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 4, latestClock: HLCTimestamp(milliseconds: 5, counter: 0),
+                uploadAcknowledged: 1, objects: [other], isLast: true, progress: 1))
+        XCTAssertEqual(Set(try a.canonicalState().objects.keys), [ref("other"), ref("pending")])
+        XCTAssertEqual(try a.storedHistory().map(\.clientVersion), [2])
+    }
+
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }

@@ -102,6 +102,25 @@ struct DownloadApplier {
         UnresolvedLinks(realm: realm, store: store, syncedClasses: syncedClasses)
     }
 
+    /// After a bootstrap: deletes the local objects the server no longer has (created by changesets
+    /// integrated before the snapshot, then erased) unless a pending changeset creates them. Pending
+    /// writes on them stay: a remote create before they arrive brings the object back for them.
+    func deleteObjects(notIn snapshot: Set<ObjectRef>) throws {
+        let created = Set(
+            pending.flatMap(\.instructions).compactMap { instruction -> ObjectRef? in
+                if case .create(let ref, _) = instruction { return ref }
+                return nil
+            })
+        var absent: [ObjectRef] = []
+        for className in syncedClasses.sorted() {
+            for object in try realm.objects(className) {
+                let ref = try SyncValueConversion.ref(of: object)
+                if !snapshot.contains(ref) && !created.contains(ref) { absent.append(ref) }
+            }
+        }
+        for ref in absent { try deleteObject(ref) }
+    }
+
     /// Deletes the object a remote erase names; links to it become unresolved.
     private func deleteObject(_ ref: ObjectRef) throws {
         guard let object = try SyncValueConversion.object(ref, in: realm) else { return }

@@ -209,7 +209,8 @@ public final class SyncClient: SyncClientEndpoint {
     /// pending changesets (none of them integrated: nothing is uploaded before the first download)
     /// are rebased after the bootstrap (`PendingRewrite.rebase`); then each object is applied as a
     /// remote create (and collection inserts) at time zero: a pending local write wins, as it will
-    /// when it reaches the server. Then the cursor is the bootstrap's version.
+    /// when it reaches the server. Local objects the snapshot lacks and no pending changeset
+    /// creates are gone on the server: deleted. Then the cursor is the bootstrap's version.
     private func receiveBootstrap(_ bootstrap: Bootstrap, objects: [ObjectSnapshot], isLast: Bool) throws {
         try writeRemote {
             try store.appendBootstrapBatch(serverVersion: bootstrap.serverVersion, objects)
@@ -230,6 +231,7 @@ public final class SyncClient: SyncClientEndpoint {
                 Changeset(
                     clientVersion: 0, basedOnServerVersion: bootstrap.serverVersion, clock: .zero, clientFileID: 0,
                     instructions: snapshot.flatMap(Self.instructions)))
+            try applier.deleteObjects(notIn: Set(snapshot.map(\.object)))
             try applier.finish(acknowledged: acknowledged)
             try store.setNumber(.downloadCursor, max(bootstrap.serverVersion, try store.number(.downloadCursor)))
         }
