@@ -196,6 +196,18 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try a.storedHistory().map(\.clientVersion), [2])
     }
 
+    /// Seed 134 of the simulation: a local create made after a remote erase was seen is not
+    /// concurrent with it: when the earlier local erase settles as dropped, the object stays.
+    func testACreateAfterSeeingARemoteEraseSurvivesTheSettledLocalErase() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
+        try a.realm.write { try a.realm.delete(try a.person("p")) }
+        _ = try a.receive(download([remote(2, clock: 11, [.erase(ref("p"))])], cursor: 2))
+        try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p", "name": "again"]) }
+        _ = try a.receive(download([], cursor: 4, ack: 2))
+        XCTAssertEqual(try name(a, "p"), "again")
+    }
+
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }

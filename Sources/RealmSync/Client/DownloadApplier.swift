@@ -32,8 +32,9 @@ struct DownloadApplier {
         guard !integrated.isEmpty else { return }
         pending.removeAll { integratedBefore($0.clientVersion) }
         writes = PendingWrites(pending)
-        for changeset in integrated {
-            for case .erase(let ref) in changeset.instructions { try settleDeferredErase(ref) }
+        for (index, changeset) in integrated.enumerated() {
+            let later = Array(integrated[(index + 1)...]) + pending
+            for case .erase(let ref) in changeset.instructions { try settleDeferredErase(ref, later: later) }
         }
     }
 
@@ -61,14 +62,21 @@ struct DownloadApplier {
     /// there is none, the object goes, with what is pending on it from changesets concurrent with
     /// the remote erase. Later ones stay pending: a remote create before they arrive brings the
     /// object back for them (`replayPending`).
-    private mutating func settleDeferredErase(_ ref: ObjectRef) throws {
+    ///
+    /// A local create made after the remote erase was seen (`later`, past the concurrent client
+    /// versions) is not concurrent with it: the server creates the object again, so it stays.
+    private mutating func settleDeferredErase(_ ref: ObjectRef, later: [Changeset]) throws {
         guard let deferred = try store.takeDeferredErase(ref), !deferred.recreated else { return }
         if writes.erased.contains(ref) {
             voidBeforeFirstErase(of: ref)
             try store.deferErase(ref, concurrentThrough: deferred.concurrentThrough)
             return
         }
-        try deleteObject(ref)
+        let createdAgain = later.contains { changeset in
+            changeset.clientVersion > deferred.concurrentThrough
+                && changeset.instructions.contains { if case .create(ref, _) = $0 { true } else { false } }
+        }
+        if !createdAgain { try deleteObject(ref) }
         void(through: deferred.concurrentThrough) { $0.object == ref }
     }
 
