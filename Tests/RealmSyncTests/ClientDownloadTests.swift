@@ -208,6 +208,25 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try name(a, "p"), "again")
     }
 
+    /// Seed 182 of the simulation: the batches of a bootstrap interrupted by a lost connection are
+    /// of an older server version; the next session's bootstrap must not apply them.
+    func testAnInterruptedBootstrapIsForgottenOnTheNextSession() throws {
+        let a = try client("a", id: 1)
+        let x = ObjectSnapshot(object: ref("x"), fields: [SyncField("name", .string("X"))])
+        let y = ObjectSnapshot(object: ref("y"), fields: [SyncField("name", .string("Y"))])
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 3, latestClock: .zero, uploadAcknowledged: 0, objects: [x], isLast: false,
+                progress: 0.5))
+        a.disconnect()
+        _ = try a.connect(session: 2)
+        _ = try a.receive(
+            .bootstrap(
+                session: 2, serverVersion: 5, latestClock: .zero, uploadAcknowledged: 0, objects: [y], isLast: true,
+                progress: 1))
+        XCTAssertEqual(Set(try a.canonicalState().objects.keys), [ref("y")])
+    }
+
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }

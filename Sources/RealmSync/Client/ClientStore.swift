@@ -246,6 +246,14 @@ extension ClientStore {
             ])
     }
 
+    func hasBootstrapBatches() throws -> Bool {
+        !(try realm.querySQL("SELECT 1 FROM _sync_pending_bootstrap LIMIT 1").isEmpty)
+    }
+
+    func forgetBootstrapBatches() throws {
+        try realm.executeSQL("DELETE FROM _sync_pending_bootstrap")
+    }
+
     /// Every stored batch's objects, in arrival order, and forgets them.
     func takeBootstrapObjects() throws -> [ObjectSnapshot] {
         let rows = try realm.querySQL("SELECT batch FROM _sync_pending_bootstrap ORDER BY seq")

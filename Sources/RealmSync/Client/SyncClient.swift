@@ -102,6 +102,8 @@ public final class SyncClient: SyncClientEndpoint {
     public func connect(session: UInt32) throws -> [SyncMessage] {
         self.session = session
         sentThrough = uploadAcknowledged
+        // A bootstrap belongs to one session: the batches of an interrupted one are stale.
+        if try store.hasBootstrapBatches() { try writeRemote { try store.forgetBootstrapBatches() } }
         let state = try store.state()
         awaitingFirstDownload = state.downloadCursor == 0
         guard state.clientFileID != 0 else { return [.bind(session: session, user: user, needsClientFileID: true)] }
