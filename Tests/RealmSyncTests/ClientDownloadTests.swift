@@ -227,6 +227,27 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(Set(try a.canonicalState().objects.keys), [ref("y")])
     }
 
+    /// Seed 310 of the simulation: the replica deleted an object when its erase settled as lost and
+    /// created it again locally; a remote create before the pending writes of the deleted object
+    /// reach the server brings them back, as the server applies them after that create.
+    func testARemoteCreateReplaysPendingWritesOnAnObjectCreatedAgainLocally() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
+        try a.realm.write {
+            try a.realm.delete(try a.person("p"))
+            _ = try a.realm.create("Person", value: ["id": "p"])
+        }
+        _ = try a.receive(download([remote(2, clock: 11, [.erase(ref("p"))])], cursor: 2))
+        try a.realm.write { try a.person("p").dynamicMutableSet("scores").insert(.int(5)) }
+        _ = try a.receive(download([], cursor: 3, ack: 1))
+        try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p", "name": "mine"]) }
+        var create = remote(4, clock: 12, [.create(ref("p"), fields: [])])
+        create.recipientClientVersion = 1
+        _ = try a.receive(download([create], cursor: 4, ack: 1))
+        XCTAssertEqual(try a.person("p").dynamicMutableSet("scores").values(), [.int(5)])
+        XCTAssertEqual(try name(a, "p"), "mine")
+    }
+
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }

@@ -227,11 +227,13 @@ struct DownloadApplier {
             return
         }
         for field in kept { try set(object, ref, path: [field.name], value: field.value, at: time) }
+        try replayPending(on: ref, object)
     }
 
-    /// A remote create brought back an object this replica had deleted while local writes on it
-    /// are still pending: the server will apply them after this create, so the replica applies
-    /// them now (the ones the create would beat were voided or filtered out with its fields).
+    /// A remote create: the server will apply the pending local writes on the object after it, so
+    /// the replica applies them again now (the ones the create would beat were voided or filtered
+    /// out with its fields). Writes made on an object this replica deleted since (a lost erase
+    /// settled, `settleDeferredErase`) come back; the others are idempotent.
     private mutating func replayPending(on ref: ObjectRef, _ object: DynamicObject) throws {
         for changeset in pending {
             let time = WriteTime(of: changeset)
