@@ -248,6 +248,19 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try name(a, "p"), "mine")
     }
 
+    /// Seed 72 of the simulation: a remote create of an object the replica kept does not replay
+    /// pending writes: a pending insert a later remote clear erased stays erased.
+    func testARemoteCreateOfAKeptObjectDoesNotBringBackWhatAClearErased() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
+        try a.realm.write { try a.person("p").dynamicList("tags").append("d") }
+        let later = wall.nowMilliseconds() + 100
+        _ = try a.receive(download([remote(2, clock: later, [.listClear(ref("p"), field: "tags")])], cursor: 2))
+        XCTAssertEqual(try a.person("p").dynamicList("tags").values(), [])
+        _ = try a.receive(download([remote(3, clock: later + 1, [.create(ref("p"), fields: [])])], cursor: 3))
+        XCTAssertEqual(try a.person("p").dynamicList("tags").values(), [])
+    }
+
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }

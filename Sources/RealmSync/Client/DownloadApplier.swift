@@ -223,19 +223,25 @@ struct DownloadApplier {
                 voidEarlierWrites(ref, [field.name], before: time)
             }
             try links.objectCreated(created)
-            try replayPending(on: ref, created)
+            try replayPending(on: ref, created, existed: false)
             return
         }
         for field in kept { try set(object, ref, path: [field.name], value: field.value, at: time) }
-        try replayPending(on: ref, object)
+        try replayPending(on: ref, object, existed: true)
     }
 
-    /// A remote create: the server will apply the pending local writes on the object after it, so
-    /// the replica applies them again now (the ones the create would beat were voided or filtered
-    /// out with its fields). Writes made on an object this replica deleted since (a lost erase
-    /// settled, `settleDeferredErase`) come back; the others are idempotent.
-    private mutating func replayPending(on ref: ObjectRef, _ object: DynamicObject) throws {
-        for changeset in pending {
+    /// A remote create: the server will apply the pending local writes on the object after it. The
+    /// ones made on an earlier incarnation this replica deleted (a lost erase settled,
+    /// `settleDeferredErase`) are lost locally: the replica applies them again now. They are the
+    /// pending writes on the object before its last pending local create (all of them when the
+    /// object did not exist here, none when it did and no pending create made it); the ones after
+    /// it are in the replica already.
+    private mutating func replayPending(on ref: ObjectRef, _ object: DynamicObject, existed: Bool) throws {
+        let lastCreate = pending.lastIndex { changeset in
+            changeset.instructions.contains { if case .create(ref, _) = $0 { true } else { false } }
+        }
+        let end = lastCreate ?? (existed ? pending.startIndex : pending.endIndex)
+        for changeset in pending[..<end] {
             let time = WriteTime(of: changeset)
             for instruction in changeset.instructions where instruction.object == ref {
                 try replay(instruction, on: object, ref, at: time)
