@@ -261,6 +261,16 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try a.person("p").dynamicList("tags").values(), [])
     }
 
+    /// Seed 798 of the simulation: a remote create whose link points at the created object itself.
+    func testARemoteCreateKeepsALinkToItself() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(
+            download(
+                [remote(1, clock: 10, [.create(ref("p"), fields: [SyncField("friend", .link(ref("p")))])])], cursor: 1))
+        guard case .object(let friend) = try a.person("p").value(forKey: "friend") else { return XCTFail("no link") }
+        XCTAssertEqual(try friend.value(forKey: "id"), "p")
+    }
+
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }

@@ -219,6 +219,8 @@ struct DownloadApplier {
             for field in kept { value[field.name] = try SyncValueConversion.realmValue(field.value, in: realm) }
             let created = try realm.create(ref.className, value: .dictionary(value))
             for field in kept {
+                // A link to the object itself could not be made before the object existed.
+                if case .link(ref) = field.value { try created.setValue(.object(created), forKey: field.name) }
                 try links.fieldWritten(created, field.name, field.value)
                 voidEarlierWrites(ref, [field.name], before: time)
             }
