@@ -271,6 +271,27 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try friend.value(forKey: "id"), "p")
     }
 
+    /// Seed 934 of the simulation: a map key this file put, integrated and then removed on the
+    /// server before its first bootstrap is not in the snapshot: the replica removes it.
+    func testABootstrapRemovesIntegratedEntriesTheServerRemoved() throws {
+        let a = try client("a", id: 1)
+        try a.realm.write {
+            let p = try a.realm.create("Person", value: ["id": "p"])
+            try p.dynamicMap("attrs").setValue("old", forKey: "gone")
+            try p.dynamicMutableSet("scores").insert(.int(1))
+        }
+        try a.realm.write { try a.person("p").dynamicMap("attrs").setValue("new", forKey: "pending") }
+        let p = ObjectSnapshot(
+            object: ref("p"), fields: [], sets: [SetSnapshot(field: "scores", values: [])],
+            maps: [MapSnapshot(field: "attrs", entries: [])])
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 4, latestClock: HLCTimestamp(milliseconds: 5, counter: 0),
+                uploadAcknowledged: 1, objects: [p], isLast: true, progress: 1))
+        XCTAssertEqual(try a.person("p").dynamicMap("attrs").keys, ["pending"])
+        XCTAssertEqual(try a.person("p").dynamicMutableSet("scores").values(), [])
+    }
+
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }

@@ -129,6 +129,45 @@ struct DownloadApplier {
         for ref in absent { try deleteObject(ref) }
     }
 
+    /// After a bootstrap: set values and map keys of a snapshot object that the replica has from
+    /// changesets integrated before the snapshot, but the snapshot lacks, were removed on the
+    /// server; they go unless a pending changeset writes them.
+    func removeEntries(notIn snapshot: [ObjectSnapshot]) throws {
+        for objectSnapshot in snapshot {
+            let ref = objectSnapshot.object
+            guard let object = try SyncValueConversion.object(ref, in: realm) else { continue }
+            for set in objectSnapshot.sets {
+                let kept = try set.values.compactMap(collectionValue) + pendingSetValues(ref, set.field)
+                let local = try object.dynamicMutableSet(set.field)
+                for value in try local.values() where !kept.contains(value) { try local.remove(value) }
+            }
+            for map in objectSnapshot.maps {
+                let kept = Set(map.entries.map(\.name)).union(pendingMapKeys(ref, map.field))
+                let local = try object.dynamicMap(map.field)
+                for key in local.keys where !kept.contains(key) { try local.removeValue(forKey: key) }
+            }
+        }
+    }
+
+    private func pendingSetValues(_ ref: ObjectRef, _ field: String) throws -> [RealmValue] {
+        try pending.flatMap(\.instructions).compactMap { instruction in
+            switch instruction {
+            case .setAdd(ref, field, let value), .setRemove(ref, field, let value): return try collectionValue(value)
+            default: return nil
+            }
+        }
+    }
+
+    private func pendingMapKeys(_ ref: ObjectRef, _ field: String) -> Set<String> {
+        Set(
+            pending.flatMap(\.instructions).compactMap { instruction in
+                switch instruction {
+                case .mapPut(ref, field, let key, _), .mapRemove(ref, field, let key): return key
+                default: return nil
+                }
+            })
+    }
+
     /// Deletes the object a remote erase names; links to it become unresolved.
     private func deleteObject(_ ref: ObjectRef) throws {
         guard let object = try SyncValueConversion.object(ref, in: realm) else { return }

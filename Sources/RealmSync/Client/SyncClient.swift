@@ -234,6 +234,7 @@ public final class SyncClient: SyncClientEndpoint {
                     clientVersion: 0, basedOnServerVersion: bootstrap.serverVersion, clock: .zero, clientFileID: 0,
                     instructions: snapshot.flatMap(Self.instructions)))
             try applier.deleteObjects(notIn: Set(snapshot.map(\.object)))
+            try applier.removeEntries(notIn: snapshot)
             try applier.finish(acknowledged: acknowledged)
             try store.setNumber(.downloadCursor, max(bootstrap.serverVersion, try store.number(.downloadCursor)))
         }
