@@ -152,11 +152,14 @@ public struct SyncSamples {
             return .download(
                 session: session, downloadCursor: uint64(), uploadAcknowledged: uint64(),
                 changesets: (0..<below(3)).map { _ in
-                    IntegratedChangeset(serverVersion: uint64(), origin: changeset(maxInstructions: 4))
+                    IntegratedChangeset(
+                        serverVersion: uint64(), origin: changeset(maxInstructions: 4), recipientClientVersion: uint64()
+                    )
                 })
         case 5:
             return .bootstrap(
-                session: session, serverVersion: uint64(), objects: (0..<below(3)).map { _ in snapshot() },
+                session: session, serverVersion: uint64(), latestClock: HLCTimestamp(rawValue: uint64()),
+                uploadAcknowledged: uint64(), objects: (0..<below(3)).map { _ in snapshot() },
                 isLast: below(2) == 0, progress: Double(below(101)) / 100)
         case 6: return .mark(session: session, requestID: uint64())
         case 7:

@@ -138,6 +138,160 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try friend(), .null)
     }
 
+    /// Seed 22 of the simulation: a pending local replacement older than a remote one is dropped by
+    /// the server, so it must not hold back a later remote write inside the remote replacement.
+    func testAnOlderPendingReplacementDoesNotHoldBackALaterRemoteWriteInsideIt() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
+        try a.realm.write { try a.person("p").setValue(.null, forKey: "address") }
+        let later = wall.nowMilliseconds() + 100
+        let address = SyncValue.embedded([SyncField("city", .string("Oslo")), SyncField("zip", .string("0"))])
+        _ = try a.receive(
+            download(
+                [
+                    remote(2, clock: later, [.set(ref("p"), path: ["address"], value: address)]),
+                    remote(3, clock: later + 1, [.set(ref("p"), path: ["address", "city"], value: .string("Rome"))]),
+                ], cursor: 3))
+        guard case .object(let kept) = try a.person("p").value(forKey: "address") else { return XCTFail("no address") }
+        XCTAssertEqual(try kept.value(forKey: "city"), "Rome")
+        XCTAssertFalse(try a.storedHistory().contains { !$0.instructions.isEmpty }, "the doomed write is voided")
+    }
+
+    /// Seed 89 of the simulation: a local erase and re-create lose to a remote erase; a local write
+    /// made after seeing that erase stays pending, and a remote create before it reaches the server
+    /// brings the object back for it.
+    func testAWriteAfterASettledEraseWaitsForARemoteCreate() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
+        try a.realm.write {
+            try a.realm.delete(try a.person("p"))
+            _ = try a.realm.create("Person", value: ["id": "p"])
+        }
+        _ = try a.receive(download([remote(2, clock: 11, [.erase(ref("p"))])], cursor: 2))
+        try a.realm.write { try a.person("p").dynamicMutableSet("scores").insert(.int(5)) }
+        // The erase and create (client version 1) reached the server after the remote erase: dropped.
+        _ = try a.receive(download([], cursor: 3, ack: 1))
+        XCTAssertNil(try a.realm.object(ofType: "Person", forPrimaryKey: "p"))
+        var create = remote(4, clock: 12, [.create(ref("p"), fields: [SyncField("name", .string("back"))])])
+        create.recipientClientVersion = 1
+        _ = try a.receive(download([create], cursor: 4, ack: 1))
+        XCTAssertEqual(try a.person("p").dynamicMutableSet("scores").values(), [.int(5)])
+        XCTAssertEqual(try name(a, "p"), "back")
+        XCTAssertEqual(
+            try a.storedHistory().flatMap(\.instructions), [.setAdd(ref("p"), field: "scores", value: .int(5))])
+    }
+
+    /// Seed 125 of the simulation: an object this file created, integrated and then erased on the
+    /// server before the file's first bootstrap is not in the snapshot: the replica deletes it.
+    func testABootstrapDeletesAnIntegratedObjectTheServerErased() throws {
+        let a = try client("a", id: 1)
+        try a.realm.write { _ = try a.realm.create("Person", value: ["id": "gone"]) }
+        try a.realm.write { _ = try a.realm.create("Person", value: ["id": "pending"]) }
+        let other = ObjectSnapshot(object: ref("other"), fields: [SyncField("name", .string("O"))])
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 4, latestClock: HLCTimestamp(milliseconds: 5, counter: 0),
+                uploadAcknowledged: 1, objects: [other], isLast: true, progress: 1))
+        XCTAssertEqual(Set(try a.canonicalState().objects.keys), [ref("other"), ref("pending")])
+        XCTAssertEqual(try a.storedHistory().map(\.clientVersion), [2])
+    }
+
+    /// Seed 134 of the simulation: a local create made after a remote erase was seen is not
+    /// concurrent with it: when the earlier local erase settles as dropped, the object stays.
+    func testACreateAfterSeeingARemoteEraseSurvivesTheSettledLocalErase() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
+        try a.realm.write { try a.realm.delete(try a.person("p")) }
+        _ = try a.receive(download([remote(2, clock: 11, [.erase(ref("p"))])], cursor: 2))
+        try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p", "name": "again"]) }
+        _ = try a.receive(download([], cursor: 4, ack: 2))
+        XCTAssertEqual(try name(a, "p"), "again")
+    }
+
+    /// Seed 182 of the simulation: the batches of a bootstrap interrupted by a lost connection are
+    /// of an older server version; the next session's bootstrap must not apply them.
+    func testAnInterruptedBootstrapIsForgottenOnTheNextSession() throws {
+        let a = try client("a", id: 1)
+        let x = ObjectSnapshot(object: ref("x"), fields: [SyncField("name", .string("X"))])
+        let y = ObjectSnapshot(object: ref("y"), fields: [SyncField("name", .string("Y"))])
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 3, latestClock: .zero, uploadAcknowledged: 0, objects: [x], isLast: false,
+                progress: 0.5))
+        a.disconnect()
+        _ = try a.connect(session: 2)
+        _ = try a.receive(
+            .bootstrap(
+                session: 2, serverVersion: 5, latestClock: .zero, uploadAcknowledged: 0, objects: [y], isLast: true,
+                progress: 1))
+        XCTAssertEqual(Set(try a.canonicalState().objects.keys), [ref("y")])
+    }
+
+    /// Seed 310 of the simulation: the replica deleted an object when its erase settled as lost and
+    /// created it again locally; a remote create before the pending writes of the deleted object
+    /// reach the server brings them back, as the server applies them after that create.
+    func testARemoteCreateReplaysPendingWritesOnAnObjectCreatedAgainLocally() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
+        try a.realm.write {
+            try a.realm.delete(try a.person("p"))
+            _ = try a.realm.create("Person", value: ["id": "p"])
+        }
+        _ = try a.receive(download([remote(2, clock: 11, [.erase(ref("p"))])], cursor: 2))
+        try a.realm.write { try a.person("p").dynamicMutableSet("scores").insert(.int(5)) }
+        _ = try a.receive(download([], cursor: 3, ack: 1))
+        try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p", "name": "mine"]) }
+        var create = remote(4, clock: 12, [.create(ref("p"), fields: [])])
+        create.recipientClientVersion = 1
+        _ = try a.receive(download([create], cursor: 4, ack: 1))
+        XCTAssertEqual(try a.person("p").dynamicMutableSet("scores").values(), [.int(5)])
+        XCTAssertEqual(try name(a, "p"), "mine")
+    }
+
+    /// Seed 72 of the simulation: a remote create of an object the replica kept does not replay
+    /// pending writes: a pending insert a later remote clear erased stays erased.
+    func testARemoteCreateOfAKeptObjectDoesNotBringBackWhatAClearErased() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
+        try a.realm.write { try a.person("p").dynamicList("tags").append("d") }
+        let later = wall.nowMilliseconds() + 100
+        _ = try a.receive(download([remote(2, clock: later, [.listClear(ref("p"), field: "tags")])], cursor: 2))
+        XCTAssertEqual(try a.person("p").dynamicList("tags").values(), [])
+        _ = try a.receive(download([remote(3, clock: later + 1, [.create(ref("p"), fields: [])])], cursor: 3))
+        XCTAssertEqual(try a.person("p").dynamicList("tags").values(), [])
+    }
+
+    /// Seed 798 of the simulation: a remote create whose link points at the created object itself.
+    func testARemoteCreateKeepsALinkToItself() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(
+            download(
+                [remote(1, clock: 10, [.create(ref("p"), fields: [SyncField("friend", .link(ref("p")))])])], cursor: 1))
+        guard case .object(let friend) = try a.person("p").value(forKey: "friend") else { return XCTFail("no link") }
+        XCTAssertEqual(try friend.value(forKey: "id"), "p")
+    }
+
+    /// Seed 934 of the simulation: a map key this file put, integrated and then removed on the
+    /// server before its first bootstrap is not in the snapshot: the replica removes it.
+    func testABootstrapRemovesIntegratedEntriesTheServerRemoved() throws {
+        let a = try client("a", id: 1)
+        try a.realm.write {
+            let p = try a.realm.create("Person", value: ["id": "p"])
+            try p.dynamicMap("attrs").setValue("old", forKey: "gone")
+            try p.dynamicMutableSet("scores").insert(.int(1))
+        }
+        try a.realm.write { try a.person("p").dynamicMap("attrs").setValue("new", forKey: "pending") }
+        let p = ObjectSnapshot(
+            object: ref("p"), fields: [], sets: [SetSnapshot(field: "scores", values: [])],
+            maps: [MapSnapshot(field: "attrs", entries: [])])
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 4, latestClock: HLCTimestamp(milliseconds: 5, counter: 0),
+                uploadAcknowledged: 1, objects: [p], isLast: true, progress: 1))
+        XCTAssertEqual(try a.person("p").dynamicMap("attrs").keys, ["pending"])
+        XCTAssertEqual(try a.person("p").dynamicMutableSet("scores").values(), [])
+    }
+
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }
@@ -245,6 +399,7 @@ final class ClientDownloadTests: XCTestCase {
                 .bind(session: 3, user: "u", needsClientFileID: false),
                 .identify(session: 3, clientFileID: 1, salt: 7, downloadCursor: 0, classes: ["Person"]),
             ])
+        _ = try reopened.receiveFirstDownload(session: 3)
         XCTAssertEqual(try reopened.pendingUploads(), [.upload(session: 3, changesets: sent)])
         XCTAssertEqual(sent.map(\.clientVersion), [1, 2])
         XCTAssertEqual(try reopened.pendingUploads(), [], "sent once per connection")
@@ -256,6 +411,8 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try a.connect(session: 1), [.bind(session: 1, user: "u", needsClientFileID: true)])
         XCTAssertEqual(try a.pendingUploads(), [], "no upload before the file has its id")
         _ = try a.receive(.ident(session: 1, clientFileID: 5, salt: 7))
+        XCTAssertEqual(try a.pendingUploads(), [], "a file that never downloaded waits for its first download")
+        _ = try a.receiveFirstDownload(session: 1)
         guard case .upload(_, let changesets)? = try a.pendingUploads().first else { return XCTFail("no upload") }
         XCTAssertEqual(changesets.map(\.clientFileID), [5])
         guard case .listInsert(_, _, let e, _, _)? = changesets.first?.instructions.dropFirst().first else {
@@ -266,7 +423,7 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try a.lastInstructions(), [.listErase(ref("p"), field: "tags", element: e)])
     }
 
-    func testABootstrapAppliesAfterItsLastBatchAndKeepsLocalCommits() throws {
+    func testABootstrapAppliesAfterItsLastBatchAndRebasesLocalCommits() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "mine", "name": "M"]) }
         let e = ElementID(clock: HLCTimestamp(milliseconds: 3, counter: 0), clientFileID: 9, index: 0)
@@ -284,15 +441,26 @@ final class ClientDownloadTests: XCTestCase {
             sets: [SetSnapshot(field: "scores", values: [.int(2)])],
             maps: [MapSnapshot(field: "attrs", entries: [SyncField("k", .string("v"))])])
         let y = ObjectSnapshot(object: ref("y"), fields: [SyncField("name", .string("Y"))])
-        _ = try a.receive(.bootstrap(session: 1, serverVersion: 7, objects: [x], isLast: false, progress: 0.5))
+        let latest = HLCTimestamp(milliseconds: 9_000_000, counter: 4)
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 7, latestClock: latest, uploadAcknowledged: 0, objects: [x], isLast: false,
+                progress: 0.5))
         XCTAssertNil(try a.realm.object(ofType: "Person", forPrimaryKey: "x"))
-        _ = try a.receive(.bootstrap(session: 1, serverVersion: 7, objects: [y], isLast: true, progress: 1))
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 7, latestClock: latest, uploadAcknowledged: 0, objects: [y], isLast: true,
+                progress: 1))
         XCTAssertEqual(a.downloadCursor, 7)
         let state = try a.canonicalState()
         XCTAssertEqual(Set(state.objects.keys), [ref("x"), ref("y"), ref("mine")])
         XCTAssertEqual(
             state.objects[ref("x")], CanonicalState.fields(of: x).mergedWithDefaults(from: state.objects[ref("x")]))
-        XCTAssertEqual(try a.storedHistory().count, 1)
+        // The pending commit is rebased after everything the bootstrap holds.
+        let rebased = try a.storedHistory()
+        XCTAssertEqual(rebased.count, 1)
+        XCTAssertEqual(rebased.first?.basedOnServerVersion, 7)
+        XCTAssertGreaterThan(rebased.first?.clock ?? .zero, latest)
         try a.realm.write { try a.person("x").dynamicList("tags").remove(at: 0) }
         XCTAssertEqual(try a.lastInstructions(), [.listErase(ref("x"), field: "tags", element: e)])
     }

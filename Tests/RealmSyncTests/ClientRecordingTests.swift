@@ -35,6 +35,23 @@ final class ClientRecordingTests: XCTestCase {
         XCTAssertEqual(history[1].instructions, [.set(ref("a"), path: ["age"], value: .int(3))])
     }
 
+    /// Seed 1 of the simulation: removing the element with the largest row id and inserting into
+    /// another object's list in one commit reuses the row id; the removal must still be recorded.
+    func testARemovalIsRecordedWhenAnotherListReusesItsRowID() throws {
+        try addPerson("a")
+        try addPerson("b")
+        try client.realm.write { try client.person("b").dynamicList("tags").append("old") }
+        // The list of "a" (the smaller object key, diffed first) takes the row id "b" frees.
+        try client.realm.write {
+            try client.person("b").dynamicList("tags").remove(at: 0)
+            try client.person("a").dynamicList("tags").append("new")
+        }
+        let recorded = try client.lastInstructions()
+        XCTAssertTrue(recorded.contains(.listClear(ref("b"), field: "tags")), "\(recorded)")
+        try client.realm.write { try client.person("a").dynamicList("tags").remove(at: 0) }
+        XCTAssertEqual(try client.lastInstructions(), [.listClear(ref("a"), field: "tags")])
+    }
+
     func testAnotherInstanceOfTheSyncedConfigurationRecordsToo() throws {
         let other = try Realm(configuration: client.realm.configuration)
         try other.write { _ = try other.create("Person", value: ["id": "o"]) }

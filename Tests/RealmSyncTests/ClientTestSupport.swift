@@ -66,10 +66,17 @@ extension SyncClient {
         return try XCTUnwrap(found, "no person \(id)", file: file, line: line)
     }
 
-    /// Gives the file its id as a server's `ident` would.
+    /// Gives the file its id as a server's `ident` would, then the download an empty server sends
+    /// after `identify`.
     func identify(as clientFileID: UInt64, session: UInt32 = 1) throws {
         _ = try connect(session: session)
         _ = try receive(.ident(session: session, clientFileID: clientFileID, salt: 7))
+        _ = try receiveFirstDownload(session: session)
+    }
+
+    /// The download a server with no history sends after `identify`.
+    func receiveFirstDownload(session: UInt32) throws -> [SyncMessage] {
+        try receive(.download(session: session, downloadCursor: 0, uploadAcknowledged: 0, changesets: []))
     }
 }
 

@@ -75,7 +75,8 @@ final class ServerEngineTests: XCTestCase {
             [
                 .download(
                     session: 1, downloadCursor: 2, uploadAcknowledged: 1,
-                    changesets: [IntegratedChangeset(serverVersion: 2, origin: set)])
+                    // Alice's changeset 1 was integrated before Bob's: not pending relative to it.
+                    changesets: [IntegratedChangeset(serverVersion: 2, origin: set, recipientClientVersion: 1)])
             ])
         XCTAssertEqual(
             messages(second, to: bob), [.download(session: 1, downloadCursor: 2, uploadAcknowledged: 1, changesets: [])]
@@ -114,8 +115,8 @@ final class ServerEngineTests: XCTestCase {
 
         let b = try connect(server, bob)
         XCTAssertEqual(b.replies.count, 3)
-        guard case .bootstrap(1, 1, let first, false, let progress)? = b.replies.first,
-            case .bootstrap(1, 1, let second, true, 1.0) = b.replies[1]
+        guard case .bootstrap(1, 1, _, _, let first, false, let progress)? = b.replies.first,
+            case .bootstrap(1, 1, _, _, let second, true, 1.0) = b.replies[1]
         else { return XCTFail("expected two bootstrap batches at server version 1, got \(b.replies)") }
         XCTAssertEqual(progress, 0.5)
         XCTAssertEqual((first + second).map(\.object), [item(1), item(2), item(3)])
@@ -217,7 +218,7 @@ final class ServerEngineTests: XCTestCase {
         let replies = restarted.receive(
             .identify(session: 1, clientFileID: b.fileID, salt: b.salt, downloadCursor: 0, classes: ["Item"]), on: bob)
         XCTAssertEqual(replies.count, 2, "a bootstrap and a download: \(replies)")
-        guard case .bootstrap(1, 1, let objects, true, _)? = replies.first?.message else {
+        guard case .bootstrap(1, 1, _, _, let objects, true, _)? = replies.first?.message else {
             return XCTFail("\(replies)")
         }
         XCTAssertEqual(objects.map(\.object), [item(1)])

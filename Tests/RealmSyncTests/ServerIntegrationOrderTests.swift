@@ -164,8 +164,9 @@ final class ServerIntegrationOrderTests: XCTestCase {
         let creates = (1...5).map { Instruction.create(item(Int64($0)), fields: [SyncField("count", .int(Int64($0)))]) }
         try fixture.integrate(changeset(1, 1, clock: 100, creates))
         try fixture.integrate(changeset(1, 2, basedOn: 1, clock: 200, [.erase(item(3))]))
-        let (serverVersion, batches) = try fixture.state.snapshot(classes: ["Item"], batchSize: 2)
+        let (serverVersion, latestClock, batches) = try fixture.state.snapshot(classes: ["Item"], batchSize: 2)
         XCTAssertEqual(serverVersion, 2)
+        XCTAssertEqual(latestClock, HLCTimestamp(milliseconds: 200, counter: 0))
         XCTAssertEqual(batches.map(\.count), [2, 2])
         XCTAssertEqual(batches.joined().map(\.object), [item(1), item(2), item(4), item(5)])
         XCTAssertEqual(batches.joined().last?.fields.first { $0.name == "count" }?.value, .int(5))

@@ -67,11 +67,14 @@ enum ClientEncodings {
     static func encode(bootstrap objects: [ObjectSnapshot], serverVersion: UInt64) -> Data {
         Data(
             SyncMessageCodec.encode(
-                .bootstrap(session: 0, serverVersion: serverVersion, objects: objects, isLast: false, progress: 0)))
+                .bootstrap(
+                    session: 0, serverVersion: serverVersion, latestClock: .zero, uploadAcknowledged: 0,
+                    objects: objects,
+                    isLast: false, progress: 0)))
     }
 
     static func decodeBootstrap(_ data: Data) throws -> [ObjectSnapshot] {
-        guard case .bootstrap(_, _, let objects, _, _) = try SyncMessageCodec.decode(Array(data)) else {
+        guard case .bootstrap(_, _, _, _, let objects, _, _) = try SyncMessageCodec.decode(Array(data)) else {
             throw SyncError(.badChangeset, "A stored bootstrap batch is not a bootstrap")
         }
         return objects

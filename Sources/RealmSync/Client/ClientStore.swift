@@ -6,7 +6,9 @@ import RealmDatabase
 ///
 /// - `_sync_state(name, value)`: the numbers of `ClientState`.
 /// - `_sync_history(client_version, changeset)`: local changesets not yet acknowledged.
-/// - `_sync_list(tbl, row, owner, element, position, value)`: each element row of a synced list →
+/// - `_sync_list(tbl, row, owner, element, position, value)`: each element row of a synced list
+///   (keyed by owner too: SQLite reuses the largest row id of a collection table once it is
+///   deleted, possibly for another owner's list in the same commit) →
 ///   its `ElementID` (20 big-endian bytes, so the blob order is the id order), `FractionalPosition`
 ///   and value at the last commit (to tell a changed element from an unchanged one).
 /// - `_sync_collection(tbl, owner, content)`: each synced set's and map's content at the last
@@ -14,8 +16,9 @@ import RealmDatabase
 /// - `_sync_unresolved(class, key, field, ref)`: to-one links the server holds to objects this
 ///   replica does not have (erased, or not arrived yet): the realm reads them as null, the dump
 ///   shows the reference, and the link comes back when the object is created again.
-/// - `_sync_deferred_erase(ref, recreated)`: remote erases of objects with a pending local erase,
-///   decided when that erase reaches the server (`DownloadApplier.erase`).
+/// - `_sync_deferred_erase(ref, recreated, concurrent_through)`: remote erases of objects with a
+///   pending local erase, decided when that erase reaches the server (`DownloadApplier.erase`);
+///   the local changesets up to client version `concurrent_through` are concurrent with it.
 /// - `_sync_pending_bootstrap(seq, server_version, batch)`: bootstrap batches until the last one.
 struct ClientStore {
     let realm: Realm
@@ -25,7 +28,7 @@ struct ClientStore {
         "CREATE TABLE IF NOT EXISTS _sync_history (client_version INTEGER PRIMARY KEY, changeset BLOB NOT NULL)",
         """
         CREATE TABLE IF NOT EXISTS _sync_list (tbl TEXT NOT NULL, row INTEGER NOT NULL, owner INTEGER NOT NULL,
-        element BLOB NOT NULL, position BLOB NOT NULL, value BLOB NOT NULL, PRIMARY KEY (tbl, row)) WITHOUT ROWID
+        element BLOB NOT NULL, position BLOB NOT NULL, value BLOB NOT NULL, PRIMARY KEY (tbl, owner, row)) WITHOUT ROWID
         """,
         "CREATE INDEX IF NOT EXISTS _sync_list_order ON _sync_list (tbl, owner, position, element)",
         "CREATE INDEX IF NOT EXISTS _sync_list_element ON _sync_list (tbl, owner, element)",
@@ -39,8 +42,8 @@ struct ClientStore {
         """,
         "CREATE INDEX IF NOT EXISTS _sync_unresolved_ref ON _sync_unresolved (ref)",
         """
-        CREATE TABLE IF NOT EXISTS _sync_deferred_erase (ref BLOB PRIMARY KEY, recreated INTEGER NOT NULL)
-        WITHOUT ROWID
+        CREATE TABLE IF NOT EXISTS _sync_deferred_erase (ref BLOB PRIMARY KEY, recreated INTEGER NOT NULL,
+        concurrent_through INTEGER NOT NULL) WITHOUT ROWID
         """,
         """
         CREATE TABLE IF NOT EXISTS _sync_pending_bootstrap (seq INTEGER PRIMARY KEY, server_version INTEGER NOT NULL,
@@ -144,8 +147,10 @@ struct ClientStore {
             ])
     }
 
-    func forgetElement(table: String, row: Int64) throws {
-        try realm.executeSQL("DELETE FROM _sync_list WHERE tbl = ? AND row = ?", [.text(table), .integer(row)])
+    func forgetElement(table: String, owner: Int64, row: Int64) throws {
+        try realm.executeSQL(
+            "DELETE FROM _sync_list WHERE tbl = ? AND owner = ? AND row = ?",
+            [.text(table), .integer(owner), .integer(row)])
     }
 
     /// Forgets the mirror rows of elements the list no longer has: rows the realm removed on its
@@ -223,6 +228,14 @@ extension ClientStore {
             ])
     }
 
+    func hasBootstrapBatches() throws -> Bool {
+        !(try realm.querySQL("SELECT 1 FROM _sync_pending_bootstrap LIMIT 1").isEmpty)
+    }
+
+    func forgetBootstrapBatches() throws {
+        try realm.executeSQL("DELETE FROM _sync_pending_bootstrap")
+    }
+
     /// Every stored batch's objects, in arrival order, and forgets them.
     func takeBootstrapObjects() throws -> [ObjectSnapshot] {
         let rows = try realm.querySQL("SELECT batch FROM _sync_pending_bootstrap ORDER BY seq")
@@ -291,10 +304,10 @@ extension ClientStore {
 extension ClientStore {
     // MARK: Deferred erases
 
-    func deferErase(_ ref: ObjectRef) throws {
+    func deferErase(_ ref: ObjectRef, concurrentThrough: UInt64) throws {
         try realm.executeSQL(
-            "INSERT OR REPLACE INTO _sync_deferred_erase (ref, recreated) VALUES (?, 0)",
-            [.blob(ClientEncodings.encode(ref))])
+            "INSERT OR REPLACE INTO _sync_deferred_erase (ref, recreated, concurrent_through) VALUES (?, 0, ?)",
+            [.blob(ClientEncodings.encode(ref)), .integer(Int64(bitPattern: concurrentThrough))])
     }
 
     func markRecreated(_ ref: ObjectRef) throws {
@@ -302,12 +315,16 @@ extension ClientStore {
             "UPDATE _sync_deferred_erase SET recreated = 1 WHERE ref = ?", [.blob(ClientEncodings.encode(ref))])
     }
 
-    /// Whether the object was created again since its deferred erase (nil: none deferred); forgets it.
-    func takeDeferredErase(_ ref: ObjectRef) throws -> Bool? {
+    /// Whether the object was created again since its deferred erase, and the last local client
+    /// version concurrent with that erase (nil: none deferred); forgets it.
+    func takeDeferredErase(_ ref: ObjectRef) throws -> (recreated: Bool, concurrentThrough: UInt64)? {
         let bytes = ClientEncodings.encode(ref)
-        let rows = try realm.querySQL("SELECT recreated FROM _sync_deferred_erase WHERE ref = ?", [.blob(bytes)])
+        let rows = try realm.querySQL(
+            "SELECT recreated, concurrent_through FROM _sync_deferred_erase WHERE ref = ?", [.blob(bytes)])
         try realm.executeSQL("DELETE FROM _sync_deferred_erase WHERE ref = ?", [.blob(bytes)])
-        guard case .integer(let recreated)? = rows.first?.first else { return nil }
-        return recreated != 0
+        guard let row = rows.first, row.count == 2, case .integer(let recreated) = row[0],
+            case .integer(let through) = row[1]
+        else { return nil }
+        return (recreated != 0, UInt64(bitPattern: through))
     }
 }

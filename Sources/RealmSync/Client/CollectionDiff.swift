@@ -60,7 +60,7 @@ struct CollectionDiff {
         } else {
             instructions += removed.map { .listErase(ref, field: field, element: $0.id) }
         }
-        for element in removed { try store.forgetElement(table: table, row: element.row) }
+        for element in removed { try store.forgetElement(table: table, owner: key, row: element.row) }
         mirror.removeAll { !current.contains($0.row) }
 
         let byRow = Dictionary(mirror.map { ($0.row, $0) }, uniquingKeysWith: { a, _ in a })

@@ -32,8 +32,9 @@ struct DownloadApplier {
         guard !integrated.isEmpty else { return }
         pending.removeAll { integratedBefore($0.clientVersion) }
         writes = PendingWrites(pending)
-        for changeset in integrated {
-            for case .erase(let ref) in changeset.instructions { try settleDeferredErase(ref) }
+        for (index, changeset) in integrated.enumerated() {
+            let later = Array(integrated[(index + 1)...]) + pending
+            for case .erase(let ref) in changeset.instructions { try settleDeferredErase(ref, later: later) }
         }
     }
 
@@ -50,23 +51,33 @@ struct DownloadApplier {
             return
         }
         voidBeforeFirstErase(of: ref)
-        try store.deferErase(ref)
+        // The pending changesets so far were made before this erase was seen: concurrent with it.
+        try store.deferErase(ref, concurrentThrough: pending.last?.clientVersion ?? 0)
     }
 
     /// The local erase of `ref` reached the server. If something created the object after the
     /// remote erase, the local erase and what follows it won. If not, the server dropped the local
     /// erase, and what follows it up to the next pending local erase (a create is concurrent with
     /// the remote erase; writes find no object): that next erase is deferred in turn, or, when
-    /// there is none, the object goes with what is still pending on it.
-    private mutating func settleDeferredErase(_ ref: ObjectRef) throws {
-        guard let recreated = try store.takeDeferredErase(ref), !recreated else { return }
+    /// there is none, the object goes, with what is pending on it from changesets concurrent with
+    /// the remote erase. Later ones stay pending: a remote create before they arrive brings the
+    /// object back for them (`replayPending`).
+    ///
+    /// A local create made after the remote erase was seen (`later`, past the concurrent client
+    /// versions) is not concurrent with it: the server creates the object again, so it stays.
+    private mutating func settleDeferredErase(_ ref: ObjectRef, later: [Changeset]) throws {
+        guard let deferred = try store.takeDeferredErase(ref), !deferred.recreated else { return }
         if writes.erased.contains(ref) {
             voidBeforeFirstErase(of: ref)
-            try store.deferErase(ref)
+            try store.deferErase(ref, concurrentThrough: deferred.concurrentThrough)
             return
         }
-        try deleteObject(ref)
-        void { $0.object == ref }
+        let createdAgain = later.contains { changeset in
+            changeset.clientVersion > deferred.concurrentThrough
+                && changeset.instructions.contains { if case .create(ref, _) = $0 { true } else { false } }
+        }
+        if !createdAgain { try deleteObject(ref) }
+        void(through: deferred.concurrentThrough) { $0.object == ref }
     }
 
     /// Ends the download: the local changesets it acknowledges leave pending; the rest is stored.
@@ -97,6 +108,64 @@ struct DownloadApplier {
 
     private var links: UnresolvedLinks {
         UnresolvedLinks(realm: realm, store: store, syncedClasses: syncedClasses)
+    }
+
+    /// After a bootstrap: deletes the local objects the server no longer has (created by changesets
+    /// integrated before the snapshot, then erased) unless a pending changeset creates them. Pending
+    /// writes on them stay: a remote create before they arrive brings the object back for them.
+    func deleteObjects(notIn snapshot: Set<ObjectRef>) throws {
+        let created = Set(
+            pending.flatMap(\.instructions).compactMap { instruction -> ObjectRef? in
+                if case .create(let ref, _) = instruction { return ref }
+                return nil
+            })
+        var absent: [ObjectRef] = []
+        for className in syncedClasses.sorted() {
+            for object in try realm.objects(className) {
+                let ref = try SyncValueConversion.ref(of: object)
+                if !snapshot.contains(ref) && !created.contains(ref) { absent.append(ref) }
+            }
+        }
+        for ref in absent { try deleteObject(ref) }
+    }
+
+    /// After a bootstrap: set values and map keys of a snapshot object that the replica has from
+    /// changesets integrated before the snapshot, but the snapshot lacks, were removed on the
+    /// server; they go unless a pending changeset writes them.
+    func removeEntries(notIn snapshot: [ObjectSnapshot]) throws {
+        for objectSnapshot in snapshot {
+            let ref = objectSnapshot.object
+            guard let object = try SyncValueConversion.object(ref, in: realm) else { continue }
+            for set in objectSnapshot.sets {
+                let kept = try set.values.compactMap(collectionValue) + pendingSetValues(ref, set.field)
+                let local = try object.dynamicMutableSet(set.field)
+                for value in try local.values() where !kept.contains(value) { try local.remove(value) }
+            }
+            for map in objectSnapshot.maps {
+                let kept = Set(map.entries.map(\.name)).union(pendingMapKeys(ref, map.field))
+                let local = try object.dynamicMap(map.field)
+                for key in local.keys where !kept.contains(key) { try local.removeValue(forKey: key) }
+            }
+        }
+    }
+
+    private func pendingSetValues(_ ref: ObjectRef, _ field: String) throws -> [RealmValue] {
+        try pending.flatMap(\.instructions).compactMap { instruction in
+            switch instruction {
+            case .setAdd(ref, field, let value), .setRemove(ref, field, let value): return try collectionValue(value)
+            default: return nil
+            }
+        }
+    }
+
+    private func pendingMapKeys(_ ref: ObjectRef, _ field: String) -> Set<String> {
+        Set(
+            pending.flatMap(\.instructions).compactMap { instruction in
+                switch instruction {
+                case .mapPut(ref, field, let key, _), .mapRemove(ref, field, let key): return key
+                default: return nil
+                }
+            })
     }
 
     /// Deletes the object a remote erase names; links to it become unresolved.
@@ -188,11 +257,85 @@ struct DownloadApplier {
             var value: [String: RealmValue] = [pk: SyncValueConversion.realmValue(ref.primaryKey)]
             for field in kept { value[field.name] = try SyncValueConversion.realmValue(field.value, in: realm) }
             let created = try realm.create(ref.className, value: .dictionary(value))
-            for field in kept { try links.fieldWritten(created, field.name, field.value) }
+            for field in kept {
+                // A link to the object itself could not be made before the object existed.
+                if case .link(ref) = field.value { try created.setValue(.object(created), forKey: field.name) }
+                try links.fieldWritten(created, field.name, field.value)
+                voidEarlierWrites(ref, [field.name], before: time)
+            }
             try links.objectCreated(created)
+            try replayPending(on: ref, created, existed: false)
             return
         }
         for field in kept { try set(object, ref, path: [field.name], value: field.value, at: time) }
+        try replayPending(on: ref, object, existed: true)
+    }
+
+    /// A remote create: the server will apply the pending local writes on the object after it. The
+    /// ones made on an earlier incarnation this replica deleted (a lost erase settled,
+    /// `settleDeferredErase`) are lost locally: the replica applies them again now. They are the
+    /// pending writes on the object before its last pending local create (all of them when the
+    /// object did not exist here, none when it did and no pending create made it); the ones after
+    /// it are in the replica already.
+    private mutating func replayPending(on ref: ObjectRef, _ object: DynamicObject, existed: Bool) throws {
+        let lastCreate = pending.lastIndex { changeset in
+            changeset.instructions.contains { if case .create(ref, _) = $0 { true } else { false } }
+        }
+        let end = lastCreate ?? (existed ? pending.startIndex : pending.endIndex)
+        for changeset in pending[..<end] {
+            let time = WriteTime(of: changeset)
+            for instruction in changeset.instructions where instruction.object == ref {
+                try replay(instruction, on: object, ref, at: time)
+            }
+        }
+    }
+
+    private mutating func replay(
+        _ instruction: Instruction, on object: DynamicObject, _ ref: ObjectRef, at time: WriteTime
+    )
+        throws
+    {
+        switch instruction {
+        case .erase:
+            return
+        case .create(_, let fields):
+            for field in fields where field.name != object.objectSchema?.primaryKey {
+                try writeField(object, path: [field.name], value: field.value)
+            }
+        case .set(_, let path, let value):
+            try writeField(object, path: path, value: value)
+        case .listInsert(_, let field, let element, let position, let value):
+            try withList(ref, field) { try $0.insert(element, position, value) }
+        case .listErase(_, let field, let element):
+            try withList(ref, field) { try $0.erase(element) }
+        case .listMove(_, let field, let element, let position):
+            try withList(ref, field) { try $0.move(element, to: position) }
+        case .listSet(_, let field, let element, let value):
+            try withList(ref, field) { try $0.set(element, value) }
+        case .listClear(_, let field):
+            try withList(ref, field) { try $0.clear(before: time) }
+        case .setAdd(_, let field, let value), .setRemove(_, let field, let value):
+            guard let item = try collectionValue(value) else { return }
+            let set = try object.dynamicMutableSet(field)
+            if case .setAdd = instruction { try set.insert(item) } else { try set.remove(item) }
+        case .mapPut(_, let field, let key, let value):
+            guard let item = try collectionValue(value) else { return }
+            try object.dynamicMap(field).setValue(item, forKey: key)
+        case .mapRemove(_, let field, let key):
+            try object.dynamicMap(field).removeValue(forKey: key)
+        }
+    }
+
+    /// Writes `value` at `path` below `object` (nothing when an embedded object on the way is missing).
+    private func writeField(_ object: DynamicObject, path: [String], value: SyncValue) throws {
+        guard let last = path.last else { return }
+        var target = object
+        for name in path.dropLast() {
+            guard case .object(let next) = try target.value(forKey: name) else { return }
+            target = next
+        }
+        try target.setValue(try SyncValueConversion.realmValue(value, in: realm), forKey: last)
+        if path.count == 1 { try links.fieldWritten(object, last, value) }
     }
 
     private mutating func set(
@@ -204,8 +347,8 @@ struct DownloadApplier {
             guard case .object(let next) = try target.value(forKey: name) else { return }
             target = next
         }
-        try target.setValue(try SyncValueConversion.realmValue(value, in: realm), forKey: last)
-        if path.count == 1 { try links.fieldWritten(object, last, value) }
+        try writeField(object, path: path, value: value)
+        voidEarlierWrites(ref, path, before: time)
         if let property = target.objectSchema?[last], holdsEmbedded(property) {
             // A replacement: the server drops the pending writes below it as concurrent.
             void {
@@ -223,10 +366,36 @@ struct DownloadApplier {
         return realm.schema[target]?.isEmbedded ?? false
     }
 
-    /// Removes the pending instructions `matching` from the local changesets.
-    private mutating func void(_ matching: (Instruction) -> Bool) {
+    /// A remote write to `path` at `time` dooms the pending local writes to the same path made
+    /// before it: the server will find the path's time later than theirs and drop them. Voided,
+    /// they no longer hold back a later remote write inside the path (`PendingWrites.fieldIsLater`:
+    /// a pending replacement of an ancestor beats it only when the server keeps that replacement).
+    private mutating func voidEarlierWrites(_ ref: ObjectRef, _ path: [String], before time: WriteTime) {
         var changed = false
-        for i in pending.indices {
+        for i in pending.indices where WriteTime(of: pending[i]) < time {
+            let before = pending[i].instructions
+            pending[i].instructions = before.compactMap { instruction in
+                switch instruction {
+                case .set(ref, path, _):
+                    return nil
+                case .create(ref, let fields) where path.count == 1:
+                    return .create(ref, fields: fields.filter { $0.name != path[0] })
+                default:
+                    return instruction
+                }
+            }
+            if pending[i].instructions != before { changed = true }
+        }
+        guard changed else { return }
+        voided = true
+        writes = PendingWrites(pending)
+    }
+
+    /// Removes the pending instructions `matching` from the local changesets (up to client
+    /// version `through`).
+    private mutating func void(through: UInt64 = .max, _ matching: (Instruction) -> Bool) {
+        var changed = false
+        for i in pending.indices where pending[i].clientVersion <= through {
             let before = pending[i].instructions.count
             pending[i].instructions.removeAll(where: matching)
             if pending[i].instructions.count != before { changed = true }

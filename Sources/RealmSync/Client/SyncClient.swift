@@ -25,6 +25,10 @@ public final class SyncClient: SyncClientEndpoint {
     private var session: UInt32?
     /// The highest client version uploaded on this connection.
     private var sentThrough: UInt64 = 0
+    /// A file that never downloaded waits, after `identify`, for the session's first download (which
+    /// follows its bootstrap, if any) before it uploads: a bootstrap rebases the pending changesets,
+    /// which must not be integrated yet.
+    private var awaitingFirstDownload = true
     public private(set) var uploadAcknowledged: UInt64 = 0
     public private(set) var downloadCursor: UInt64 = 0
 
@@ -98,7 +102,10 @@ public final class SyncClient: SyncClientEndpoint {
     public func connect(session: UInt32) throws -> [SyncMessage] {
         self.session = session
         sentThrough = uploadAcknowledged
+        // A bootstrap belongs to one session: the batches of an interrupted one are stale.
+        if try store.hasBootstrapBatches() { try writeRemote { try store.forgetBootstrapBatches() } }
         let state = try store.state()
+        awaitingFirstDownload = state.downloadCursor == 0
         guard state.clientFileID != 0 else { return [.bind(session: session, user: user, needsClientFileID: true)] }
         return [.bind(session: session, user: user, needsClientFileID: false), identify(session, state)]
     }
@@ -123,9 +130,12 @@ public final class SyncClient: SyncClientEndpoint {
             return [identify(session, try store.state())]
         case .download(_, let cursor, let acknowledged, let changesets):
             try applyDownload(cursor: cursor, acknowledged: acknowledged, changesets: changesets)
+            awaitingFirstDownload = false
             return []
-        case .bootstrap(_, let serverVersion, let objects, let isLast, _):
-            try receiveBootstrap(serverVersion: serverVersion, objects: objects, isLast: isLast)
+        case .bootstrap(_, let serverVersion, let latestClock, let acknowledged, let objects, let isLast, _):
+            try receiveBootstrap(
+                Bootstrap(serverVersion: serverVersion, latestClock: latestClock, acknowledged: acknowledged),
+                objects: objects, isLast: isLast)
             return []
         case .mark(let session, let requestID):
             return try pendingUploads() + [.mark(session: session, requestID: requestID)]
@@ -138,7 +148,7 @@ public final class SyncClient: SyncClientEndpoint {
 
     /// Uploads of the local changesets not yet sent on this connection (none before the file has its id).
     public func pendingUploads() throws -> [SyncMessage] {
-        guard let session, try store.number(.clientFileID) != 0 else { return [] }
+        guard let session, !awaitingFirstDownload, try store.number(.clientFileID) != 0 else { return [] }
         let changesets = try store.history(after: max(sentThrough, uploadAcknowledged))
         guard let last = changesets.last else { return [] }
         sentThrough = last.clientVersion
@@ -165,23 +175,20 @@ public final class SyncClient: SyncClientEndpoint {
             }
             try store.setNumber(.clientFileID, clientFileID)
             try store.setNumber(.salt, salt)
-            try ProvisionalIDs(store: store, clientFileID: clientFileID).rewrite()
+            try PendingRewrite(store: store).provisional(clientFileID: clientFileID)
         }
     }
 
     private func applyDownload(cursor: UInt64, acknowledged: UInt64, changesets: [IntegratedChangeset]) throws {
         try writeRemote {
             let state = try store.state()
-            let history = try store.history()
-            // A local changeset this message acknowledges is pending only for the remote changesets
-            // the server integrated before it (`AcknowledgedPlacement`).
-            let placed = AcknowledgedPlacement.serverVersions(
-                acknowledged: history.filter { $0.clientVersion <= acknowledged }, after: state.downloadCursor,
-                through: cursor, sent: changesets)
-            var applier = DownloadApplier(realm: realm, store: store, syncedClasses: Set(classes), pending: history)
+            var applier = DownloadApplier(
+                realm: realm, store: store, syncedClasses: Set(classes), pending: try store.history())
             var clock = HybridLogicalClock(last: state.lastClock)
             for changeset in changesets where changeset.serverVersion > state.downloadCursor {
-                try applier.forgetPending { placed[$0].map { $0 < changeset.serverVersion } ?? false }
+                // The server decided this changeset after the local ones up to `recipientClientVersion`:
+                // only the later ones are pending relative to it.
+                try applier.forgetPending { $0 <= changeset.recipientClientVersion }
                 try applier.apply(changeset.origin)
                 clock.observe(changeset.origin.clock)
             }
@@ -193,22 +200,43 @@ public final class SyncClient: SyncClientEndpoint {
         }
     }
 
-    /// Batches are stored aside; the last one applies them all, in one transaction, as a remote
-    /// create (and collection inserts) per object at time zero: a pending local write to the same
-    /// field wins, as it will when it reaches the server. Then the cursor is the bootstrap's version.
-    private func receiveBootstrap(serverVersion: UInt64, objects: [ObjectSnapshot], isLast: Bool) throws {
+    /// What a bootstrap message says besides its objects.
+    private struct Bootstrap {
+        var serverVersion: UInt64
+        var latestClock: HLCTimestamp
+        var acknowledged: UInt64
+    }
+
+    /// Batches are stored aside; the last one applies them all, in one transaction. First the
+    /// pending changesets (none of them integrated: nothing is uploaded before the first download)
+    /// are rebased after the bootstrap (`PendingRewrite.rebase`); then each object is applied as a
+    /// remote create (and collection inserts) at time zero: a pending local write wins, as it will
+    /// when it reaches the server. Local objects the snapshot lacks and no pending changeset
+    /// creates are gone on the server: deleted. Then the cursor is the bootstrap's version.
+    private func receiveBootstrap(_ bootstrap: Bootstrap, objects: [ObjectSnapshot], isLast: Bool) throws {
         try writeRemote {
-            try store.appendBootstrapBatch(serverVersion: serverVersion, objects)
+            try store.appendBootstrapBatch(serverVersion: bootstrap.serverVersion, objects)
             guard isLast else { return }
             let snapshot = try store.takeBootstrapObjects()
+            let acknowledged = max(bootstrap.acknowledged, try store.number(.uploadAcknowledged))
+            var clock = HybridLogicalClock(last: HLCTimestamp(rawValue: try store.number(.lastClock)))
+            clock.observe(bootstrap.latestClock)
+            try PendingRewrite(store: store).rebase(
+                try store.history(after: acknowledged), onto: bootstrap.serverVersion, clock: &clock,
+                now: wallClock.nowMilliseconds())
+            try store.setNumber(.lastClock, clock.last.rawValue)
+            try store.trimHistory(through: acknowledged)
+            try store.setNumber(.uploadAcknowledged, acknowledged)
             var applier = DownloadApplier(
                 realm: realm, store: store, syncedClasses: Set(classes), pending: try store.history())
             try applier.apply(
                 Changeset(
-                    clientVersion: 0, basedOnServerVersion: serverVersion, clock: .zero, clientFileID: 0,
+                    clientVersion: 0, basedOnServerVersion: bootstrap.serverVersion, clock: .zero, clientFileID: 0,
                     instructions: snapshot.flatMap(Self.instructions)))
-            try applier.finish(acknowledged: try store.number(.uploadAcknowledged))
-            try store.setNumber(.downloadCursor, max(serverVersion, try store.number(.downloadCursor)))
+            try applier.deleteObjects(notIn: Set(snapshot.map(\.object)))
+            try applier.removeEntries(notIn: snapshot)
+            try applier.finish(acknowledged: acknowledged)
+            try store.setNumber(.downloadCursor, max(bootstrap.serverVersion, try store.number(.downloadCursor)))
         }
     }
 

@@ -58,7 +58,7 @@ struct SyncedList {
     mutating func erase(_ id: ElementID) throws {
         guard let at = index(of: id) else { return }
         try list.remove(at: at)
-        try store.forgetElement(table: table, row: elements[at].row)
+        try store.forgetElement(table: table, owner: owner, row: elements[at].row)
         elements.remove(at: at)
     }
 
@@ -85,7 +85,7 @@ struct SyncedList {
     mutating func clear(before time: WriteTime) throws {
         for at in elements.indices.reversed() where WriteTime(insertionOf: elements[at].id) < time {
             try list.remove(at: at)
-            try store.forgetElement(table: table, row: elements[at].row)
+            try store.forgetElement(table: table, owner: owner, row: elements[at].row)
             elements.remove(at: at)
         }
     }

@@ -140,6 +140,7 @@ extension ByteWriter {
 
     mutating func integratedChangeset(_ c: IntegratedChangeset) {
         varint(c.serverVersion)
+        varint(c.recipientClientVersion)
         changeset(c.origin)
     }
 
@@ -243,7 +244,9 @@ extension ByteReader {
 
     mutating func integratedChangeset() throws -> IntegratedChangeset {
         let serverVersion = try varint("the server version")
-        return IntegratedChangeset(serverVersion: serverVersion, origin: try changeset())
+        let recipientClientVersion = try varint("the recipient's client version")
+        return IntegratedChangeset(
+            serverVersion: serverVersion, origin: try changeset(), recipientClientVersion: recipientClientVersion)
     }
 
     private mutating func name(_ names: [String], _ what: String) throws -> String {

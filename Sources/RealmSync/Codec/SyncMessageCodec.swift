@@ -48,9 +48,13 @@ extension ByteWriter {
             varint(uploadAcknowledged)
             count(changesets.count)
             for c in changesets { integratedChangeset(c) }
-        case .bootstrap(let session, let serverVersion, let objects, let isLast, let progress):
+        case .bootstrap(
+            let session, let serverVersion, let latestClock, let uploadAcknowledged, let objects, let isLast,
+            let progress):
             start(.bootstrap, session)
             varint(serverVersion)
+            varint(latestClock.rawValue)
+            varint(uploadAcknowledged)
             count(objects.count)
             for o in objects { snapshot(o) }
             bool(isLast)
@@ -131,7 +135,7 @@ extension ByteReader {
         case .download:
             let cursor = try varint("the download cursor")
             let ack = try varint("the acknowledged client version")
-            let n = try count("the changeset count", minimumSize: 7)
+            let n = try count("the changeset count", minimumSize: 8)
             var changesets: [IntegratedChangeset] = []
             changesets.reserveCapacity(n)
             for _ in 0..<n { changesets.append(try with(code: .badChangeset) { try $0.integratedChangeset() }) }
@@ -154,6 +158,8 @@ extension ByteReader {
 
     private mutating func bootstrap(session: UInt32) throws -> SyncMessage {
         let serverVersion = try varint("the server version")
+        let latestClock = HLCTimestamp(rawValue: try varint("the latest clock"))
+        let uploadAcknowledged = try varint("the acknowledged client version")
         // A snapshot takes at least a class name length, a key tag and four counts.
         let n = try count("the object count", minimumSize: 6)
         var objects: [ObjectSnapshot] = []
@@ -163,7 +169,8 @@ extension ByteReader {
         let progress = Double(bitPattern: try littleEndian(width: 8, "the progress"))
         guard progress >= 0, progress <= 1 else { throw error("progress \(progress) outside 0…1") }
         return .bootstrap(
-            session: session, serverVersion: serverVersion, objects: objects, isLast: isLast, progress: progress)
+            session: session, serverVersion: serverVersion, latestClock: latestClock,
+            uploadAcknowledged: uploadAcknowledged, objects: objects, isLast: isLast, progress: progress)
     }
 
     mutating func snapshot() throws -> ObjectSnapshot {

@@ -61,9 +61,14 @@ public struct Changeset: Hashable, Sendable {
 public struct IntegratedChangeset: Hashable, Sendable {
     public var serverVersion: UInt64
     public var origin: Changeset
+    /// The highest client version of the recipient's file integrated below `serverVersion` (filled
+    /// per download, as realm-core's `last_integrated_local_version`): the recipient's changesets up
+    /// to it were decided before this one, the later ones after it (they are pending relative to it).
+    public var recipientClientVersion: UInt64
 
-    public init(serverVersion: UInt64, origin: Changeset) {
+    public init(serverVersion: UInt64, origin: Changeset, recipientClientVersion: UInt64 = 0) {
         self.serverVersion = serverVersion
         self.origin = origin
+        self.recipientClientVersion = recipientClientVersion
     }
 }

@@ -19,7 +19,12 @@ public enum SyncMessage: Hashable, Sendable {
         session: UInt32, downloadCursor: UInt64, uploadAcknowledged: UInt64, changesets: [IntegratedChangeset])
     /// S→C: one batch of a bootstrap: the objects of the session's view as of `serverVersion`. The
     /// client stores batches aside and applies them all in one transaction after the one with `isLast`.
-    case bootstrap(session: UInt32, serverVersion: UInt64, objects: [ObjectSnapshot], isLast: Bool, progress: Double)
+    /// `latestClock`: the latest clock integrated up to `serverVersion` (the client rebases its
+    /// pending changesets after it); `uploadAcknowledged`: the client's highest client version
+    /// integrated up to `serverVersion` (those changesets are in the snapshot, not pending).
+    case bootstrap(
+        session: UInt32, serverVersion: UInt64, latestClock: HLCTimestamp, uploadAcknowledged: UInt64,
+        objects: [ObjectSnapshot], isLast: Bool, progress: Double)
     /// Both ways: "reply when everything you had when you got this has been sent".
     case mark(session: UInt32, requestID: UInt64)
     /// S→C: the session failed; `tryAgain` false means the client must not reconnect as it was.
@@ -29,7 +34,7 @@ public enum SyncMessage: Hashable, Sendable {
     public var session: UInt32 {
         switch self {
         case .bind(let s, _, _), .ident(let s, _, _), .identify(let s, _, _, _, _), .upload(let s, _),
-            .download(let s, _, _, _), .bootstrap(let s, _, _, _, _), .mark(let s, _), .error(let s, _, _, _),
+            .download(let s, _, _, _), .bootstrap(let s, _, _, _, _, _, _), .mark(let s, _), .error(let s, _, _, _),
             .unbind(let s):
             return s
         }

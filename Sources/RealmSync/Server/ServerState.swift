@@ -47,9 +47,9 @@ public struct ServerState {
     }
 
     /// Every existing object of `classes`, in batches of at most `batchSize`, all read in one read
-    /// transaction: one consistent server version.
+    /// transaction: one consistent server version, with the latest clock integrated up to it.
     public func snapshot(classes: [String], batchSize: Int) throws -> (
-        serverVersion: UInt64, batches: [[ObjectSnapshot]]
+        serverVersion: UInt64, latestClock: HLCTimestamp, batches: [[ObjectSnapshot]]
     ) {
         try store.read { reader in
             var batches: [[ObjectSnapshot]] = []
@@ -71,14 +71,15 @@ public struct ServerState {
                 }
             }
             if !batch.isEmpty || batches.isEmpty { batches.append(batch) }
-            return (try reader.latestServerVersion(), batches)
+            let serverVersion = try reader.latestServerVersion()
+            return (serverVersion, try reader.latestClock(atOrBelow: serverVersion), batches)
         }
     }
 
     /// The state of `classes` in the form replicas dump theirs: every property present, unset fields
     /// at their default, empty collections present.
     public func canonicalState(classes: [String]) throws -> CanonicalState {
-        let (_, batches) = try snapshot(classes: classes, batchSize: 1000)
+        let batches = try snapshot(classes: classes, batchSize: 1000).batches
         var state = CanonicalState()
         for object in batches.joined() { state.objects[object.object] = CanonicalState.fields(of: object) }
         return state

@@ -3,16 +3,18 @@
 extension SyncServer {
     /// The session's classes as of one server version, in `bootstrap` messages of at most
     /// `bootstrapBatchSize` objects; the session's cursor moves to that version.
-    func bootstrap(_ session: inout ServerSession) throws -> [Outgoing] {
-        let (serverVersion, batches) = try state.snapshot(
+    func bootstrap(_ session: inout ServerSession, fileID: UInt64) throws -> [Outgoing] {
+        let (serverVersion, latestClock, batches) = try state.snapshot(
             classes: session.classes.sorted(), batchSize: options.bootstrapBatchSize)
+        let acknowledged = try state.highestClientVersion(of: fileID, atOrBelow: serverVersion)
         session.downloadCursor = serverVersion
         let count = Double(batches.count)
         return batches.enumerated().map { index, objects in
             Outgoing(
                 connection: session.connection,
                 message: .bootstrap(
-                    session: session.id, serverVersion: serverVersion, objects: objects,
+                    session: session.id, serverVersion: serverVersion, latestClock: latestClock,
+                    uploadAcknowledged: acknowledged, objects: objects,
                     isLast: index == batches.count - 1, progress: Double(index + 1) / count))
         }
     }
@@ -30,7 +32,7 @@ extension SyncServer {
             let page = try state.history(after: session.downloadCursor, limit: options.downloadBatchSize)
             guard let last = page.last else { break }
             session.downloadCursor = last.serverVersion
-            let changesets = page.compactMap { visible($0, to: session, fileID) }
+            let changesets = try page.compactMap { try visible($0, to: session, fileID) }
             let ack = try state.highestClientVersion(of: fileID, atOrBelow: session.downloadCursor)
             let isFinal = page.count < options.downloadBatchSize
             guard !changesets.isEmpty || ack != session.acknowledged || (isFinal && mustSend) else {
@@ -57,12 +59,16 @@ extension SyncServer {
     }
 
     /// A history entry as the session sees it: only instructions on its classes, nothing of its own
-    /// file; nil when nothing is left.
-    private func visible(_ entry: HistoryEntry, to session: ServerSession, _ fileID: UInt64) -> IntegratedChangeset? {
+    /// file; nil when nothing is left. It names the session's changesets integrated before it, which
+    /// the client must not count as pending against it.
+    private func visible(_ entry: HistoryEntry, to session: ServerSession, _ fileID: UInt64) throws
+        -> IntegratedChangeset?
+    {
         guard entry.originClientFileID != fileID else { return nil }
         var origin = entry.kept
         origin.instructions = origin.instructions.filter { session.classes.contains($0.object.className) }
         guard !origin.instructions.isEmpty else { return nil }
-        return IntegratedChangeset(serverVersion: entry.serverVersion, origin: origin)
+        let before = try state.highestClientVersion(of: fileID, atOrBelow: max(entry.serverVersion, 1) - 1)
+        return IntegratedChangeset(serverVersion: entry.serverVersion, origin: origin, recipientClientVersion: before)
     }
 }

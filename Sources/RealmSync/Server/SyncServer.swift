@@ -100,7 +100,7 @@ public final class SyncServer {
         session.classes = Set(classes)
         session.downloadCursor = cursor
         var out: [Outgoing] = []
-        if cursor == 0 && latest > 0 { out += try bootstrap(&session) }
+        if cursor == 0 && latest > 0 { out += try bootstrap(&session, fileID: fileID) }
         sessions[key] = session
         return out + (try downloads(for: key, force: true))
     }

@@ -51,6 +51,8 @@ public protocol SyncStoreReader {
     /// The highest client version of `clientFileID` integrated at a server version at or below
     /// `serverVersion` (0: none).
     func highestClientVersion(of clientFileID: UInt64, atOrBelow serverVersion: UInt64) throws -> UInt64
+    /// The latest clock of the changesets integrated at or below `serverVersion` (`.zero`: none).
+    func latestClock(atOrBelow serverVersion: UInt64) throws -> HLCTimestamp
 
     func client(_ fileID: UInt64) throws -> ClientRecord?
 }

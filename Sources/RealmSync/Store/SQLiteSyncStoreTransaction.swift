@@ -226,6 +226,13 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
         )?.first?.u64 ?? 0
     }
 
+    func latestClock(atOrBelow serverVersion: UInt64) throws -> HLCTimestamp {
+        // Clocks are stored as their bit pattern; readings stay below 2^63 until the year 4400.
+        HLCTimestamp(
+            rawValue: try db.row("SELECT max(clock) FROM history WHERE server_version <= ?", [.u64(serverVersion)])?
+                .first?.u64 ?? 0)
+    }
+
     func client(_ fileID: UInt64) throws -> ClientRecord? {
         guard
             let row = try db.row(

@@ -110,9 +110,13 @@ final class CodecRoundTripTests: XCTestCase {
             .upload(session: 1, changesets: []),
             .download(
                 session: 1, downloadCursor: 5, uploadAcknowledged: 3,
-                changesets: [IntegratedChangeset(serverVersion: 5, origin: changeset)]),
-            .bootstrap(session: 1, serverVersion: 5, objects: [snapshot], isLast: true, progress: 1),
-            .bootstrap(session: 1, serverVersion: 5, objects: [], isLast: false, progress: 0.25),
+                changesets: [IntegratedChangeset(serverVersion: 5, origin: changeset, recipientClientVersion: 3)]),
+            .bootstrap(
+                session: 1, serverVersion: 5, latestClock: HLCTimestamp(rawValue: 77), uploadAcknowledged: 2,
+                objects: [snapshot], isLast: true, progress: 1),
+            .bootstrap(
+                session: 1, serverVersion: 5, latestClock: .zero, uploadAcknowledged: 0, objects: [], isLast: false,
+                progress: 0.25),
             .mark(session: 1, requestID: 77),
             .error(session: 1, code: .clockTooFarAhead, message: "clock 5 min ahead", tryAgain: false),
             .unbind(session: 0),
