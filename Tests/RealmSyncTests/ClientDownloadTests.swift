@@ -248,6 +248,37 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try name(a, "p"), "mine")
     }
 
+    /// Seed 744397367 of the simulation: the replayed pending writes of the deleted object come
+    /// before the local create on the server; the create's fields (an embedded object replaced by
+    /// null) overwrite them, so the replay must not bring them back over it.
+    func testARemoteCreateDoesNotReplayPendingWritesTheLocalCreateOverwrites() throws {
+        let a = try client("a", id: 1)
+        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
+        try a.realm.write {
+            try a.realm.delete(try a.person("p"))
+            _ = try a.realm.create("Person", value: ["id": "p"])
+        }
+        _ = try a.receive(download([remote(2, clock: 11, [.erase(ref("p"))])], cursor: 2))
+        try a.realm.write {
+            try a.person("p").setValue(.dictionary(["city": "d", "zip": "3"]), forKey: "address")
+            try a.person("p").dynamicMutableSet("scores").insert(.int(5))
+        }
+        try a.realm.write {
+            guard case .object(let address) = try a.person("p").value(forKey: "address") else {
+                return XCTFail("no address")
+            }
+            try address.setValue("e", forKey: "city")
+        }
+        _ = try a.receive(download([], cursor: 3, ack: 1))
+        try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p", "name": "mine"]) }
+        var create = remote(4, clock: 12, [.create(ref("p"), fields: [])])
+        create.recipientClientVersion = 1
+        _ = try a.receive(download([create], cursor: 4, ack: 1))
+        XCTAssertEqual(try a.person("p").value(forKey: "address"), .null)
+        XCTAssertEqual(try a.person("p").dynamicMutableSet("scores").values(), [.int(5)])
+        XCTAssertEqual(try name(a, "p"), "mine")
+    }
+
     /// Seed 72 of the simulation: a remote create of an object the replica kept does not replay
     /// pending writes: a pending insert a later remote clear erased stays erased.
     func testARemoteCreateOfAKeptObjectDoesNotBringBackWhatAClearErased() throws {

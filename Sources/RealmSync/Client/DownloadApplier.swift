@@ -276,17 +276,42 @@ struct DownloadApplier {
     /// `settleDeferredErase`) are lost locally: the replica applies them again now. They are the
     /// pending writes on the object before its last pending local create (all of them when the
     /// object did not exist here, none when it did and no pending create made it); the ones after
-    /// it are in the replica already.
+    /// it are in the replica already. A replayed write the local create or a write after it
+    /// overwrites (the same field, or an ancestor: the create writes every field) is left out: the
+    /// server applies it first, so the replica's later value stands.
     private mutating func replayPending(on ref: ObjectRef, _ object: DynamicObject, existed: Bool) throws {
         let lastCreate = pending.lastIndex { changeset in
             changeset.instructions.contains { if case .create(ref, _) = $0 { true } else { false } }
         }
         let end = lastCreate ?? (existed ? pending.startIndex : pending.endIndex)
+        let later = PendingWrites(Array(pending[end...]))
         for changeset in pending[..<end] {
             let time = WriteTime(of: changeset)
             for instruction in changeset.instructions where instruction.object == ref {
-                try replay(instruction, on: object, ref, at: time)
+                guard let kept = Self.unlessOverwritten(instruction, by: later, after: time) else { continue }
+                try replay(kept, on: object, ref, at: time)
             }
+        }
+    }
+
+    /// `instruction` without what a later pending write overwrites (nil when nothing is left): the
+    /// server applies the later one after it. An insert a later pending clear erases is left out too.
+    private static func unlessOverwritten(
+        _ instruction: Instruction, by later: PendingWrites, after time: WriteTime
+    ) -> Instruction? {
+        switch instruction {
+        case .create(let ref, let fields):
+            return .create(ref, fields: fields.filter { !later.fieldIsLater(ref, [$0.name], than: time) })
+        case .set(let ref, let path, _):
+            return later.fieldIsLater(ref, path, than: time) ? nil : instruction
+        case .listInsert(let ref, let field, let element, _, _):
+            return later.clearIsLater(ref, field, than: WriteTime(insertionOf: element)) ? nil : instruction
+        case .setAdd(let ref, let field, let value), .setRemove(let ref, let field, let value):
+            return later.setValueIsLater(ref, field, value, than: time) ? nil : instruction
+        case .mapPut(let ref, let field, let key, _), .mapRemove(let ref, let field, let key):
+            return later.mapKeyIsLater(ref, field, key, than: time) ? nil : instruction
+        default:
+            return instruction
         }
     }
 
