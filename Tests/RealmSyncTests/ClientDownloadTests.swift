@@ -323,6 +323,26 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try a.person("p").dynamicMutableSet("scores").values(), [])
     }
 
+    /// Simulation seeds 625612529 and 625612648: an element the server erased after integrating it
+    /// (here with its object, re-created later) stayed in the replica's list after the bootstrap.
+    func testABootstrapRemovesIntegratedListElementsTheServerErased() throws {
+        let a = try client("a", id: 1)
+        try a.realm.write {
+            let p = try a.realm.create("Person", value: ["id": "p"])
+            try p.dynamicList("tags").append("gone")
+        }
+        try a.realm.write { try a.person("p").dynamicList("tags").append("pending") }
+        let p = ObjectSnapshot(object: ref("p"), fields: [], lists: [ListSnapshot(field: "tags", elements: [])])
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 4, latestClock: HLCTimestamp(milliseconds: 5, counter: 0),
+                uploadAcknowledged: 1, objects: [p], isLast: true, progress: 1))
+        XCTAssertEqual(try a.person("p").dynamicList("tags").values(), ["pending"])
+        // The list's mirror follows: a later edit records against the one element left.
+        try a.realm.write { try a.person("p").dynamicList("tags").remove(at: 0) }
+        XCTAssertEqual(try a.person("p").dynamicList("tags").values(), [])
+    }
+
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }

@@ -129,13 +129,20 @@ struct DownloadApplier {
         for ref in absent { try deleteObject(ref) }
     }
 
-    /// After a bootstrap: set values and map keys of a snapshot object that the replica has from
-    /// changesets integrated before the snapshot, but the snapshot lacks, were removed on the
-    /// server; they go unless a pending changeset writes them.
+    /// After a bootstrap: list elements, set values and map keys of a snapshot object that the
+    /// replica has from changesets integrated before the snapshot, but the snapshot lacks, were
+    /// removed on the server; they go unless a pending changeset inserts (writes) them.
     func removeEntries(notIn snapshot: [ObjectSnapshot]) throws {
         for objectSnapshot in snapshot {
             let ref = objectSnapshot.object
             guard let object = try SyncValueConversion.object(ref, in: realm) else { continue }
+            for property in object.objectSchema?.properties ?? [] where property.collection == .list {
+                let listed = objectSnapshot.lists.first { $0.field == property.name }?.elements.map(\.id) ?? []
+                let kept = Set(listed).union(pendingListInserts(ref, property.name))
+                try withList(ref, property.name) { list in
+                    for id in list.elementIDs where !kept.contains(id) { try list.erase(id) }
+                }
+            }
             for set in objectSnapshot.sets {
                 let kept = try set.values.compactMap(collectionValue) + pendingSetValues(ref, set.field)
                 let local = try object.dynamicMutableSet(set.field)
@@ -156,6 +163,14 @@ struct DownloadApplier {
             default: return nil
             }
         }
+    }
+
+    private func pendingListInserts(_ ref: ObjectRef, _ field: String) -> Set<ElementID> {
+        Set(
+            pending.flatMap(\.instructions).compactMap { instruction in
+                if case .listInsert(ref, field, let id, _, _) = instruction { return id }
+                return nil
+            })
     }
 
     private func pendingMapKeys(_ ref: ObjectRef, _ field: String) -> Set<String> {

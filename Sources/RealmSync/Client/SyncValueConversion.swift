@@ -6,25 +6,13 @@ import RealmDatabase
 enum SyncValueConversion {
     /// The primary key of a value stored in a primary-key property.
     static func primaryKey(_ value: RealmValue, of className: String) throws -> SyncPrimaryKey {
-        switch value {
-        case .null: return .null
-        case .int(let v): return .int(v)
-        case .string(let v): return .string(v)
-        case .objectId(let v): return .objectId(v)
-        case .uuid(let v): return .uuid(v)
-        default: throw SyncError(.badChangeset, "The primary key of a '\(className)' is a \(value.typeName)")
+        guard let primitive = SyncValue(primitive: value), let key = SyncPrimaryKey(primitive) else {
+            throw SyncError(.badChangeset, "The primary key of a '\(className)' is a \(value.typeName)")
         }
+        return key
     }
 
-    static func realmValue(_ key: SyncPrimaryKey) -> RealmValue {
-        switch key {
-        case .null: return .null
-        case .int(let v): return .int(v)
-        case .string(let v): return .string(v)
-        case .objectId(let v): return .objectId(v)
-        case .uuid(let v): return .uuid(v)
-        }
-    }
+    static func realmValue(_ key: SyncPrimaryKey) -> RealmValue { key.value.primitiveRealmValue ?? .null }
 
     /// The sync identity of a live object of a class with a primary key.
     static func ref(of object: DynamicObject) throws -> ObjectRef {
@@ -37,23 +25,13 @@ enum SyncValueConversion {
     /// A realm value as it travels: links by reference, embedded objects whole.
     static func syncValue(_ value: RealmValue) throws -> SyncValue {
         switch value {
-        case .null: return .null
-        case .bool(let v): return .bool(v)
-        case .int(let v): return .int(v)
-        case .float(let v): return .float(v)
-        case .double(let v): return .double(v)
-        case .string(let v): return .string(v)
-        case .data(let v): return .data(v)
-        case .date(let v): return .date(v)
-        case .decimal128(let v): return .decimal(v)
-        case .objectId(let v): return .objectId(v)
-        case .uuid(let v): return .uuid(v)
         case .object(let o):
             if o.objectSchema?.isEmbedded == true { return .embedded(try fields(of: o)) }
             return .link(try ref(of: o))
         case .list(let items): return .list(try items.map(syncValue))
         case .dictionary(let entries):
             return .map(try entries.keys.sorted().map { SyncField($0, try syncValue(entries[$0] ?? .null)) })
+        default: return SyncValue(primitive: value) ?? .null
         }
     }
 
@@ -76,17 +54,6 @@ enum SyncValueConversion {
     /// is null (the server's state names it; it arrives with its create).
     static func realmValue(_ value: SyncValue, in realm: Realm) throws -> RealmValue {
         switch value {
-        case .null: return .null
-        case .bool(let v): return .bool(v)
-        case .int(let v): return .int(v)
-        case .float(let v): return .float(v)
-        case .double(let v): return .double(v)
-        case .string(let v): return .string(v)
-        case .data(let v): return .data(v)
-        case .date(let v): return .date(v)
-        case .decimal(let v): return .decimal128(v)
-        case .objectId(let v): return .objectId(v)
-        case .uuid(let v): return .uuid(v)
         case .link(let ref):
             return try object(ref, in: realm).map { .object($0) } ?? .null
         case .embedded(let fields), .map(let fields):
@@ -94,6 +61,7 @@ enum SyncValueConversion {
             for field in fields { entries[field.name] = try realmValue(field.value, in: realm) }
             return .dictionary(entries)
         case .list(let items): return .list(try items.map { try realmValue($0, in: realm) })
+        default: return value.primitiveRealmValue ?? .null
         }
     }
 

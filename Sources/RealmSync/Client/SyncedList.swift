@@ -39,6 +39,9 @@ struct SyncedList {
 
     private func index(of id: ElementID) -> Int? { elements.firstIndex { $0.id == id } }
 
+    /// The ids of the elements, in list order.
+    var elementIDs: [ElementID] { elements.map(\.id) }
+
     /// Inserts an element (an id already here is a repeat: inserts are idempotent).
     mutating func insert(_ id: ElementID, _ position: FractionalPosition, _ value: SyncValue) throws {
         guard index(of: id) == nil else { return }

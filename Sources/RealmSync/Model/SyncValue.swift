@@ -190,3 +190,42 @@ public struct SyncField: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(name.debugDescription): \(value)" }
 }
+
+extension SyncValue {
+    /// A realm value that is neither an object nor a collection, as it travels; nil for the others
+    /// (links, embedded objects and collections need the realm or the schema to convert).
+    public init?(primitive value: RealmValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let v): self = .bool(v)
+        case .int(let v): self = .int(v)
+        case .float(let v): self = .float(v)
+        case .double(let v): self = .double(v)
+        case .string(let v): self = .string(v)
+        case .data(let v): self = .data(v)
+        case .date(let v): self = .date(v)
+        case .decimal128(let v): self = .decimal(v)
+        case .objectId(let v): self = .objectId(v)
+        case .uuid(let v): self = .uuid(v)
+        case .object, .list, .dictionary: return nil
+        }
+    }
+
+    /// The realm value of a primitive; nil for links, embedded objects and collections.
+    public var primitiveRealmValue: RealmValue? {
+        switch self {
+        case .null: return .null
+        case .bool(let v): return .bool(v)
+        case .int(let v): return .int(v)
+        case .float(let v): return .float(v)
+        case .double(let v): return .double(v)
+        case .string(let v): return .string(v)
+        case .data(let v): return .data(v)
+        case .date(let v): return .date(v)
+        case .decimal(let v): return .decimal128(v)
+        case .objectId(let v): return .objectId(v)
+        case .uuid(let v): return .uuid(v)
+        case .link, .embedded, .list, .map: return nil
+        }
+    }
+}

@@ -88,7 +88,7 @@ struct InstructionDecider {
         let objectSchema = try rules.syncedClass(o.className)
         for property in objectSchema.persistedProperties where !property.isCollection {
             let value =
-                property.isPrimaryKey ? SyncSchemaRules.value(of: o.primaryKey) : rules.defaultValue(of: property)
+                property.isPrimaryKey ? o.primaryKey.value : rules.defaultValue(of: property)
             try transaction.writeField(o, path: [property.name], StoredField(value: value, time: .zero))
         }
     }

@@ -47,7 +47,7 @@ extension SyncSchemaRules {
     private func validateCreate(_ fields: [SyncField], of ref: ObjectRef, _ objectSchema: ObjectSchema) throws {
         for field in fields {
             if field.name == objectSchema.primaryKey {
-                guard field.value == Self.value(of: ref.primaryKey) else {
+                guard field.value == ref.primaryKey.value else {
                     throw refused("the create of \(ref) gives its primary key another value, \(field.value)")
                 }
                 continue

@@ -148,7 +148,7 @@ struct SyncSchemaRules {
     /// The value a field of a new object has until written: the schema's default, else null for an
     /// optional field, else the type's zero.
     func defaultValue(of property: Property) -> SyncValue {
-        if let given = property.defaultValue, let value = Self.syncValue(given) { return value }
+        if let given = property.defaultValue, let value = SyncValue(primitive: given) { return value }
         if property.isOptional || property.type == .mixed || property.type == .object { return .null }
         switch property.type {
         case .bool: return .bool(false)
@@ -162,35 +162,6 @@ struct SyncSchemaRules {
         case .objectId: return ObjectId(bytes: [UInt8](repeating: 0, count: 12)).map { .objectId($0) } ?? .null
         case .uuid: return .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
         case .mixed, .object, .linkingObjects: return .null
-        }
-    }
-
-    /// A schema default as a sync value (primitives only; others fall back to the type's zero).
-    private static func syncValue(_ value: RealmValue) -> SyncValue? {
-        switch value {
-        case .null: return .null
-        case .bool(let v): return .bool(v)
-        case .int(let v): return .int(v)
-        case .float(let v): return .float(v)
-        case .double(let v): return .double(v)
-        case .string(let v): return .string(v)
-        case .data(let v): return .data(v)
-        case .date(let v): return .date(v)
-        case .decimal128(let v): return .decimal(v)
-        case .objectId(let v): return .objectId(v)
-        case .uuid(let v): return .uuid(v)
-        case .object, .list, .dictionary: return nil
-        }
-    }
-
-    /// The value of the primary key as a field value.
-    static func value(of key: SyncPrimaryKey) -> SyncValue {
-        switch key {
-        case .null: return .null
-        case .int(let v): return .int(v)
-        case .string(let v): return .string(v)
-        case .objectId(let v): return .objectId(v)
-        case .uuid(let v): return .uuid(v)
         }
     }
 }
