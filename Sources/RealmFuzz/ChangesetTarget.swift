@@ -9,7 +9,6 @@ final class ChangesetTarget: FuzzTarget {
     /// Binary inputs do not travel as text seeds: every input is generated.
     let seeds = [""]
     var generatedPercent: Int { 100 }
-    private var counts: [String: Int] = [:]
 
     func generate(_ rng: inout FuzzRandom) -> [UInt8]? {
         var fuzzer = SyncCodecFuzzer(seed: rng.next())

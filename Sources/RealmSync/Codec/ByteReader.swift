@@ -112,11 +112,13 @@ struct ByteReader {
     }
 
     /// The codec's header: its magic and the format version this build reads.
-    mutating func header(magic: [UInt8], version: UInt8) throws {
+    mutating func header(magic: [UInt8]) throws {
         let found = try fixed(magic.count, "the magic")
         guard found.elementsEqual(magic) else { throw error("bad magic (not a RealmHost \(subject))") }
         let v = try byte("the format version")
-        guard v == version else { throw error("unknown format version \(v) (this build reads \(version))") }
+        guard v == CodecFormat.version else {
+            throw error("unknown format version \(v) (this build reads \(CodecFormat.version))")
+        }
     }
 
     func expectEnd() throws {

@@ -5,6 +5,12 @@ struct ByteWriter {
 
     init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
+    /// The header every top-level encoding starts with: its magic and the format version.
+    mutating func header(magic: [UInt8]) {
+        bytes.append(contentsOf: magic)
+        bytes.append(CodecFormat.version)
+    }
+
     mutating func byte(_ value: UInt8) { bytes.append(value) }
 
     mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }

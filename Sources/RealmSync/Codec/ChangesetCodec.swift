@@ -5,17 +5,14 @@ import Foundation
 /// first use, then instructions naming them by index.
 public enum ChangesetCodec {
     public static func encode(_ changeset: Changeset) -> [UInt8] {
-        var body = ChangesetBodyWriter(expectedInstructions: changeset.instructions.count)
-        for instruction in changeset.instructions { body.append(instruction) }
-        return encode(changeset.metadata, body)
+        encode(changeset.metadata, ChangesetBodyWriter(changeset.instructions))
     }
 
     /// A changeset whose instructions were encoded as they were made: the same bytes as
     /// `encode(_:)` of the `Changeset`, without one ever holding them all as values.
     static func encode(_ metadata: ChangesetMetadata, _ body: ChangesetBodyWriter) -> [UInt8] {
         var writer = ByteWriter(capacity: 64 + body.byteCount)
-        writer.fixed(CodecFormat.changesetMagic)
-        writer.byte(CodecFormat.version)
+        writer.header(magic: CodecFormat.changesetMagic)
         writer.changeset(metadata, body)
         return writer.bytes
     }
@@ -23,8 +20,7 @@ public enum ChangesetCodec {
     /// `encode(metadata, body)` as `Data`, copying the instructions' bytes once (a row's blob).
     static func encodedData(_ metadata: ChangesetMetadata, _ body: ChangesetBodyWriter) -> Data {
         var head = ByteWriter(capacity: 64 + body.names.byteCount)
-        head.fixed(CodecFormat.changesetMagic)
-        head.byte(CodecFormat.version)
+        head.header(magic: CodecFormat.changesetMagic)
         head.changesetHead(metadata, body)
         var data = Data(capacity: head.bytes.count + body.body.bytes.count)
         data.append(contentsOf: head.bytes)
@@ -35,7 +31,7 @@ public enum ChangesetCodec {
     /// Throws `SyncError(.badChangeset)` naming what is malformed and where.
     public static func decode(_ bytes: [UInt8]) throws -> Changeset {
         var reader = ByteReader(bytes, code: .badChangeset, subject: "changeset")
-        try reader.header(magic: CodecFormat.changesetMagic, version: CodecFormat.version)
+        try reader.header(magic: CodecFormat.changesetMagic)
         let changeset = try reader.changeset()
         try reader.expectEnd()
         return changeset
@@ -66,6 +62,12 @@ struct ChangesetBodyWriter {
     private(set) var count = 0
 
     init(expectedInstructions: Int = 0) { body = ByteWriter(capacity: expectedInstructions * 24) }
+
+    /// The body of `instructions`, all encoded at once.
+    init(_ instructions: [Instruction]) {
+        self.init(expectedInstructions: instructions.count)
+        append(contentsOf: instructions)
+    }
 
     var isEmpty: Bool { count == 0 }
     var byteCount: Int { body.bytes.count + names.byteCount }
@@ -116,11 +118,7 @@ private struct NameTable {
 
 extension ByteWriter {
     /// A changeset without header: its metadata, its name table, then its instructions.
-    mutating func changeset(_ c: Changeset) {
-        var body = ChangesetBodyWriter(expectedInstructions: c.instructions.count)
-        for instruction in c.instructions { body.append(instruction) }
-        changeset(c.metadata, body)
-    }
+    mutating func changeset(_ c: Changeset) { changeset(c.metadata, ChangesetBodyWriter(c.instructions)) }
 
     mutating func changeset(_ metadata: ChangesetMetadata, _ body: ChangesetBodyWriter) {
         changesetHead(metadata, body)

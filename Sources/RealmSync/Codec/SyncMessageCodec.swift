@@ -3,8 +3,7 @@
 public enum SyncMessageCodec {
     public static func encode(_ message: SyncMessage) -> [UInt8] {
         var writer = ByteWriter()
-        writer.fixed(CodecFormat.messageMagic)
-        writer.byte(CodecFormat.version)
+        writer.header(magic: CodecFormat.messageMagic)
         writer.message(message)
         return writer.bytes
     }
@@ -13,7 +12,7 @@ public enum SyncMessageCodec {
     /// malformed changeset, value or snapshot inside one, naming what and where.
     public static func decode(_ bytes: [UInt8]) throws -> SyncMessage {
         var reader = ByteReader(bytes, code: .badSyntax, subject: "sync message")
-        try reader.header(magic: CodecFormat.messageMagic, version: CodecFormat.version)
+        try reader.header(magic: CodecFormat.messageMagic)
         let message = try reader.message()
         try reader.expectEnd()
         return message

@@ -6,8 +6,7 @@ import RealmDatabase
 public enum SyncValueCodec {
     public static func encode(_ value: SyncValue) -> [UInt8] {
         var writer = ByteWriter()
-        writer.fixed(CodecFormat.valueMagic)
-        writer.byte(CodecFormat.version)
+        writer.header(magic: CodecFormat.valueMagic)
         writer.value(value)
         return writer.bytes
     }
@@ -15,7 +14,7 @@ public enum SyncValueCodec {
     /// Throws `SyncError(.badChangeset)` naming what is malformed and where.
     public static func decode(_ bytes: [UInt8]) throws -> SyncValue {
         var reader = ByteReader(bytes, code: .badChangeset, subject: "value")
-        try reader.header(magic: CodecFormat.valueMagic, version: CodecFormat.version)
+        try reader.header(magic: CodecFormat.valueMagic)
         let value = try reader.value(depth: 0)
         try reader.expectEnd()
         return value

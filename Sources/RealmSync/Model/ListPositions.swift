@@ -55,7 +55,7 @@ public struct FractionalPosition: Hashable, Comparable, Sendable, CustomStringCo
             let low = index < a.count ? Int(a[index]) : 0
             // Once the prefix is already above `upper`'s, the upper digit no longer bounds us.
             let high: Int
-            if let b, result == Array(b.prefix(result.count)) {
+            if let b, result.elementsEqual(b.prefix(result.count)) {
                 high = index < b.count ? Int(b[index]) : 0
             } else {
                 high = 256

@@ -151,8 +151,9 @@ public indirect enum SyncValue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// A total order used only to keep sets and dumps canonical (not Realm's query order): by
-    /// kind first, then by value; doubles by their bit pattern's total order.
+    /// A total order used only to keep sets and dumps canonical (not Realm's query order): the
+    /// UTF-8 order of `description`, so by kind first, then by that text (floats and doubles by the
+    /// decimal text of their bit pattern, which is total but not numeric).
     public static func order(_ a: SyncValue, _ b: SyncValue) -> Bool {
         a.description.utf8.lexicographicallyPrecedes(b.description.utf8)
     }

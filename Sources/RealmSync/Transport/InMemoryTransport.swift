@@ -144,12 +144,8 @@ public final class InMemoryTransport {
     /// Cuts `client`'s connection: both queues are emptied (the messages are lost), both ends told.
     public func drop(_ client: Int) {
         guard isConnected(client), let connection = peers[client].connection else { return }
-        statistics.lost += peers[client].toServer.count + peers[client].toClient.count
         statistics.dropped += 1
-        peers[client].toServer.removeAll()
-        peers[client].toClient.removeAll()
-        peers[client].connection = nil
-        peers[client].endpoint.disconnect()
+        cut(client)
         server.disconnect(connection)
     }
 
@@ -165,14 +161,17 @@ public final class InMemoryTransport {
     /// cut, messages in flight are lost, and the old server, with what it had not integrated, is gone
     /// without being told. Clients learn it as a dropped connection.
     public func restartServer(_ server: any SyncServerEndpoint) {
-        for client in peers.indices where isConnected(client) {
-            statistics.lost += peers[client].toServer.count + peers[client].toClient.count
-            peers[client].toServer.removeAll()
-            peers[client].toClient.removeAll()
-            peers[client].connection = nil
-            peers[client].endpoint.disconnect()
-        }
+        for client in peers.indices where isConnected(client) { cut(client) }
         self.server = server
+    }
+
+    /// Ends `client`'s connection on the client's side: its queued messages are lost, it is told.
+    private func cut(_ client: Int) {
+        statistics.lost += peers[client].toServer.count + peers[client].toClient.count
+        peers[client].toServer.removeAll()
+        peers[client].toClient.removeAll()
+        peers[client].connection = nil
+        peers[client].endpoint.disconnect()
     }
 
     // MARK: - The scheduler

@@ -17,7 +17,7 @@ extension Oracle {
 
     private func fields(of object: OracleObject, ref: ObjectRef, schema objectSchema: ObjectSchema) -> [SyncField] {
         objectSchema.persistedProperties.map { p in
-            if p.isPrimaryKey { return SyncField(p.name, Self.value(of: ref.primaryKey)) }
+            if p.isPrimaryKey { return SyncField(p.name, ref.primaryKey.value) }
             switch p.collection {
             case .list: return SyncField(p.name, .list(object.lists[p.name]?.values ?? []))
             case .set:
@@ -67,7 +67,7 @@ extension Oracle {
     /// RealmDatabase gives a fresh random one, which no two replicas could agree on (a synced create
     /// must carry the value).
     func defaultValue(_ p: Property) -> SyncValue {
-        if let given = p.defaultValue, let value = Self.value(of: given) { return value }
+        if let given = p.defaultValue, let value = SyncValue(primitive: given) { return value }
         if p.isOptional || p.type == .object || p.type == .mixed { return .null }
         switch p.type {
         case .bool: return .bool(false)
@@ -81,33 +81,6 @@ extension Oracle {
         case .objectId: return .objectId(ObjectId(bytes: Array(repeating: 0, count: 12)) ?? .generate())
         case .uuid: return .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
         case .object, .mixed, .linkingObjects: return .null
-        }
-    }
-
-    static func value(of given: RealmValue) -> SyncValue? {
-        switch given {
-        case .null: return .null
-        case .bool(let v): return .bool(v)
-        case .int(let v): return .int(v)
-        case .float(let v): return .float(v)
-        case .double(let v): return .double(v)
-        case .string(let v): return .string(v)
-        case .data(let v): return .data(v)
-        case .date(let v): return .date(v)
-        case .decimal128(let v): return .decimal(v)
-        case .objectId(let v): return .objectId(v)
-        case .uuid(let v): return .uuid(v)
-        case .object, .list, .dictionary: return nil
-        }
-    }
-
-    static func value(of key: SyncPrimaryKey) -> SyncValue {
-        switch key {
-        case .null: return .null
-        case .int(let v): return .int(v)
-        case .string(let v): return .string(v)
-        case .objectId(let v): return .objectId(v)
-        case .uuid(let v): return .uuid(v)
         }
     }
 }
