@@ -95,7 +95,9 @@ extension RealmLuaRuntime {
             let index = try ctx.optionalPosition(3) ?? items.count
             guard index >= 0, index <= items.count else {
                 throw RealmError(
-                    .indexOutOfRange, "Index \(index) is out of bounds (must be less than or equal to \(items.count)).")
+                    .indexOutOfRange,
+                    "insert(_, \(index + 1)): Index \(index) is out of bounds "
+                        + "(must be less than or equal to \(items.count)).")
             }
             items.insert(try runtime.realmArgument(ctx, 2), at: index)
             try c.setItems(items)
@@ -141,7 +143,9 @@ extension RealmLuaRuntime {
         if c.property.collection == .list, ctx.type(at: 2) == .number {
             let i = try ctx.position(2)
             guard i >= 0, i < items.count else {
-                throw RealmError(.indexOutOfRange, "Index \(i) is out of bounds (must be less than \(items.count)).")
+                throw RealmError(
+                    .indexOutOfRange,
+                    "remove(\(i + 1)): Index \(i) is out of bounds (must be less than \(items.count)).")
             }
             items.remove(at: i)
         } else if let i = try c.index(of: try realmArgument(ctx, 2)) {
@@ -172,10 +176,17 @@ extension RealmLuaRuntime {
             try c.setEntries(entries)
             return 0
         }
+        guard c.property.collection == .list else {
+            throw RealmError(
+                .invalidValue,
+                "The set '\(c.owner.className).\(c.property.name)' has no positions to assign: use insert(value).")
+        }
         var items = try c.items()
         let i = try ctx.position(2)
-        guard i >= 0, i <= items.count, c.property.collection == .list else {
-            throw RealmError(.indexOutOfRange, "Index \(i) is out of bounds (must be less than \(items.count)).")
+        guard i >= 0, i <= items.count else {
+            throw RealmError(
+                .indexOutOfRange,
+                "[\(i + 1)] = _: Index \(i) is out of bounds (must be less than or equal to \(items.count)).")
         }
         let value = try realmArgument(ctx, 3)
         if i == items.count { items.append(value) } else { items[i] = value }
