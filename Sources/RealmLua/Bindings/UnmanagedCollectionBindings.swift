@@ -24,8 +24,10 @@ final class UnmanagedCollection {
         }
     }
 
+    /// The elements of a list or set (a map has entries: the error names it).
     func items() throws -> [RealmValue] {
         try checkUnmanaged()
+        if isMap { throw RealmError(.invalidValue, "\(described) is a map: its values are read and set by key.") }
         if case .list(let items) = try owner.value(forKey: property.name) { return items }
         return []
     }
@@ -35,8 +37,10 @@ final class UnmanagedCollection {
         try owner.setValue(.list(items), forKey: property.name)
     }
 
+    /// The entries of a map (a list or set has elements: the error names it).
     func entries() throws -> [String: RealmValue] {
         try checkUnmanaged()
+        if !isMap { throw RealmError(.invalidValue, "\(described) is no map: it has no keys.") }
         if case .dictionary(let entries) = try owner.value(forKey: property.name) { return entries }
         return [:]
     }
@@ -47,6 +51,9 @@ final class UnmanagedCollection {
     }
 
     var isMap: Bool { property.collection == .map }
+
+    /// `'Class.property'`, as errors name the collection.
+    private var described: String { "'\(owner.className).\(property.name)'" }
 
     func count() throws -> Int { isMap ? try entries().count : try items().count }
 
@@ -118,6 +125,10 @@ extension RealmLuaRuntime {
                 return try ctx.returning(.nil)
             }
             return try ctx.returning(.integer(Int64(i + 1)))
+        }
+        // A key named like a method is read with `get`, as on a managed map.
+        t.method("get") { ctx in
+            try ctx.returning(try collection(ctx).entries()[try ctx.string(2)].map(runtime.toLua) ?? .nil)
         }
         t.method("keys") { ctx in
             try ctx.returning(
