@@ -117,6 +117,12 @@ final class LuaBoundaryTests: LuaTestCase {
         let r = try run("return table.concat(node.nums:toTable(), ','), #person.dogs, #realm:objects('Dog')")
         XCTAssertEqual(r.map(\.description), ["\"1,2,3\"", "2", "1"], "no failed call changed anything")
         try assertLuaError("node.nums:move(1, -5)", "Index -6 is out of bounds (must be less than 3)")
+        // The error names the call and the position as the script wrote them (Realm's index is 0-based).
+        try assertLuaError("node.nums:remove(9)", "remove(9): Index 8 is out of bounds")
+        try assertLuaError("node.nums:insert(7, 0)", "insert(_, 0): Index -1 is out of bounds")
+        try assertLuaError("node.nums[5] = 1", "[5] = _: Index 4 is out of bounds")
+        try assertLuaError("Object('Node', { nums = { 1 } }).nums:remove(0)", "remove(0): Index -1 is out of bounds")
+        try assertLuaError("Object('Node', { nums = { 1 } }).nums[3] = 1", "[3] = _: Index 2 is out of bounds")
         // An integral float is a position like the integer, for reading too.
         XCTAssertEqual(try run("node.nums:remove(1.0); return node.nums[1]").first?.integerValue, 2)
         let floats = try run("return node.nums[2.0], person.dogs[1.0].name, realm:objects('Dog')[1.0].name")

@@ -141,6 +141,16 @@ final class LuaObjectSemanticsTests: LuaTestCase {
             return #realm:objects("Dog")[1].tags, realm:objects("Dog")[1].tags[1]
             """)
         XCTAssertEqual(added.map(\.description), ["1", "\"x\""])
+
+        // The verbs of another kind of collection name the collection, instead of acting on nothing.
+        let map = failure("Object('Dog', {}).attributes:append('x')")
+        XCTAssertTrue(map.contains("'Dog.attributes' is a map: its values are read and set by key."), map)
+        let keys = failure("Object('Dog', {}).tags:keys()")
+        XCTAssertTrue(keys.contains("'Dog.tags' is no map: it has no keys."), keys)
+        let set = failure("Object('Dog', { nicknames = { 'n' } }).nicknames[1] = 'm'")
+        XCTAssertTrue(set.contains("The set 'Dog.nicknames' has no positions to assign"), set)
+        let got = try run("local d = Object('Dog', {}); d.attributes.count = 'c'; return d.attributes:get('count')")
+        XCTAssertEqual(got.first?.stringValue, "c")
     }
 
     // MARK: add makes the object itself managed

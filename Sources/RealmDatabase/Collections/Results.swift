@@ -367,9 +367,9 @@ public final class Results: Sequence {
     /// 16 bytes as 0 yet count it, and its `min`/`max` order a mixed column by storage class
     /// (strings and blobs above numbers), so these values are streamed through
     /// `ValueAggregates`: of a mixed column only the rows whose tag is a number are read.
-    private func streamedAggregates(_ p: Property, summing: Bool = true) throws -> ValueAggregates? {
+    private func streamedAggregates(_ p: Property, for function: AggregateFunction) throws -> ValueAggregates? {
         let column = "t0.\(info.quotedStorage(p))"
-        var aggregates = ValueAggregates(type: p.type, summing: summing)
+        var aggregates = ValueAggregates(type: p.type, for: function)
         switch p.type {
         case .decimal128:
             try forEachAggregateRow(column, filter: "\(column) IS NOT NULL") { statement in
@@ -395,7 +395,7 @@ public final class Results: Sequence {
 
     private func extreme(_ function: AggregateFunction, _ name: String) throws -> RealmValue? {
         let p = try aggregateProperty(name, function)
-        if let streamed = try streamedAggregates(p, summing: false) {
+        if let streamed = try streamedAggregates(p, for: function) {
             return function == .min ? streamed.minimum : streamed.maximum
         }
         guard let v = try sqlAggregate(function.rawValue, p), v != .null else { return nil }
@@ -405,7 +405,7 @@ public final class Results: Sequence {
     /// The sum of a property; zero of its type when there are no objects.
     public func sum(ofProperty name: String) throws -> RealmValue {
         let p = try aggregateProperty(name, .sum)
-        if let streamed = try streamedAggregates(p) { return try streamed.sum(what: described(name)) }
+        if let streamed = try streamedAggregates(p, for: .sum) { return try streamed.sum(what: described(name)) }
         if p.type == .int {
             return .int(try IntegerAggregates.checked(try integerSumAndCount(p).sum, of: described(name)))
         }
@@ -420,7 +420,7 @@ public final class Results: Sequence {
     /// The mean of a property (a double; a decimal for decimals); nil when there are no objects.
     public func average(ofProperty name: String) throws -> RealmValue? {
         let p = try aggregateProperty(name, .average)
-        if let streamed = try streamedAggregates(p) { return streamed.average }
+        if let streamed = try streamedAggregates(p, for: .average) { return streamed.average }
         if p.type == .int {
             let (sum, count) = try integerSumAndCount(p)
             return IntegerAggregates.mean(sum: sum, count: count).map { .double($0) }

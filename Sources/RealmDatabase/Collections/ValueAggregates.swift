@@ -51,11 +51,17 @@ public struct ValueAggregates {
     /// Whether the decimal sum is kept: only where a decimal can take part (adding decimals costs
     /// more than adding ints or doubles) and only when a sum or an average is wanted.
     private let keepsDecimalSum: Bool
+    /// Whether the least and greatest values are kept: only when a minimum or maximum is wanted
+    /// (each value would otherwise be ordered against them for nothing).
+    private let keepsExtremes: Bool
 
-    /// `summing: false` when only the minimum or maximum will be read.
-    public init(type: PropertyType, summing: Bool = true) {
+    /// Aggregates to read `function` from (`minimum`, `maximum`, `sum`, `average`): only the
+    /// state that function needs is kept.
+    public init(type: PropertyType, for function: AggregateFunction) {
         self.type = type
+        let summing = function == .sum || function == .average
         keepsDecimalSum = summing && (type == .mixed || type == .decimal128)
+        keepsExtremes = !summing
     }
 
     /// The aggregate `function` of `values`, declared of `type`; `what` names them in errors
@@ -64,7 +70,7 @@ public struct ValueAggregates {
         _ function: AggregateFunction, of values: some Sequence<RealmValue>, type: PropertyType, what: String
     ) throws -> RealmValue? {
         try check(function, type: type, what: what)
-        var aggregates = ValueAggregates(type: type, summing: function == .sum || function == .average)
+        var aggregates = ValueAggregates(type: type, for: function)
         for v in values { aggregates.add(v) }
         return try aggregates.result(function, what: what)
     }
@@ -111,6 +117,7 @@ public struct ValueAggregates {
     }
 
     private mutating func consider(_ value: RealmValue, _ key: Extreme.Key) {
+        guard keepsExtremes else { return }
         let candidate = Extreme(value: value, key: key)
         if least.map({ candidate.orders(before: $0) }) ?? true { least = candidate }
         if greatest.map({ $0.orders(before: candidate) }) ?? true { greatest = candidate }
@@ -119,9 +126,10 @@ public struct ValueAggregates {
     /// How many values took part in the sum and the average.
     public var count: Int { intCount + doubleCount + decimalCount }
 
-    /// The smallest value taking part, in its own type; nil when none did.
+    /// The smallest value taking part, in its own type; nil when none did (or when made for a sum
+    /// or an average, which keeps no extremes).
     public var minimum: RealmValue? { least?.value }
-    /// The largest value taking part, in its own type; nil when none did.
+    /// The largest value taking part, in its own type; nil as `minimum` is.
     public var maximum: RealmValue? { greatest?.value }
 
     /// The sum: zero of the declared type when no value took part (an int 0 for mixed values).

@@ -8,8 +8,8 @@ struct EmbeddedConversion {
     let realm: Realm
     let info: ClassInfo
 
-    /// One place holding links to the class: a to-one column (rows keyed by `_key`) or a list or
-    /// map side table (rows keyed by `_row`, owned by `owner`).
+    /// One place holding links to the class: a to-one link or mixed column (rows keyed by `_key`)
+    /// or a list or map side table (rows keyed by `_row`, owned by `owner`).
     private struct Place {
         let ownerInfo: ClassInfo
         let property: Property
@@ -17,6 +17,8 @@ struct EmbeddedConversion {
         var table: String { property.isCollection ? ownerInfo.quotedStorage(property) : ownerInfo.quotedTable }
         var rowColumn: String { property.isCollection ? "\"_row\"" : "\"_key\"" }
         var valueColumn: String { property.isCollection ? "value" : ownerInfo.quotedStorage(property) }
+        /// A mixed value's type tag beside `valueColumn`.
+        var tagColumn: String { property.isCollection ? "value__t" : ownerInfo.quotedTypeTag(property) }
 
         func selectSQL(_ index: Int) -> String {
             "SELECT \(index) AS place, \(rowColumn) AS row, \(valueColumn) AS target FROM \(table) "
@@ -25,11 +27,11 @@ struct EmbeddedConversion {
     }
 
     func run() throws {
-        let links = realm.rows.incomingLinks(to: info.className)
-        try refuseMixedLinks(links.filter { $0.property.type == .mixed })
-        let places = links.filter { $0.property.type == .object }.map {
+        let links = realm.rows.incomingLinks(to: info.className).map {
             Place(ownerInfo: $0.info, property: $0.property)
         }
+        try refuseMixedLinks(links.filter { $0.property.type == .mixed })
+        let places = links.filter { $0.property.type == .object }
         // Every link to an object of the class, one row each.
         let allLinks =
             places.isEmpty
@@ -93,22 +95,18 @@ struct EmbeddedConversion {
     }
 
     /// Realm's error: a mixed value cannot link to an embedded object.
-    private func refuseMixedLinks(_ links: [IncomingLink]) throws {
+    private func refuseMixedLinks(_ links: [Place]) throws {
         let prefix = SQLiteValue.text(info.className + ":")
         for link in links {
-            let p = link.property
-            let table = p.isCollection ? link.info.quotedStorage(p) : link.info.quotedTable
-            let (value, tag) =
-                p.isCollection ? ("value", "value__t") : (link.info.quotedStorage(p), link.info.quotedTypeTag(p))
             let sql =
-                "SELECT count(*) FROM \(table) WHERE \(tag) = \(MixedTag.object.rawValue) "
-                + "AND substr(\(value), 1, length(?1)) = ?1"
+                "SELECT count(*) FROM \(link.table) WHERE \(link.tagColumn) = \(MixedTag.object.rawValue) "
+                + "AND substr(\(link.valueColumn), 1, length(?1)) = ?1"
             if try realm.connection.scalarInt(sql, [prefix]) ?? 0 > 0 {
                 throw RealmError(
                     .migration,
                     "Cannot convert '\(info.className)' to embedded: there is an incoming link from the Mixed "
-                        + "property '\(link.info.className).\(p.name)', which does not support linking to "
-                        + "embedded objects.")
+                        + "property '\(link.ownerInfo.className).\(link.property.name)', which does not support "
+                        + "linking to embedded objects.")
             }
         }
     }

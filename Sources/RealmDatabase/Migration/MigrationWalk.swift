@@ -10,7 +10,7 @@ import Foundation
 /// not visited and objects it deletes are not found again.
 ///
 /// A schema change (`renameProperty`, `deleteData`) cannot run while a statement is reading the
-/// table: `suspend()` resets the statement, and the next `next()` prepares it again (with the
+/// table: `close()` resets the statement, and the next `next()` prepares it again (with the
 /// columns as they are then) after the last key visited.
 final class MigrationWalk {
     private let realm: Realm

@@ -87,7 +87,7 @@ extension Property {
         if let defaultValue { return defaultValue }
         if collection == .map { return .dictionary([:]) }
         if isCollection { return .list([]) }
-        if isOptional || type == .object || type == .mixed { return .null }
+        if isOptional { return .null }
         switch type {
         case .bool: return .bool(false)
         case .int: return .int(0)
@@ -96,7 +96,7 @@ extension Property {
         case .string: return .string("")
         case .data: return .data(Data())
         case .date: return .date(.epoch)
-        case .decimal128: return .decimal128(Decimal128(Decimal(0)))
+        case .decimal128: return .decimal128(.zero)
         case .objectId: return .objectId(.generate())
         case .uuid: return .uuid(UUID())
         case .mixed, .object, .linkingObjects: return .null

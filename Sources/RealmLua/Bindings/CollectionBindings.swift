@@ -64,7 +64,9 @@ extension RealmLuaRuntime {
     private func listRemove(_ ctx: LuaCallContext) throws -> Int {
         let l = try ctx.userdata(1, as: List.self)
         switch ctx.type(at: 2) {
-        case .number: try l.remove(at: try ctx.position(2))
+        case .number:
+            let i = try ctx.position(2)
+            try atPositions("remove(\(i + 1))") { try l.remove(at: i) }
         default:
             guard case .object(let o) = try realmArgument(ctx, 2) else {
                 throw ctx.argumentError(2, "an object or an index expected")
@@ -79,7 +81,7 @@ extension RealmLuaRuntime {
         let l = try ctx.userdata(1, as: List.self)
         let value = try realmArgument(ctx, 2)
         let index = try ctx.optionalPosition(3) ?? l.fetchCount()
-        try l.insert(value, at: index, writeMode: .implicit)
+        try atPositions("insert(_, \(index + 1))") { try l.insert(value, at: index, writeMode: .implicit) }
         return 0
     }
 
@@ -87,7 +89,7 @@ extension RealmLuaRuntime {
         let l = try ctx.userdata(1, as: List.self)
         let from = try ctx.position(2)
         let to = try ctx.position(3)
-        try l.move(from: from, to: to, writeMode: .implicit)
+        try atPositions("move(\(from + 1), \(to + 1))") { try l.move(from: from, to: to, writeMode: .implicit) }
         return 0
     }
 
@@ -109,12 +111,24 @@ extension RealmLuaRuntime {
         let l = try ctx.userdata(1, as: List.self)
         let i = try ctx.position(2)
         let value = try realmArgument(ctx, 3)
-        try l.set(value, at: i, writeMode: .implicit)
+        try atPositions("[\(i + 1)] = _") { try l.set(value, at: i, writeMode: .implicit) }
         return 0
     }
 
     private func listPairs(_ ctx: LuaCallContext) throws -> Int {
         try ctx.returning(.function(try snapshotIterator(ctx)))
+    }
+
+    /// Runs an edit at the 1-based positions a script gave (`call`, as written: `remove(9)`).
+    /// Realm's out-of-bounds error counts from 0, as RealmSwift's does; it gains the call, so the
+    /// script's own position and the method are named (`remove(9): Index 8 is out of bounds…`).
+    /// The call is described only when the edit fails.
+    func atPositions<T>(_ call: @autoclosure () -> String, _ edit: () throws -> T) throws -> T {
+        do {
+            return try edit()
+        } catch let error as RealmError where error.code == .indexOutOfRange {
+            throw RealmError(.indexOutOfRange, "\(call()): \(error.message)")
+        }
     }
 
     static func listDescription(_ l: List) -> String {

@@ -98,7 +98,9 @@ extension RealmLuaRuntime {
     private func resultsRemove(_ ctx: LuaCallContext) throws -> Int {
         let r = try queryReceiver(ctx)
         switch ctx.type(at: 2) {
-        case .number: try r.remove(at: try ctx.position(2))
+        case .number:
+            let i = try ctx.position(2)
+            try atPositions("remove(\(i + 1))") { try r.remove(at: i) }
         default:
             guard case .object(let o) = try realmArgument(ctx, 2) else {
                 throw ctx.argumentError(2, "an object or an index expected")

@@ -24,8 +24,10 @@ final class UnmanagedCollection {
         }
     }
 
+    /// The elements of a list or set (a map has entries: the error names it).
     func items() throws -> [RealmValue] {
         try checkUnmanaged()
+        if isMap { throw RealmError(.invalidValue, "\(described) is a map: its values are read and set by key.") }
         if case .list(let items) = try owner.value(forKey: property.name) { return items }
         return []
     }
@@ -35,8 +37,10 @@ final class UnmanagedCollection {
         try owner.setValue(.list(items), forKey: property.name)
     }
 
+    /// The entries of a map (a list or set has elements: the error names it).
     func entries() throws -> [String: RealmValue] {
         try checkUnmanaged()
+        if !isMap { throw RealmError(.invalidValue, "\(described) is no map: it has no keys.") }
         if case .dictionary(let entries) = try owner.value(forKey: property.name) { return entries }
         return [:]
     }
@@ -47,6 +51,9 @@ final class UnmanagedCollection {
     }
 
     var isMap: Bool { property.collection == .map }
+
+    /// `'Class.property'`, as errors name the collection.
+    private var described: String { "'\(owner.className).\(property.name)'" }
 
     func count() throws -> Int { isMap ? try entries().count : try items().count }
 
@@ -95,7 +102,9 @@ extension RealmLuaRuntime {
             let index = try ctx.optionalPosition(3) ?? items.count
             guard index >= 0, index <= items.count else {
                 throw RealmError(
-                    .indexOutOfRange, "Index \(index) is out of bounds (must be less than or equal to \(items.count)).")
+                    .indexOutOfRange,
+                    "insert(_, \(index + 1)): Index \(index) is out of bounds "
+                        + "(must be less than or equal to \(items.count)).")
             }
             items.insert(try runtime.realmArgument(ctx, 2), at: index)
             try c.setItems(items)
@@ -116,6 +125,10 @@ extension RealmLuaRuntime {
                 return try ctx.returning(.nil)
             }
             return try ctx.returning(.integer(Int64(i + 1)))
+        }
+        // A key named like a method is read with `get`, as on a managed map.
+        t.method("get") { ctx in
+            try ctx.returning(try collection(ctx).entries()[try ctx.string(2)].map(runtime.toLua) ?? .nil)
         }
         t.method("keys") { ctx in
             try ctx.returning(
@@ -141,7 +154,9 @@ extension RealmLuaRuntime {
         if c.property.collection == .list, ctx.type(at: 2) == .number {
             let i = try ctx.position(2)
             guard i >= 0, i < items.count else {
-                throw RealmError(.indexOutOfRange, "Index \(i) is out of bounds (must be less than \(items.count)).")
+                throw RealmError(
+                    .indexOutOfRange,
+                    "remove(\(i + 1)): Index \(i) is out of bounds (must be less than \(items.count)).")
             }
             items.remove(at: i)
         } else if let i = try c.index(of: try realmArgument(ctx, 2)) {
@@ -172,10 +187,17 @@ extension RealmLuaRuntime {
             try c.setEntries(entries)
             return 0
         }
+        guard c.property.collection == .list else {
+            throw RealmError(
+                .invalidValue,
+                "The set '\(c.owner.className).\(c.property.name)' has no positions to assign: use insert(value).")
+        }
         var items = try c.items()
         let i = try ctx.position(2)
-        guard i >= 0, i <= items.count, c.property.collection == .list else {
-            throw RealmError(.indexOutOfRange, "Index \(i) is out of bounds (must be less than \(items.count)).")
+        guard i >= 0, i <= items.count else {
+            throw RealmError(
+                .indexOutOfRange,
+                "[\(i + 1)] = _: Index \(i) is out of bounds (must be less than or equal to \(items.count)).")
         }
         let value = try realmArgument(ctx, 3)
         if i == items.count { items.append(value) } else { items[i] = value }
