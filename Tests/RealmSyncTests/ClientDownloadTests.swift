@@ -26,6 +26,19 @@ final class ClientDownloadTests: XCTestCase {
                 clock: HLCTimestamp(milliseconds: clock, counter: 0), clientFileID: 9, instructions: instructions))
     }
 
+    /// A client that erased and created "p" again (client version 1, pending), then received a
+    /// remote erase of it.
+    private func clientWhoseRecreateMetARemoteErase() throws -> SyncClient {
+        let a = try client("a", id: 1)
+        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
+        try a.realm.write {
+            try a.realm.delete(try a.person("p"))
+            _ = try a.realm.create("Person", value: ["id": "p"])
+        }
+        _ = try a.receive(download([remote(2, clock: 11, [.erase(ref("p"))])], cursor: 2))
+        return a
+    }
+
     private func download(_ changesets: [IntegratedChangeset], cursor: UInt64, ack: UInt64 = 0) -> SyncMessage {
         .download(session: 1, downloadCursor: cursor, uploadAcknowledged: ack, changesets: changesets)
     }
@@ -161,13 +174,7 @@ final class ClientDownloadTests: XCTestCase {
     /// made after seeing that erase stays pending, and a remote create before it reaches the server
     /// brings the object back for it.
     func testAWriteAfterASettledEraseWaitsForARemoteCreate() throws {
-        let a = try client("a", id: 1)
-        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
-        try a.realm.write {
-            try a.realm.delete(try a.person("p"))
-            _ = try a.realm.create("Person", value: ["id": "p"])
-        }
-        _ = try a.receive(download([remote(2, clock: 11, [.erase(ref("p"))])], cursor: 2))
+        let a = try clientWhoseRecreateMetARemoteErase()
         try a.realm.write { try a.person("p").dynamicMutableSet("scores").insert(.int(5)) }
         // The erase and create (client version 1) reached the server after the remote erase: dropped.
         _ = try a.receive(download([], cursor: 3, ack: 1))
@@ -231,13 +238,7 @@ final class ClientDownloadTests: XCTestCase {
     /// created it again locally; a remote create before the pending writes of the deleted object
     /// reach the server brings them back, as the server applies them after that create.
     func testARemoteCreateReplaysPendingWritesOnAnObjectCreatedAgainLocally() throws {
-        let a = try client("a", id: 1)
-        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
-        try a.realm.write {
-            try a.realm.delete(try a.person("p"))
-            _ = try a.realm.create("Person", value: ["id": "p"])
-        }
-        _ = try a.receive(download([remote(2, clock: 11, [.erase(ref("p"))])], cursor: 2))
+        let a = try clientWhoseRecreateMetARemoteErase()
         try a.realm.write { try a.person("p").dynamicMutableSet("scores").insert(.int(5)) }
         _ = try a.receive(download([], cursor: 3, ack: 1))
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p", "name": "mine"]) }
@@ -252,13 +253,7 @@ final class ClientDownloadTests: XCTestCase {
     /// before the local create on the server; the create's fields (an embedded object replaced by
     /// null) overwrite them, so the replay must not bring them back over it.
     func testARemoteCreateDoesNotReplayPendingWritesTheLocalCreateOverwrites() throws {
-        let a = try client("a", id: 1)
-        _ = try a.receive(download([remote(1, clock: 10, [.create(ref("p"), fields: [])])], cursor: 1))
-        try a.realm.write {
-            try a.realm.delete(try a.person("p"))
-            _ = try a.realm.create("Person", value: ["id": "p"])
-        }
-        _ = try a.receive(download([remote(2, clock: 11, [.erase(ref("p"))])], cursor: 2))
+        let a = try clientWhoseRecreateMetARemoteErase()
         try a.realm.write {
             try a.person("p").setValue(.dictionary(["city": "d", "zip": "3"]), forKey: "address")
             try a.person("p").dynamicMutableSet("scores").insert(.int(5))

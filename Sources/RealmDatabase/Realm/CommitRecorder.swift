@@ -1,5 +1,3 @@
-import CSQLite
-
 /// Something that records each commit of a file inside the commit's own transaction (sync records a
 /// changeset per commit this way). Set on `Realm.Configuration.commitRecorder`; every instance
 /// opened from that configuration calls the same recorder.
@@ -24,20 +22,16 @@ extension Realm {
     package func querySQL(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
         var rows: [[SQLiteValue]] = []
         try connection.forEachRow(sql, bindings) { statement in
-            let columns = sqlite3_column_count(statement.handle)
-            rows.append((0..<columns).map { statement.value(at: $0) })
+            rows.append((0..<statement.columnCount).map { statement.value(at: $0) })
         }
         return rows
     }
 
     /// The live object of `className` with object key `key`, nil when there is none: how a recorder
-    /// reads the objects a `ChangeSet` names.
+    /// reads the objects a `ChangeSet` names. The look keeps the row for the object's reads.
     package func object(ofType className: String, forKey key: Int64) throws -> DynamicObject? {
-        let info = try classInfo(className)
-        let found = try connection.scalarInt(
-            "SELECT count(*) FROM \(StorageLayout.quotedTable(className)) WHERE _key = ?", [.integer(key)])
-        guard found ?? 0 > 0 else { return nil }
-        return DynamicObject(realm: self, info: info, key: key)
+        let object = DynamicObject(realm: self, info: try classInfo(className), key: key)
+        return try object.checkInvalidated() ? nil : object
     }
 
     /// The primary key of a deleted object of `className` from its stored form

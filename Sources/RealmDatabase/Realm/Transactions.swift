@@ -49,19 +49,7 @@ extension Realm {
             }
             try connection.commit()
         } catch {
-            connection.rollback()
-            coordinator.writeEnded(by: ObjectIdentifier(self))
-            transaction = nil
-            noteLocalChange()
-            // As in `cancelWrite`: keys given out by the rolled-back write are never reused.
-            if !changes.highestInsertedKeys.isEmpty {
-                do {
-                    try restoreKeyCounters(changes.highestInsertedKeys)
-                } catch {
-                    RealmDiagnostics.report(
-                        error, while: "restoring object key counters on \(configuration.displayPath)")
-                }
-            }
+            rollBackWrite(changes)
             throw RealmError.wrap(
                 error, context: "Could not commit the write transaction on \(configuration.displayPath)")
         }
@@ -88,16 +76,21 @@ extension Realm {
             return
         }
         guard let cancelled = transaction else { return }
+        rollBackWrite(cancelled)
+    }
+
+    /// Ends the open write without its changes: a cancelled one, or a commit that failed.
+    private func rollBackWrite(_ changes: ChangeSet) {
         connection.rollback()
         coordinator.writeEnded(by: ObjectIdentifier(self))
         transaction = nil
         noteLocalChange()
         // The rollback also rolled back AUTOINCREMENT's counter: without this, the next object
-        // would take the key of one created in the cancelled write, and a handle to that
+        // would take the key of one created in the rolled-back write, and a handle to that
         // (invalidated) object would come back to life as the new one. Keys are never reused.
-        guard !cancelled.highestInsertedKeys.isEmpty else { return }
+        guard !changes.highestInsertedKeys.isEmpty else { return }
         do {
-            try restoreKeyCounters(cancelled.highestInsertedKeys)
+            try restoreKeyCounters(changes.highestInsertedKeys)
         } catch {
             RealmDiagnostics.report(error, while: "restoring object key counters on \(configuration.displayPath)")
         }

@@ -36,7 +36,8 @@ extension RowStore {
             try unlink(link, key: keyValue, reference: reference)
         }
         try connection.run("DELETE FROM \(info.quotedTable) WHERE \"_key\" = ?", [keyValue])
-        changeTracker.recordDeletion(info.className, key, primaryKey: primaryKeyForRecorder(info, row: row))
+        changeTracker.recordDeletion(
+            info.className, key, primaryKey: keepsDeletedPrimaryKeys ? storedPrimaryKey(info, row: row) : nil)
     }
 
     /// Embedded objects die with their owner.
@@ -90,18 +91,15 @@ extension RowStore {
         for owner in owners { recordModification(link.info, key: owner, property: p.name) }
     }
 
-    /// The stored primary key of a row about to go, when a commit recorder will need it to name
-    /// the deleted object (nil otherwise: a local realm keeps nothing more per deletion).
-    private func primaryKeyForRecorder(_ info: ClassInfo, row: [SQLiteValue]) -> SQLiteValue? {
-        guard realm.configuration.commitRecorder != nil, let pk = info.primaryKeyProperty,
-            let i = rowIndex(info, pk), i < row.count
-        else { return nil }
+    /// The stored primary key of a row about to go, for a commit recorder to name the deleted object.
+    private func storedPrimaryKey(_ info: ClassInfo, row: [SQLiteValue]) -> SQLiteValue? {
+        guard let pk = info.primaryKeyProperty, let i = rowIndex(info, pk), i < row.count else { return nil }
         return row[i]
     }
 
     /// Deletes every object of a class and its collections: no cascades, every class goes.
     func deleteAllRows(_ info: ClassInfo) throws {
-        if realm.configuration.commitRecorder != nil, let pk = info.primaryKeyProperty {
+        if keepsDeletedPrimaryKeys, let pk = info.primaryKeyProperty {
             let sql = "SELECT \"_key\", \(info.quotedStorage(pk)) FROM \(info.quotedTable)"
             try connection.forEachRow(sql, cache: false) {
                 changeTracker.recordDeletion(info.className, $0.int64(at: 0), primaryKey: $0.value(at: 1))

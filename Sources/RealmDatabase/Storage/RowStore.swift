@@ -27,11 +27,15 @@ final class RowStore {
     /// it returns to 0. Kept out of `graph`: read on every insert, and no access to it spans a
     /// call, so the optimizer can drop its dynamic exclusivity checks.
     var graphDepth = 0
+    /// Whether a deletion keeps the row's primary key: only for a commit recorder, so a local
+    /// realm pays nothing for it per deleted object (`ChangeSet.ClassChanges.deletedPrimaryKeys`).
+    let keepsDeletedPrimaryKeys: Bool
 
     init(realm: Realm, schema: Schema) {
         self.realm = realm
         self.connection = realm.connection
         self.changeTracker = realm.changeTracker
+        keepsDeletedPrimaryKeys = realm.configuration.commitRecorder != nil
         for objectSchema in schema.objectSchemas { classInfos[objectSchema.className] = ClassInfo(objectSchema) }
     }
 

@@ -139,12 +139,14 @@ struct DownloadApplier {
             for property in object.objectSchema?.properties ?? [] where property.collection == .list {
                 let listed = objectSnapshot.lists.first { $0.field == property.name }?.elements.map(\.id) ?? []
                 let kept = Set(listed).union(pendingListInserts(ref, property.name))
-                try withList(ref, property.name) { list in
+                try withList(object, property.name) { list in
                     for id in list.elementIDs where !kept.contains(id) { try list.erase(id) }
                 }
             }
             for set in objectSnapshot.sets {
-                let kept = try set.values.compactMap(collectionValue) + pendingSetValues(ref, set.field)
+                let kept =
+                    try set.values.compactMap { try SyncValueConversion.collectionItem($0, in: realm) }
+                    + pendingSetValues(ref, set.field)
                 let local = try object.dynamicMutableSet(set.field)
                 for value in try local.values() where !kept.contains(value) { try local.remove(value) }
             }
@@ -159,7 +161,8 @@ struct DownloadApplier {
     private func pendingSetValues(_ ref: ObjectRef, _ field: String) throws -> [RealmValue] {
         try pending.flatMap(\.instructions).compactMap { instruction in
             switch instruction {
-            case .setAdd(ref, field, let value), .setRemove(ref, field, let value): return try collectionValue(value)
+            case .setAdd(ref, field, let value), .setRemove(ref, field, let value):
+                return try SyncValueConversion.collectionItem(value, in: realm)
             default: return nil
             }
         }
@@ -211,58 +214,25 @@ struct DownloadApplier {
             return
         }
         switch instruction {
-        case .erase:
-            return
         case .create(_, let fields):
             try create(ref, fields: fields, at: time)
         case .set(_, let path, let value):
             guard let object = try SyncValueConversion.object(ref, in: realm) else { return }
             try set(object, ref, path: path, value: value, at: time)
-        case .listInsert(_, let field, let element, let position, let value):
-            guard !writes.clearIsLater(ref, field, than: WriteTime(insertionOf: element)) else { return }
-            try withList(ref, field) { try $0.insert(element, position, value) }
-        case .listErase(_, let field, let element):
-            try withList(ref, field) { try $0.erase(element) }
-            void {
-                switch $0 {
-                case .listMove(ref, field, element, _), .listSet(ref, field, element, _): return true
-                default: return false
+        default:
+            if !writes.overrides(instruction, at: time), let object = try SyncValueConversion.object(ref, in: realm) {
+                try write(instruction, on: object, at: time)
+            }
+            // A remote list erase dooms the pending moves and sets of the element.
+            if case .listErase(_, let field, let element) = instruction {
+                void {
+                    switch $0 {
+                    case .listMove(ref, field, element, _), .listSet(ref, field, element, _): return true
+                    default: return false
+                    }
                 }
             }
-        case .listMove(_, let field, let element, let position):
-            guard !writes.moveIsLater(ref, field, element, than: time) else { return }
-            try withList(ref, field) { try $0.move(element, to: position) }
-        case .listSet(_, let field, let element, let value):
-            guard !writes.elementSetIsLater(ref, field, element, than: time) else { return }
-            try withList(ref, field) { try $0.set(element, value) }
-        case .listClear(_, let field):
-            try withList(ref, field) { try $0.clear(before: time) }
-        case .setAdd(_, let field, let value), .setRemove(_, let field, let value):
-            guard !writes.setValueIsLater(ref, field, value, than: time),
-                let object = try SyncValueConversion.object(ref, in: realm),
-                let item = try collectionValue(value)
-            else { return }
-            let set = try object.dynamicMutableSet(field)
-            if case .setAdd = instruction { try set.insert(item) } else { try set.remove(item) }
-        case .mapPut(_, let field, let key, let value):
-            guard !writes.mapKeyIsLater(ref, field, key, than: time),
-                let object = try SyncValueConversion.object(ref, in: realm),
-                let item = try collectionValue(value)
-            else { return }
-            try object.dynamicMap(field).setValue(item, forKey: key)
-        case .mapRemove(_, let field, let key):
-            guard !writes.mapKeyIsLater(ref, field, key, than: time),
-                let object = try SyncValueConversion.object(ref, in: realm)
-            else { return }
-            try object.dynamicMap(field).removeValue(forKey: key)
         }
-    }
-
-    /// A value for a collection; nil for a link to an object this replica does not have.
-    private func collectionValue(_ value: SyncValue) throws -> RealmValue? {
-        let item = try SyncValueConversion.realmValue(value, in: realm)
-        if case .link = value, item.isNull { return nil }
-        return item
     }
 
     private mutating func create(_ ref: ObjectRef, fields: [SyncField], at time: WriteTime) throws {
@@ -304,37 +274,30 @@ struct DownloadApplier {
             let time = WriteTime(of: changeset)
             for instruction in changeset.instructions where instruction.object == ref {
                 guard let kept = Self.unlessOverwritten(instruction, by: later, after: time) else { continue }
-                try replay(kept, on: object, ref, at: time)
+                try write(kept, on: object, at: time)
             }
         }
     }
 
     /// `instruction` without what a later pending write overwrites (nil when nothing is left): the
-    /// server applies the later one after it. An insert a later pending clear erases is left out too.
+    /// server applies the later one after it. An insert a later pending clear erases is left out too;
+    /// element moves and sets are replayed as they are.
     private static func unlessOverwritten(
         _ instruction: Instruction, by later: PendingWrites, after time: WriteTime
     ) -> Instruction? {
         switch instruction {
         case .create(let ref, let fields):
             return .create(ref, fields: fields.filter { !later.fieldIsLater(ref, [$0.name], than: time) })
-        case .set(let ref, let path, _):
-            return later.fieldIsLater(ref, path, than: time) ? nil : instruction
-        case .listInsert(let ref, let field, let element, _, _):
-            return later.clearIsLater(ref, field, than: WriteTime(insertionOf: element)) ? nil : instruction
-        case .setAdd(let ref, let field, let value), .setRemove(let ref, let field, let value):
-            return later.setValueIsLater(ref, field, value, than: time) ? nil : instruction
-        case .mapPut(let ref, let field, let key, _), .mapRemove(let ref, let field, let key):
-            return later.mapKeyIsLater(ref, field, key, than: time) ? nil : instruction
-        default:
+        case .listMove, .listSet:
             return instruction
+        default:
+            return later.overrides(instruction, at: time) ? nil : instruction
         }
     }
 
-    private mutating func replay(
-        _ instruction: Instruction, on object: DynamicObject, _ ref: ObjectRef, at time: WriteTime
-    )
-        throws
-    {
+    /// Writes what `instruction` says to `object`, as it says it: a remote one past the checks
+    /// against the pending writes (`apply`), or a replayed pending one.
+    private func write(_ instruction: Instruction, on object: DynamicObject, at time: WriteTime) throws {
         switch instruction {
         case .erase:
             return
@@ -345,49 +308,49 @@ struct DownloadApplier {
         case .set(_, let path, let value):
             try writeField(object, path: path, value: value)
         case .listInsert(_, let field, let element, let position, let value):
-            try withList(ref, field) { try $0.insert(element, position, value) }
+            try withList(object, field) { try $0.insert(element, position, value) }
         case .listErase(_, let field, let element):
-            try withList(ref, field) { try $0.erase(element) }
+            try withList(object, field) { try $0.erase(element) }
         case .listMove(_, let field, let element, let position):
-            try withList(ref, field) { try $0.move(element, to: position) }
+            try withList(object, field) { try $0.move(element, to: position) }
         case .listSet(_, let field, let element, let value):
-            try withList(ref, field) { try $0.set(element, value) }
+            try withList(object, field) { try $0.set(element, value) }
         case .listClear(_, let field):
-            try withList(ref, field) { try $0.clear(before: time) }
+            try withList(object, field) { try $0.clear(before: time) }
         case .setAdd(_, let field, let value), .setRemove(_, let field, let value):
-            guard let item = try collectionValue(value) else { return }
+            guard let item = try SyncValueConversion.collectionItem(value, in: realm) else { return }
             let set = try object.dynamicMutableSet(field)
             if case .setAdd = instruction { try set.insert(item) } else { try set.remove(item) }
         case .mapPut(_, let field, let key, let value):
-            guard let item = try collectionValue(value) else { return }
+            guard let item = try SyncValueConversion.collectionItem(value, in: realm) else { return }
             try object.dynamicMap(field).setValue(item, forKey: key)
         case .mapRemove(_, let field, let key):
             try object.dynamicMap(field).removeValue(forKey: key)
         }
     }
 
-    /// Writes `value` at `path` below `object` (nothing when an embedded object on the way is missing).
-    private func writeField(_ object: DynamicObject, path: [String], value: SyncValue) throws {
-        guard let last = path.last else { return }
+    /// Writes `value` at `path` below `object`; returns the object written to, nil (nothing written)
+    /// when an embedded object on the way is missing.
+    @discardableResult
+    private func writeField(_ object: DynamicObject, path: [String], value: SyncValue) throws -> DynamicObject? {
+        guard let last = path.last else { return nil }
         var target = object
         for name in path.dropLast() {
-            guard case .object(let next) = try target.value(forKey: name) else { return }
+            guard case .object(let next) = try target.value(forKey: name) else { return nil }
             target = next
         }
         try target.setValue(try SyncValueConversion.realmValue(value, in: realm), forKey: last)
         if path.count == 1 { try links.fieldWritten(object, last, value) }
+        return target
     }
 
     private mutating func set(
         _ object: DynamicObject, _ ref: ObjectRef, path: [String], value: SyncValue, at time: WriteTime
     ) throws {
-        guard let last = path.last, !writes.fieldIsLater(ref, path, than: time) else { return }
-        var target = object
-        for name in path.dropLast() {
-            guard case .object(let next) = try target.value(forKey: name) else { return }
-            target = next
-        }
-        try writeField(object, path: path, value: value)
+        guard !writes.fieldIsLater(ref, path, than: time),
+            let target = try writeField(object, path: path, value: value),
+            let last = path.last
+        else { return }
         voidEarlierWrites(ref, path, before: time)
         if let property = target.objectSchema?[last], holdsEmbedded(property) {
             // A replacement: the server drops the pending writes below it as concurrent.
@@ -445,10 +408,8 @@ struct DownloadApplier {
         writes = PendingWrites(pending)
     }
 
-    private func withList(_ ref: ObjectRef, _ field: String, _ body: (inout SyncedList) throws -> Void) throws {
-        guard let object = try SyncValueConversion.object(ref, in: realm),
-            let property = object.objectSchema?[field], property.collection == .list,
-            let key = object.objectKey
+    private func withList(_ object: DynamicObject, _ field: String, _ body: (inout SyncedList) throws -> Void) throws {
+        guard let property = object.objectSchema?[field], property.collection == .list, let key = object.objectKey
         else { return }
         var list = try SyncedList(
             realm: realm, store: store, list: try object.dynamicList(field),

@@ -79,23 +79,29 @@ struct PendingWrites {
         return (1..<max(1, path.count)).contains { times[Array(path.prefix($0))] != nil }
     }
 
-    func clearIsLater(_ o: ObjectRef, _ field: String, than time: WriteTime) -> Bool {
-        clears[FieldKey(object: o, field: field)].map { $0 > time } ?? false
+    /// A remote instruction at `time` is skipped: a pending local write to what it writes is later
+    /// (for a list insert: a pending clear later than the element's insertion). A create, an erase,
+    /// a list erase or clear is never skipped here.
+    func overrides(_ instruction: Instruction, at time: WriteTime) -> Bool {
+        switch instruction {
+        case .set(let o, let path, _):
+            return fieldIsLater(o, path, than: time)
+        case .listInsert(let o, let field, let e, _, _):
+            return Self.isLater(clears[FieldKey(object: o, field: field)], than: WriteTime(insertionOf: e))
+        case .listMove(let o, let field, let e, _):
+            return Self.isLater(moves[ElementKey(object: o, field: field, element: e)], than: time)
+        case .listSet(let o, let field, let e, _):
+            return Self.isLater(elementSets[ElementKey(object: o, field: field, element: e)], than: time)
+        case .setAdd(let o, let field, let v), .setRemove(let o, let field, let v):
+            return Self.isLater(setValues[ValueKey(object: o, field: field, value: v)], than: time)
+        case .mapPut(let o, let field, let k, _), .mapRemove(let o, let field, let k):
+            return Self.isLater(mapKeys[MapKey(object: o, field: field, key: k)], than: time)
+        case .create, .erase, .listErase, .listClear:
+            return false
+        }
     }
 
-    func moveIsLater(_ o: ObjectRef, _ field: String, _ e: ElementID, than time: WriteTime) -> Bool {
-        moves[ElementKey(object: o, field: field, element: e)].map { $0 > time } ?? false
-    }
-
-    func elementSetIsLater(_ o: ObjectRef, _ field: String, _ e: ElementID, than time: WriteTime) -> Bool {
-        elementSets[ElementKey(object: o, field: field, element: e)].map { $0 > time } ?? false
-    }
-
-    func setValueIsLater(_ o: ObjectRef, _ field: String, _ v: SyncValue, than time: WriteTime) -> Bool {
-        setValues[ValueKey(object: o, field: field, value: v)].map { $0 > time } ?? false
-    }
-
-    func mapKeyIsLater(_ o: ObjectRef, _ field: String, _ k: String, than time: WriteTime) -> Bool {
-        mapKeys[MapKey(object: o, field: field, key: k)].map { $0 > time } ?? false
+    private static func isLater(_ pending: WriteTime?, than time: WriteTime) -> Bool {
+        pending.map { $0 > time } ?? false
     }
 }

@@ -65,6 +65,14 @@ enum SyncValueConversion {
         }
     }
 
+    /// A travelling value as an element of a collection: nil for a link to an object this replica
+    /// does not have (the element waits for it rather than hold null).
+    static func collectionItem(_ value: SyncValue, in realm: Realm) throws -> RealmValue? {
+        let item = try realmValue(value, in: realm)
+        if case .link = value, item.isNull { return nil }
+        return item
+    }
+
     /// The live object a reference names, nil when this replica has none.
     static func object(_ ref: ObjectRef, in realm: Realm) throws -> DynamicObject? {
         guard realm.schema[ref.className]?.primaryKey != nil else {

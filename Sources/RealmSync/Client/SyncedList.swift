@@ -45,8 +45,7 @@ struct SyncedList {
     /// Inserts an element (an id already here is a repeat: inserts are idempotent).
     mutating func insert(_ id: ElementID, _ position: FractionalPosition, _ value: SyncValue) throws {
         guard index(of: id) == nil else { return }
-        let item = try SyncValueConversion.realmValue(value, in: realm)
-        if case .link = value, item.isNull { return }
+        guard let item = try SyncValueConversion.collectionItem(value, in: realm) else { return }
         let at = index(for: position, id)
         try list.insert(item, at: at)
         let rows = try store.listRows(table: table, owner: owner)
@@ -77,8 +76,7 @@ struct SyncedList {
 
     mutating func set(_ id: ElementID, _ value: SyncValue) throws {
         guard let at = index(of: id) else { return }
-        let item = try SyncValueConversion.realmValue(value, in: realm)
-        if case .link = value, item.isNull { return }
+        guard let item = try SyncValueConversion.collectionItem(value, in: realm) else { return }
         try list.set(item, at: at)
         elements[at].value = value
         try store.mirrorElement(table: table, owner: owner, elements[at])
