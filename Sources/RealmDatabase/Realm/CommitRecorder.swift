@@ -1,5 +1,3 @@
-import CSQLite
-
 /// Something that records each commit of a file inside the commit's own transaction (sync records a
 /// changeset per commit this way). Set on `Realm.Configuration.commitRecorder`; every instance
 /// opened from that configuration calls the same recorder.
@@ -22,12 +20,7 @@ extension Realm {
 
     /// The rows a query returns, each as its column values.
     package func querySQL(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
-        var rows: [[SQLiteValue]] = []
-        try connection.forEachRow(sql, bindings) { statement in
-            let columns = sqlite3_column_count(statement.handle)
-            rows.append((0..<columns).map { statement.value(at: $0) })
-        }
-        return rows
+        try connection.rows(sql, bindings)
     }
 
     /// The live object of `className` with object key `key`, nil when there is none: how a recorder

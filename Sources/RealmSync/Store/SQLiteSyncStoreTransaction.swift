@@ -3,9 +3,9 @@ import RealmDatabase
 
 /// The records of `SQLiteSyncStore`, read and written inside one of its transactions.
 final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
-    private let db: StoreConnection
+    private let db: SQLiteConnection
 
-    init(_ db: StoreConnection) { self.db = db }
+    init(_ db: SQLiteConnection) { self.db = db }
 
     // MARK: Encoding of keys
 
@@ -351,7 +351,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try db.inSavepoint("sync_upload", body)
+            return try db.inSavepoint(body)
         } catch {
             objectIDs = [:]
             throw error
