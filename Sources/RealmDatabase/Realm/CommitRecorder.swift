@@ -20,18 +20,17 @@ extension Realm {
 
     /// The rows a query returns, each as its column values.
     package func querySQL(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
-        var rows: [[SQLiteValue]] = []
-        try connection.forEachRow(sql, bindings) { statement in
-            rows.append((0..<statement.columnCount).map { statement.value(at: $0) })
-        }
-        return rows
+        try connection.rows(sql, bindings)
     }
 
     /// The live object of `className` with object key `key`, nil when there is none: how a recorder
-    /// reads the objects a `ChangeSet` names. The look keeps the row for the object's reads.
+    /// reads the objects a `ChangeSet` names.
     package func object(ofType className: String, forKey key: Int64) throws -> DynamicObject? {
-        let object = DynamicObject(realm: self, info: try classInfo(className), key: key)
-        return try object.checkInvalidated() ? nil : object
+        let info = try classInfo(className)
+        let found = try connection.scalarInt(
+            "SELECT count(*) FROM \(StorageLayout.quotedTable(className)) WHERE _key = ?", [.integer(key)])
+        guard found ?? 0 > 0 else { return nil }
+        return DynamicObject(realm: self, info: info, key: key)
     }
 
     /// The primary key of a deleted object of `className` from its stored form

@@ -19,16 +19,17 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
 }
 
-/// One SQLite connection. Not thread-safe: a connection is confined to the `Realm` that owns it.
+/// One SQLite connection. Not thread-safe: a connection is confined to the `Realm` that owns it (or,
+/// through `package` access, to RealmSync's sync store, which serializes its calls).
 ///
 /// Prepared statements are cached by SQL text, so hot paths (insert, read by key) prepare once.
-final class SQLiteConnection {
+package final class SQLiteConnection {
     private(set) var handle: OpaquePointer?
-    let path: String
+    package let path: String
     private var statementCache: [String: Statement] = [:]
 
     /// Opens `path` (a file path or a `file:` URI) with the given `SQLITE_OPEN_*` flags.
-    init(path: String, flags: Int32) throws {
+    package init(path: String, flags: Int32) throws {
         self.path = path
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
@@ -57,7 +58,7 @@ final class SQLiteConnection {
     }
 
     /// Runs one or more statements that return no rows.
-    func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         guard let handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "connection closed", sql: sql) }
         var errmsg: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errmsg)
@@ -86,7 +87,7 @@ final class SQLiteConnection {
     }
 
     /// Runs a statement with bindings, returning no rows.
-    func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws {
+    package func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws {
         let statement = try cached(sql)
         try statement.bind(bindings)
         while try statement.step() {}
@@ -108,7 +109,7 @@ final class SQLiteConnection {
     }
 
     /// Calls `body` for every row.
-    func forEachRow(
+    package func forEachRow(
         _ sql: String, _ bindings: [SQLiteValue] = [], cache: Bool = true, _ body: (Statement) throws -> Void
     ) throws {
         let statement = cache ? try cached(sql) : try prepare(sql)
@@ -117,9 +118,18 @@ final class SQLiteConnection {
         while try statement.step() { try body(statement) }
     }
 
+    /// Every row of a statement with bindings, each as its column values.
+    package func rows(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+        var rows: [[SQLiteValue]] = []
+        try forEachRow(sql, bindings) { statement in
+            rows.append((0..<statement.columnCount).map { statement.value(at: $0) })
+        }
+        return rows
+    }
+
     var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
     var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
-    var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
+    package var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
 
     func setBusyTimeout(milliseconds: Int32) {
         if let handle { sqlite3_busy_timeout(handle, milliseconds) }
@@ -127,7 +137,7 @@ final class SQLiteConnection {
 }
 
 /// A prepared statement. Columns and parameters are 0-based here.
-final class Statement {
+package final class Statement {
     private(set) var handle: OpaquePointer?
     unowned let connection: SQLiteConnection
     let sql: String
@@ -192,7 +202,7 @@ final class Statement {
         throw err
     }
 
-    var columnCount: Int32 { sqlite3_column_count(handle) }
+    package var columnCount: Int32 { sqlite3_column_count(handle) }
 
     func type(at column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
     func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
@@ -202,7 +212,7 @@ final class Statement {
     func string(at column: Int32) -> String { StatementColumn(handle: handle, column: column).text }
     func data(at column: Int32) -> Data { StatementColumn(handle: handle, column: column).blob }
 
-    func value(at column: Int32) -> SQLiteValue {
+    package func value(at column: Int32) -> SQLiteValue {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: return .integer(int64(at: column))
         case SQLITE_FLOAT: return .real(double(at: column))

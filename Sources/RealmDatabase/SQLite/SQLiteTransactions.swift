@@ -1,5 +1,5 @@
 /// The kinds of `BEGIN`: when the transaction takes SQLite's locks.
-enum SQLiteTransactionKind: String, Sendable {
+package enum SQLiteTransactionKind: String, Sendable {
     /// Takes no lock until the first read (a read transaction pins its snapshot then).
     case deferred = "DEFERRED"
     /// Takes the write lock at once: writers wait for each other here, not at their first write.
@@ -37,7 +37,7 @@ extension SQLiteConnection {
     /// Runs `body` in a transaction; commits when it returns `.commit`, rolls back when it returns
     /// `.rollback` or throws.
     @discardableResult
-    func inTransaction<T>(
+    package func inTransaction<T>(
         _ kind: SQLiteTransactionKind = .immediate,
         _ body: () throws -> (SQLiteTransactionEnd, T)
     ) throws -> T {
@@ -76,7 +76,7 @@ extension SQLiteConnection {
     /// none is open): its changes are released when it returns and undone when it throws, leaving
     /// the enclosing transaction as it was.
     @discardableResult
-    func inSavepoint<T>(_ body: () throws -> T) throws -> T {
+    package func inSavepoint<T>(_ body: () throws -> T) throws -> T {
         let name = "realm_savepoint"
         try execute("SAVEPOINT \(name)")
         let result: T
@@ -106,7 +106,7 @@ extension SQLiteConnection {
 }
 
 /// How a transaction run by `inTransaction` ends.
-enum SQLiteTransactionEnd: Sendable {
+package enum SQLiteTransactionEnd: Sendable {
     case commit
     case rollback
 }

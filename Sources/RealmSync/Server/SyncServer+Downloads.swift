@@ -28,23 +28,33 @@ extension SyncServer {
         defer { sessions[key] = session }
         var out: [Outgoing] = []
         var mustSend = force
+        // The highest client version of the session's file integrated at or below the cursor: read
+        // once, then moved by the file's own entries as the pages go by (a file's client versions
+        // rise with the server version), so no entry costs a query.
+        var ownVersion = try state.highestClientVersion(of: fileID, atOrBelow: session.downloadCursor)
         while true {
             let page = try state.history(after: session.downloadCursor, limit: options.downloadBatchSize)
             guard let last = page.last else { break }
             session.downloadCursor = last.serverVersion
-            let changesets = try page.compactMap { try visible($0, to: session, fileID) }
-            let ack = try state.highestClientVersion(of: fileID, atOrBelow: session.downloadCursor)
+            var changesets: [IntegratedChangeset] = []
+            for entry in page {
+                if entry.originClientFileID == fileID {
+                    ownVersion = entry.clientVersion
+                } else if let changeset = visible(entry, to: session, recipientClientVersion: ownVersion) {
+                    changesets.append(changeset)
+                }
+            }
             let isFinal = page.count < options.downloadBatchSize
-            guard !changesets.isEmpty || ack != session.acknowledged || (isFinal && mustSend) else {
+            guard !changesets.isEmpty || ownVersion != session.acknowledged || (isFinal && mustSend) else {
                 if isFinal { break } else { continue }
             }
-            session.acknowledged = ack
+            session.acknowledged = ownVersion
             mustSend = false
             out.append(message(to: session, changesets))
             if isFinal { break }
         }
         if mustSend {
-            session.acknowledged = try state.highestClientVersion(of: fileID, atOrBelow: session.downloadCursor)
+            session.acknowledged = ownVersion
             out.append(message(to: session, []))
         }
         return out
@@ -58,17 +68,16 @@ extension SyncServer {
                 changesets: changesets))
     }
 
-    /// A history entry as the session sees it: only instructions on its classes, nothing of its own
-    /// file; nil when nothing is left. It names the session's changesets integrated before it, which
-    /// the client must not count as pending against it.
-    private func visible(_ entry: HistoryEntry, to session: ServerSession, _ fileID: UInt64) throws
+    /// Another file's history entry as the session sees it: only instructions on its classes; nil
+    /// when nothing is left. It names the session's last changeset integrated before it
+    /// (`recipientClientVersion`), which the client must not count as pending against it.
+    private func visible(_ entry: HistoryEntry, to session: ServerSession, recipientClientVersion: UInt64)
         -> IntegratedChangeset?
     {
-        guard entry.originClientFileID != fileID else { return nil }
         var origin = entry.kept
         origin.instructions = origin.instructions.filter { session.classes.contains($0.object.className) }
         guard !origin.instructions.isEmpty else { return nil }
-        let before = try state.highestClientVersion(of: fileID, atOrBelow: max(entry.serverVersion, 1) - 1)
-        return IntegratedChangeset(serverVersion: entry.serverVersion, origin: origin, recipientClientVersion: before)
+        return IntegratedChangeset(
+            serverVersion: entry.serverVersion, origin: origin, recipientClientVersion: recipientClientVersion)
     }
 }

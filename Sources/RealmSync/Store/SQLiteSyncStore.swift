@@ -1,49 +1,48 @@
+import CSQLite
 import Foundation
 import RealmDatabase
 
 /// The default sync store: one SQLite file (`sync.sqlite` in the server's data folder), in WAL mode
 /// with `synchronous=FULL`, so an acknowledged integration survives a power cut. One integrator
 /// writes at a time; group commit (many changesets per transaction) keeps it past the fsync limit.
+/// It runs on RealmDatabase's `SQLiteConnection` (statements cached, transactions and savepoints).
 ///
 /// Not thread-safe: the server engine that owns it serializes every call.
 public final class SQLiteSyncStore: SyncStore {
-    private let connection: StoreConnection
-    private var inTransaction = false
+    private let connection: SQLiteConnection
 
     /// Opens (or creates) the store at `path`. `historySalt` is recorded when the file is created.
     public init(path: String, historySalt: UInt64 = UInt64.random(in: 1...UInt64.max)) throws {
-        connection = try StoreConnection(path: path)
-        try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF")
-        try connection.execute(Self.schemaSQL)
-        try connection.run(
-            "INSERT OR IGNORE INTO meta(key, value) VALUES ('history_salt', ?)", [.u64(historySalt)])
+        do {
+            connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF")
+            try connection.execute(Self.schemaSQL)
+            try connection.run(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES ('history_salt', ?)", [.u64(historySalt)])
+        } catch {
+            throw SyncStoreError("cannot open the sync store \(path): \(error)")
+        }
     }
 
     public func write<T>(_ body: (any SyncStoreTransaction) throws -> T) throws -> T {
-        try transaction("BEGIN IMMEDIATE") { try body(SQLiteSyncStoreTransaction(connection)) }
+        try transaction(.immediate) { try body(SQLiteSyncStoreTransaction(connection)) }
     }
 
     public func read<T>(_ body: (any SyncStoreReader) throws -> T) throws -> T {
         // A deferred transaction pins one snapshot at its first read: every read sees one state.
-        try transaction("BEGIN DEFERRED") { try body(SQLiteSyncStoreTransaction(connection)) }
+        try transaction(.deferred) { try body(SQLiteSyncStoreTransaction(connection)) }
     }
 
-    private func transaction<T>(_ begin: String, _ body: () throws -> T) throws -> T {
-        guard !inTransaction else {
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it (or the commit)
+    /// throws, with that error. An SQLite error is reported as a store error naming the file.
+    private func transaction<T>(_ kind: SQLiteTransactionKind, _ body: () throws -> T) throws -> T {
+        guard !connection.isInTransaction else {
             throw SyncStoreError("a sync store transaction was begun inside another on \(connection.path)")
         }
-        inTransaction = true
-        defer { inTransaction = false }
-        try connection.execute(begin)
         do {
-            let result = try body()
-            try connection.execute("COMMIT")
-            return result
-        } catch {
-            // The body's (or the commit's) error is the one to report; a rollback that fails as well
-            // leaves nothing to do (SQLite has already rolled back on the errors that make it fail).
-            try? connection.execute("ROLLBACK")
-            throw error
+            return try connection.inTransaction(kind) { (.commit, try body()) }
+        } catch let error as SQLiteError {
+            throw SyncStoreError("\(error) in the sync store \(connection.path)")
         }
     }
 
@@ -100,5 +99,12 @@ extension SQLiteValue {
     var string: String {
         if case .text(let v) = self { return v }
         return ""
+    }
+}
+
+extension SQLiteConnection {
+    /// The first row of a statement, or nil.
+    func row(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> [SQLiteValue]? {
+        try rows(sql, bindings).first
     }
 }

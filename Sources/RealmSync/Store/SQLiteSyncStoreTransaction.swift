@@ -3,9 +3,9 @@ import RealmDatabase
 
 /// The records of `SQLiteSyncStore`, read and written inside one of its transactions.
 final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
-    private let db: StoreConnection
+    private let db: SQLiteConnection
 
-    init(_ db: StoreConnection) { self.db = db }
+    init(_ db: SQLiteConnection) { self.db = db }
 
     // MARK: Encoding of keys
 
@@ -14,23 +14,15 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     private static let pathSeparator = "\u{1}"
     private static func key(_ path: [String]) -> String { path.joined(separator: pathSeparator) }
 
-    /// Row ids of objects looked up in this transaction. An object's row is never deleted, so an id
-    /// stays valid, except when a savepoint that inserted it is undone: then the cache is dropped.
+    /// Row ids of objects read or written in this transaction (`object`, `writeObject`). An object's
+    /// row is never deleted, so an id stays valid, except when a savepoint that inserted it is
+    /// undone: then the cache is dropped.
     private var objectIDs: [ObjectRef: Int64] = [:]
 
     private func objectID(_ ref: ObjectRef) throws -> Int64? {
         if let id = objectIDs[ref] { return id }
-        guard let id = try lookUpObjectID(ref) else { return nil }
-        objectIDs[ref] = id
-        return id
-    }
-
-    private func lookUpObjectID(_ ref: ObjectRef) throws -> Int64? {
-        let row = try db.row(
-            "SELECT id FROM objects WHERE class = ? AND pk = ?",
-            [.text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey))])
-        if case .integer(let id)? = row?.first { return id }
-        return nil
+        _ = try object(ref)
+        return objectIDs[ref]
     }
 
     private func requireObjectID(_ ref: ObjectRef) throws -> Int64 {
@@ -66,10 +58,11 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func object(_ ref: ObjectRef) throws -> StoredObject? {
         guard
             let row = try db.row(
-                "SELECT live, erased_at, erased_by, creator FROM objects WHERE class = ? AND pk = ?",
+                "SELECT id, live, erased_at, erased_by, creator FROM objects WHERE class = ? AND pk = ?",
                 [.text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey))])
         else { return nil }
-        return StoredObject(exists: row[0].u64 != 0, erasedAt: row[1].u64, erasedBy: row[2].u64, creator: row[3].u64)
+        if case .integer(let id) = row[0] { objectIDs[ref] = id }
+        return StoredObject(exists: row[1].u64 != 0, erasedAt: row[2].u64, erasedBy: row[3].u64, creator: row[4].u64)
     }
 
     func existingObjects(ofClass className: String, after cursor: UInt64, limit: Int) throws
@@ -220,8 +213,11 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     }
 
     func highestClientVersion(of clientFileID: UInt64, atOrBelow serverVersion: UInt64) throws -> UInt64 {
+        // A file's client versions rise with the server version: the last one is the highest, one
+        // index seek away (max() would read every changeset of the file).
         try db.row(
-            "SELECT max(client_version) FROM history WHERE client_file_id = ? AND server_version <= ?",
+            "SELECT client_version FROM history WHERE client_file_id = ? AND server_version <= ? "
+                + "ORDER BY server_version DESC LIMIT 1",
             [.u64(clientFileID), .u64(serverVersion)]
         )?.first?.u64 ?? 0
     }
@@ -244,16 +240,18 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     // MARK: Writes
 
     func writeObject(_ ref: ObjectRef, _ object: StoredObject) throws {
-        try db.run(
+        let row = try db.row(
             """
             INSERT INTO objects(class, pk, live, erased_at, erased_by, creator) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT(class, pk) DO UPDATE SET live = excluded.live, erased_at = excluded.erased_at,
                 erased_by = excluded.erased_by, creator = excluded.creator
+            RETURNING id
             """,
             [
                 .text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey)), .integer(object.exists ? 1 : 0),
                 .u64(object.erasedAt), .u64(object.erasedBy), .u64(object.creator),
             ])
+        if case .integer(let id)? = row?.first { objectIDs[ref] = id }
     }
 
     func forgetContents(of ref: ObjectRef) throws {
@@ -351,7 +349,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try db.inSavepoint("sync_upload", body)
+            return try db.inSavepoint(body)
         } catch {
             objectIDs = [:]
             throw error
