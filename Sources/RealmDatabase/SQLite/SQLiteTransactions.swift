@@ -74,7 +74,9 @@ extension SQLiteConnection {
 
     /// Runs `body` in a savepoint of the open transaction (or in a transaction of its own when
     /// none is open): its changes are released when it returns and undone when it throws, leaving
-    /// the enclosing transaction as it was.
+    /// the enclosing transaction as it was. Should the undo itself fail, its error is thrown instead
+    /// of the body's: the body's writes may still be there, so a caller that goes on after a failed
+    /// step (a refused upload, a script's pcall) must not mistake this for an undone step.
     @discardableResult
     package func inSavepoint<T>(_ body: () throws -> T) throws -> T {
         let name = "realm_savepoint"
@@ -82,26 +84,17 @@ extension SQLiteConnection {
         let result: T
         do {
             result = try body()
-        } catch {
-            rollbackToSavepoint(name)
-            throw error
-        }
-        do {
             try execute("RELEASE \(name)")
         } catch {
-            rollbackToSavepoint(name)
+            try rollbackToSavepoint(name)
             throw error
         }
         return result
     }
 
-    private func rollbackToSavepoint(_ name: String) {
-        do {
-            try execute("ROLLBACK TO \(name)")
-            try execute("RELEASE \(name)")
-        } catch {
-            RealmDiagnostics.report(error, while: "undoing a savepoint on \(path)")
-        }
+    private func rollbackToSavepoint(_ name: String) throws {
+        try execute("ROLLBACK TO \(name)")
+        try execute("RELEASE \(name)")
     }
 }
 
