@@ -215,6 +215,20 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try name(a, "p"), "again")
     }
 
+    /// Seed 8916 of the simulation: a local erase and create in one commit, made after a remote
+    /// erase was seen, settle after an earlier lost erase: the create follows the erase in its own
+    /// changeset and is not concurrent with the remote erase, so the object stays.
+    func testACreateAfterAnEraseInOneCommitSurvivesItsSettledErase() throws {
+        let a = try clientWhoseRecreateMetARemoteErase()
+        try a.realm.write {
+            try a.realm.delete(try a.person("p"))
+            _ = try a.realm.create("Person", value: ["id": "p", "name": "again"])
+        }
+        _ = try a.receive(download([], cursor: 3, ack: 1))
+        _ = try a.receive(download([], cursor: 4, ack: 2))
+        XCTAssertEqual(try name(a, "p"), "again")
+    }
+
     /// Seed 182 of the simulation: the batches of a bootstrap interrupted by a lost connection are
     /// of an older server version; the next session's bootstrap must not apply them.
     func testAnInterruptedBootstrapIsForgottenOnTheNextSession() throws {
