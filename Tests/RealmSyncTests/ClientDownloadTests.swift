@@ -352,6 +352,38 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try a.person("p").dynamicList("tags").values(), [])
     }
 
+    /// Seed 2043 of the simulation: a list element this file inserted (integrated) and then erased
+    /// (pending) is in the bootstrap's snapshot; the pending erase will erase it on the server, so
+    /// the snapshot's insert does not bring it back.
+    func testABootstrapDoesNotBringBackAListElementAPendingEraseRemoves() throws {
+        let a = try client("a", id: 1)
+        try a.realm.write {
+            let p = try a.realm.create("Person", value: ["id": "p"])
+            try p.dynamicList("tags").append("x")
+            try p.dynamicList("tags").append("kept")
+        }
+        let inserts = try a.storedHistory().flatMap(\.instructions).compactMap { instruction in
+            if case .listInsert(_, _, let id, let position, let value) = instruction {
+                return ListSnapshot.Element(id: id, position: position, value: value)
+            }
+            return nil
+        }
+        guard inserts.count == 2 else { return XCTFail("inserts recorded: \(inserts)") }
+        let element = inserts[0].id
+        try a.realm.write { try a.person("p").dynamicList("tags").remove(at: 0) }
+        let listed = [
+            ListSnapshot.Element(id: element, position: inserts[0].position, value: .string("y")), inserts[1],
+        ]
+        let p = ObjectSnapshot(object: ref("p"), fields: [], lists: [ListSnapshot(field: "tags", elements: listed)])
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 4, latestClock: HLCTimestamp(milliseconds: 5, counter: 0),
+                uploadAcknowledged: 1, objects: [p], isLast: true, progress: 1))
+        XCTAssertEqual(try a.person("p").dynamicList("tags").values(), ["kept"])
+        XCTAssertEqual(
+            try a.storedHistory().flatMap(\.instructions), [.listErase(ref("p"), field: "tags", element: element)])
+    }
+
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }
