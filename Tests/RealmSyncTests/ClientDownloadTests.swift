@@ -384,6 +384,34 @@ final class ClientDownloadTests: XCTestCase {
             try a.storedHistory().flatMap(\.instructions), [.listErase(ref("p"), field: "tags", element: element)])
     }
 
+    /// Seed 6947 of the simulation: list elements this file inserted (integrated) were moved and set
+    /// on the server before the bootstrap; the snapshot's position and value replace the replica's.
+    func testABootstrapMovesAndSetsListElementsTheReplicaAlreadyHas() throws {
+        let a = try client("a", id: 1)
+        try a.realm.write {
+            let p = try a.realm.create("Person", value: ["id": "p"])
+            try p.dynamicList("tags").append("x")
+            try p.dynamicList("tags").append("y")
+        }
+        let inserts = try a.storedHistory().flatMap(\.instructions).compactMap { instruction in
+            if case .listInsert(_, _, let id, let position, let value) = instruction {
+                return ListSnapshot.Element(id: id, position: position, value: value)
+            }
+            return nil
+        }
+        guard inserts.count == 2 else { return XCTFail("inserts recorded: \(inserts)") }
+        let moved = ListSnapshot.Element(
+            id: inserts[0].id, position: FractionalPosition.between(inserts[1].position, nil), value: .string("x"))
+        let set = ListSnapshot.Element(id: inserts[1].id, position: inserts[1].position, value: .string("z"))
+        let p = ObjectSnapshot(
+            object: ref("p"), fields: [], lists: [ListSnapshot(field: "tags", elements: [set, moved])])
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 4, latestClock: HLCTimestamp(milliseconds: 5, counter: 0),
+                uploadAcknowledged: 1, objects: [p], isLast: true, progress: 1))
+        XCTAssertEqual(try a.person("p").dynamicList("tags").values(), ["z", "x"])
+    }
+
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {
         let a = try client("a", id: 1)
         try a.realm.write { _ = try a.realm.create("Person", value: ["id": "p"]) }
