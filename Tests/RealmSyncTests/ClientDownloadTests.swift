@@ -215,6 +215,20 @@ final class ClientDownloadTests: XCTestCase {
         XCTAssertEqual(try name(a, "p"), "again")
     }
 
+    /// Seed 8916 of the simulation: a local erase and create in one commit, made after a remote
+    /// erase was seen, settle after an earlier lost erase: the create follows the erase in its own
+    /// changeset and is not concurrent with the remote erase, so the object stays.
+    func testACreateAfterAnEraseInOneCommitSurvivesItsSettledErase() throws {
+        let a = try clientWhoseRecreateMetARemoteErase()
+        try a.realm.write {
+            try a.realm.delete(try a.person("p"))
+            _ = try a.realm.create("Person", value: ["id": "p", "name": "again"])
+        }
+        _ = try a.receive(download([], cursor: 3, ack: 1))
+        _ = try a.receive(download([], cursor: 4, ack: 2))
+        XCTAssertEqual(try name(a, "p"), "again")
+    }
+
     /// Seed 182 of the simulation: the batches of a bootstrap interrupted by a lost connection are
     /// of an older server version; the next session's bootstrap must not apply them.
     func testAnInterruptedBootstrapIsForgottenOnTheNextSession() throws {
@@ -336,6 +350,66 @@ final class ClientDownloadTests: XCTestCase {
         // The list's mirror follows: a later edit records against the one element left.
         try a.realm.write { try a.person("p").dynamicList("tags").remove(at: 0) }
         XCTAssertEqual(try a.person("p").dynamicList("tags").values(), [])
+    }
+
+    /// Seed 2043 of the simulation: a list element this file inserted (integrated) and then erased
+    /// (pending) is in the bootstrap's snapshot; the pending erase will erase it on the server, so
+    /// the snapshot's insert does not bring it back.
+    func testABootstrapDoesNotBringBackAListElementAPendingEraseRemoves() throws {
+        let a = try client("a", id: 1)
+        try a.realm.write {
+            let p = try a.realm.create("Person", value: ["id": "p"])
+            try p.dynamicList("tags").append("x")
+            try p.dynamicList("tags").append("kept")
+        }
+        let inserts = try a.storedHistory().flatMap(\.instructions).compactMap { instruction in
+            if case .listInsert(_, _, let id, let position, let value) = instruction {
+                return ListSnapshot.Element(id: id, position: position, value: value)
+            }
+            return nil
+        }
+        guard inserts.count == 2 else { return XCTFail("inserts recorded: \(inserts)") }
+        let element = inserts[0].id
+        try a.realm.write { try a.person("p").dynamicList("tags").remove(at: 0) }
+        let listed = [
+            ListSnapshot.Element(id: element, position: inserts[0].position, value: .string("y")), inserts[1],
+        ]
+        let p = ObjectSnapshot(object: ref("p"), fields: [], lists: [ListSnapshot(field: "tags", elements: listed)])
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 4, latestClock: HLCTimestamp(milliseconds: 5, counter: 0),
+                uploadAcknowledged: 1, objects: [p], isLast: true, progress: 1))
+        XCTAssertEqual(try a.person("p").dynamicList("tags").values(), ["kept"])
+        XCTAssertEqual(
+            try a.storedHistory().flatMap(\.instructions), [.listErase(ref("p"), field: "tags", element: element)])
+    }
+
+    /// Seed 6947 of the simulation: list elements this file inserted (integrated) were moved and set
+    /// on the server before the bootstrap; the snapshot's position and value replace the replica's.
+    func testABootstrapMovesAndSetsListElementsTheReplicaAlreadyHas() throws {
+        let a = try client("a", id: 1)
+        try a.realm.write {
+            let p = try a.realm.create("Person", value: ["id": "p"])
+            try p.dynamicList("tags").append("x")
+            try p.dynamicList("tags").append("y")
+        }
+        let inserts = try a.storedHistory().flatMap(\.instructions).compactMap { instruction in
+            if case .listInsert(_, _, let id, let position, let value) = instruction {
+                return ListSnapshot.Element(id: id, position: position, value: value)
+            }
+            return nil
+        }
+        guard inserts.count == 2 else { return XCTFail("inserts recorded: \(inserts)") }
+        let moved = ListSnapshot.Element(
+            id: inserts[0].id, position: FractionalPosition.between(inserts[1].position, nil), value: .string("x"))
+        let set = ListSnapshot.Element(id: inserts[1].id, position: inserts[1].position, value: .string("z"))
+        let p = ObjectSnapshot(
+            object: ref("p"), fields: [], lists: [ListSnapshot(field: "tags", elements: [set, moved])])
+        _ = try a.receive(
+            .bootstrap(
+                session: 1, serverVersion: 4, latestClock: HLCTimestamp(milliseconds: 5, counter: 0),
+                uploadAcknowledged: 1, objects: [p], isLast: true, progress: 1))
+        XCTAssertEqual(try a.person("p").dynamicList("tags").values(), ["z", "x"])
     }
 
     func testADamagedStoredChangesetIsAnErrorNamingIt() throws {

@@ -33,8 +33,13 @@ struct DownloadApplier {
         pending.removeAll { integratedBefore($0.clientVersion) }
         writes = PendingWrites(pending)
         for (index, changeset) in integrated.enumerated() {
-            let later = Array(integrated[(index + 1)...]) + pending
-            for case .erase(let ref) in changeset.instructions { try settleDeferredErase(ref, later: later) }
+            for (position, instruction) in changeset.instructions.enumerated() {
+                guard case .erase(let ref) = instruction else { continue }
+                // What follows the erase in its own changeset comes after it, as the later changesets do.
+                var rest = changeset
+                rest.instructions = Array(changeset.instructions[(position + 1)...])
+                try settleDeferredErase(ref, later: [rest] + integrated[(index + 1)...] + pending)
+            }
         }
     }
 

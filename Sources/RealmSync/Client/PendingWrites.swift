@@ -6,6 +6,7 @@ struct PendingWrites {
     private(set) var erased = Set<ObjectRef>()
     private var fields: [ObjectRef: [[String]: WriteTime]] = [:]
     private var clears: [FieldKey: WriteTime] = [:]
+    private var listErases = Set<ElementKey>()
     private var moves: [ElementKey: WriteTime] = [:]
     private var elementSets: [ElementKey: WriteTime] = [:]
     private var setValues: [ValueKey: WriteTime] = [:]
@@ -63,7 +64,9 @@ struct PendingWrites {
         case .mapPut(let o, let field, let k, _), .mapRemove(let o, let field, let k):
             let key = MapKey(object: o, field: field, key: k)
             mapKeys[key] = Self.later(mapKeys[key], time)
-        case .listInsert, .listErase:
+        case .listErase(let o, let field, let e):
+            listErases.insert(ElementKey(object: o, field: field, element: e))
+        case .listInsert:
             break
         }
     }
@@ -80,14 +83,17 @@ struct PendingWrites {
     }
 
     /// A remote instruction at `time` is skipped: a pending local write to what it writes is later
-    /// (for a list insert: a pending clear later than the element's insertion). A create, an erase,
-    /// a list erase or clear is never skipped here.
+    /// (for a list insert: a pending clear later than the element's insertion, or a pending erase of
+    /// the element, which the server keeps whatever the times: only a bootstrap's snapshot inserts an
+    /// element the replica already knew). A create, an erase, a list erase or clear is never skipped
+    /// here.
     func overrides(_ instruction: Instruction, at time: WriteTime) -> Bool {
         switch instruction {
         case .set(let o, let path, _):
             return fieldIsLater(o, path, than: time)
         case .listInsert(let o, let field, let e, _, _):
-            return Self.isLater(clears[FieldKey(object: o, field: field)], than: WriteTime(insertionOf: e))
+            return listErases.contains(ElementKey(object: o, field: field, element: e))
+                || Self.isLater(clears[FieldKey(object: o, field: field)], than: WriteTime(insertionOf: e))
         case .listMove(let o, let field, let e, _):
             return Self.isLater(moves[ElementKey(object: o, field: field, element: e)], than: time)
         case .listSet(let o, let field, let e, _):

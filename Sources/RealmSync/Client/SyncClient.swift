@@ -244,8 +244,16 @@ public final class SyncClient: SyncClientEndpoint {
         let o = snapshot.object
         var result: [Instruction] = [.create(o, fields: snapshot.fields)]
         for list in snapshot.lists {
-            result += list.elements.map {
-                .listInsert(o, field: list.field, element: $0.id, position: $0.position, value: $0.value)
+            // The replica may have the element already (this file's insert, integrated): the insert is
+            // a repeat, so the snapshot's position and value follow as a move and a set at time zero
+            // (no-ops where they are the replica's already; skipped behind a pending move or set).
+            result += list.elements.flatMap { element -> [Instruction] in
+                [
+                    .listInsert(
+                        o, field: list.field, element: element.id, position: element.position, value: element.value),
+                    .listMove(o, field: list.field, element: element.id, position: element.position),
+                    .listSet(o, field: list.field, element: element.id, value: element.value),
+                ]
             }
         }
         for set in snapshot.sets { result += set.values.map { .setAdd(o, field: set.field, value: $0) } }

@@ -64,8 +64,9 @@ struct SyncedList {
         elements.remove(at: at)
     }
 
+    /// Moves an element to `position` (nothing to do when it is there already).
     mutating func move(_ id: ElementID, to position: FractionalPosition) throws {
-        guard let from = index(of: id) else { return }
+        guard let from = index(of: id), elements[from].position != position else { return }
         var element = elements.remove(at: from)
         element.position = position
         let to = index(for: position, id)
@@ -74,8 +75,9 @@ struct SyncedList {
         try store.mirrorElement(table: table, owner: owner, element)
     }
 
+    /// Sets an element's value (nothing to do when it holds that value already).
     mutating func set(_ id: ElementID, _ value: SyncValue) throws {
-        guard let at = index(of: id) else { return }
+        guard let at = index(of: id), elements[at].value != value else { return }
         guard let item = try SyncValueConversion.collectionItem(value, in: realm) else { return }
         try list.set(item, at: at)
         elements[at].value = value
