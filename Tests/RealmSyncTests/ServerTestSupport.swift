@@ -86,7 +86,7 @@ final class ServerFixture {
 
     /// Allocates client files 1…count.
     func clients(_ count: Int) throws {
-        for index in 0..<count { _ = try state.allocateClient(salt: UInt64(100 + index)) }
+        for index in 0..<count { _ = try state.allocateClient(salt: UInt64(100 + index), user: "u") }
     }
 
     /// Integrates each changeset as its own upload, in order, in one transaction.

@@ -9,12 +9,18 @@ struct InstructionDecider {
     let serverVersion: UInt64
     /// The time of every write of the changeset.
     let time: WriteTime
+    /// The user whose client uploaded the changeset: the creator of the objects it creates.
+    let user: String
 
-    init(transaction: any SyncStoreTransaction, rules: SyncSchemaRules, changeset: Changeset, serverVersion: UInt64) {
+    init(
+        transaction: any SyncStoreTransaction, rules: SyncSchemaRules, changeset: Changeset, serverVersion: UInt64,
+        user: String
+    ) {
         self.transaction = transaction
         self.rules = rules
         self.changeset = changeset
         self.serverVersion = serverVersion
+        self.user = user
         self.time = WriteTime(of: changeset)
     }
 
@@ -72,7 +78,7 @@ struct InstructionDecider {
                 o,
                 StoredObject(
                     exists: true, erasedAt: existing?.erasedAt ?? 0, erasedBy: existing?.erasedBy ?? 0,
-                    creator: changeset.clientFileID))
+                    creator: user))
             try writeDefaultFields(of: o)
         }
         let objectSchema = try rules.syncedClass(o.className)

@@ -82,7 +82,8 @@ public final class Integrator {
             try checkOrder(of: changeset, from: upload.clientFileID, expected: next, now: now, transaction)
             let serverVersion = try transaction.latestServerVersion() + 1
             let decider = InstructionDecider(
-                transaction: transaction, rules: rules, changeset: changeset, serverVersion: serverVersion)
+                transaction: transaction, rules: rules, changeset: changeset, serverVersion: serverVersion,
+                user: client.user)
             var kept = changeset
             kept.instructions = try changeset.instructions.compactMap { try decider.decide($0) }
             try transaction.appendHistory(HistoryRecord(serverVersion: serverVersion, original: changeset, kept: kept))

@@ -32,9 +32,9 @@ public struct ServerState {
         }
     }
 
-    /// A new client file id recorded with `salt`.
-    public func allocateClient(salt: UInt64) throws -> UInt64 {
-        try store.write { try $0.allocateClient(salt: salt) }
+    /// A new client file id recorded with `salt`, for `user`.
+    public func allocateClient(salt: UInt64, user: String) throws -> UInt64 {
+        try store.write { try $0.allocateClient(salt: salt, user: user) }
     }
 
     public func client(_ fileID: UInt64) throws -> ClientRecord? {

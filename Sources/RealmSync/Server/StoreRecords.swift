@@ -5,10 +5,11 @@ public struct StoredObject: Hashable, Sendable {
     /// The server version of the last erase (0: never erased).
     public var erasedAt: UInt64
     public var erasedBy: UInt64
-    /// The client file whose create first made the object (the permissions' "creator").
-    public var creator: UInt64
+    /// The user whose create first made the object: the only reader and writer of a class without
+    /// permission rules (private per user).
+    public var creator: String
 
-    public init(exists: Bool, erasedAt: UInt64 = 0, erasedBy: UInt64 = 0, creator: UInt64) {
+    public init(exists: Bool, erasedAt: UInt64 = 0, erasedBy: UInt64 = 0, creator: String) {
         self.exists = exists
         self.erasedAt = erasedAt
         self.erasedBy = erasedBy
@@ -87,11 +88,14 @@ public struct ClientRecord: Hashable, Sendable {
     public var fileID: UInt64
     public var salt: UInt64
     public var lastIntegratedClientVersion: UInt64
+    /// The user the file was allocated to: only that user's sessions may use it.
+    public var user: String
 
-    public init(fileID: UInt64, salt: UInt64, lastIntegratedClientVersion: UInt64) {
+    public init(fileID: UInt64, salt: UInt64, lastIntegratedClientVersion: UInt64, user: String) {
         self.fileID = fileID
         self.salt = salt
         self.lastIntegratedClientVersion = lastIntegratedClientVersion
+        self.user = user
     }
 }
 

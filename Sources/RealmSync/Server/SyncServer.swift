@@ -69,7 +69,7 @@ public final class SyncServer {
         sessions[key] = ServerSession(connection: key.connection, id: key.session, user: user)
         guard needsClientFileID else { return [] }
         let salt = salts()
-        let fileID = try state.allocateClient(salt: salt)
+        let fileID = try state.allocateClient(salt: salt, user: user)
         return [
             Outgoing(
                 connection: key.connection, message: .ident(session: key.session, clientFileID: fileID, salt: salt))
@@ -84,6 +84,10 @@ public final class SyncServer {
         }
         guard let client = try state.client(fileID), client.salt == salt else {
             throw SyncError(.badClientFileIdentifier, "client file \(fileID) is unknown or its salt is wrong")
+        }
+        guard client.user == session.user else {
+            throw SyncError(
+                .userMismatch, "client file \(fileID) belongs to another user than '\(session.user)'")
         }
         let latest = try state.latestServerVersion()
         guard cursor <= latest else {

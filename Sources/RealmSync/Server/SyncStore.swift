@@ -75,8 +75,8 @@ public protocol SyncStoreTransaction: SyncStoreReader {
     /// Appends to the history; `record.serverVersion` must be `latestServerVersion() + 1`.
     func appendHistory(_ record: HistoryRecord) throws
     func writeClient(_ record: ClientRecord) throws
-    /// A new client file id (1, 2, …) recorded with `salt`.
-    func allocateClient(salt: UInt64) throws -> UInt64
+    /// A new client file id (1, 2, …) recorded with `salt`, for `user`.
+    func allocateClient(salt: UInt64, user: String) throws -> UInt64
 
     /// Runs `body` in a savepoint: when it throws, everything it wrote is undone and the
     /// transaction goes on as it was.

@@ -50,7 +50,7 @@ public final class SQLiteSyncStore: SyncStore {
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS objects(
             id INTEGER PRIMARY KEY, class TEXT NOT NULL, pk BLOB NOT NULL, live INTEGER NOT NULL,
-            erased_at INTEGER NOT NULL, erased_by INTEGER NOT NULL, creator INTEGER NOT NULL,
+            erased_at INTEGER NOT NULL, erased_by INTEGER NOT NULL, creator TEXT NOT NULL,
             UNIQUE(class, pk));
         CREATE INDEX IF NOT EXISTS objects_by_class ON objects(class, live, id);
         CREATE TABLE IF NOT EXISTS fields(
@@ -78,7 +78,8 @@ public final class SQLiteSyncStore: SyncStore {
             original BLOB NOT NULL, kept BLOB NOT NULL);
         CREATE INDEX IF NOT EXISTS history_by_client ON history(client_file_id, server_version);
         CREATE TABLE IF NOT EXISTS clients(
-            file_id INTEGER PRIMARY KEY, salt INTEGER NOT NULL, last_client_version INTEGER NOT NULL);
+            file_id INTEGER PRIMARY KEY, salt INTEGER NOT NULL, last_client_version INTEGER NOT NULL,
+            user TEXT NOT NULL);
         """
 }
 

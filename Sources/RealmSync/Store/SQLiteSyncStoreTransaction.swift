@@ -62,7 +62,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
                 [.text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey))])
         else { return nil }
         if case .integer(let id) = row[0] { objectIDs[ref] = id }
-        return StoredObject(exists: row[1].u64 != 0, erasedAt: row[2].u64, erasedBy: row[3].u64, creator: row[4].u64)
+        return StoredObject(exists: row[1].u64 != 0, erasedAt: row[2].u64, erasedBy: row[3].u64, creator: row[4].string)
     }
 
     func existingObjects(ofClass className: String, after cursor: UInt64, limit: Int) throws
@@ -232,9 +232,10 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func client(_ fileID: UInt64) throws -> ClientRecord? {
         guard
             let row = try db.row(
-                "SELECT salt, last_client_version FROM clients WHERE file_id = ?", [.u64(fileID)])
+                "SELECT salt, last_client_version, user FROM clients WHERE file_id = ?", [.u64(fileID)])
         else { return nil }
-        return ClientRecord(fileID: fileID, salt: row[0].u64, lastIntegratedClientVersion: row[1].u64)
+        return ClientRecord(
+            fileID: fileID, salt: row[0].u64, lastIntegratedClientVersion: row[1].u64, user: row[2].string)
     }
 
     // MARK: Writes
@@ -249,7 +250,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
             """,
             [
                 .text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey)), .integer(object.exists ? 1 : 0),
-                .u64(object.erasedAt), .u64(object.erasedBy), .u64(object.creator),
+                .u64(object.erasedAt), .u64(object.erasedBy), .text(object.creator),
             ])
         if case .integer(let id)? = row?.first { objectIDs[ref] = id }
     }
@@ -336,14 +337,14 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
 
     func writeClient(_ record: ClientRecord) throws {
         try db.run(
-            "INSERT OR REPLACE INTO clients(file_id, salt, last_client_version) VALUES (?, ?, ?)",
-            [.u64(record.fileID), .u64(record.salt), .u64(record.lastIntegratedClientVersion)])
+            "INSERT OR REPLACE INTO clients(file_id, salt, last_client_version, user) VALUES (?, ?, ?, ?)",
+            [.u64(record.fileID), .u64(record.salt), .u64(record.lastIntegratedClientVersion), .text(record.user)])
     }
 
-    func allocateClient(salt: UInt64) throws -> UInt64 {
+    func allocateClient(salt: UInt64, user: String) throws -> UInt64 {
         let last = try db.row("SELECT max(file_id) FROM clients")?.first?.u64 ?? 0
         let fileID = last + 1
-        try writeClient(ClientRecord(fileID: fileID, salt: salt, lastIntegratedClientVersion: 0))
+        try writeClient(ClientRecord(fileID: fileID, salt: salt, lastIntegratedClientVersion: 0, user: user))
         return fileID
     }
 
