@@ -140,13 +140,13 @@ public struct SyncSamples {
 
     public mutating func message() -> SyncMessage {
         let session = UInt32(truncatingIfNeeded: uint64())
-        switch below(9) {
+        switch below(11) {
         case 0: return .bind(session: session, user: pick(Self.strings), needsClientFileID: below(2) == 0)
         case 1: return .ident(session: session, clientFileID: uint64(), salt: uint64())
         case 2:
             return .identify(
                 session: session, clientFileID: uint64(), salt: uint64(), downloadCursor: uint64(),
-                classes: (0..<below(4)).map { _ in pick(Self.classNames) })
+                query: querySet())
         case 3: return .upload(session: session, changesets: (0..<below(3)).map { _ in changeset(maxInstructions: 4) })
         case 4:
             return .download(
@@ -155,18 +155,37 @@ public struct SyncSamples {
                     IntegratedChangeset(
                         serverVersion: uint64(), origin: changeset(maxInstructions: 4), recipientClientVersion: uint64()
                     )
+                },
+                replacements: (0..<below(2)).map { _ in snapshot() }, removals: objectRefs(),
+                compensating: (0..<below(2)).map { _ in
+                    CompensatingWrite(object: objectRef(), reason: pick(Self.strings), serverVersion: uint64())
                 })
         case 5:
             return .bootstrap(
                 session: session, serverVersion: uint64(), latestClock: HLCTimestamp(rawValue: uint64()),
                 uploadAcknowledged: uint64(), objects: (0..<below(3)).map { _ in snapshot() },
-                isLast: below(2) == 0, progress: Double(below(101)) / 100)
+                isLast: below(2) == 0, progress: Double(below(101)) / 100,
+                queryVersion: Int64(bitPattern: uint64()), removals: objectRefs())
         case 6: return .mark(session: session, requestID: uint64())
         case 7:
             return .error(
                 session: session, code: pick([.badSyntax, .badChangeset, .clockTooFarAhead, .compensatingWrite]),
                 message: pick(Self.strings), tryAgain: below(2) == 0)
+        case 8: return .query(session: session, query: querySet())
+        case 9:
+            return .queryError(
+                session: session, version: Int64(bitPattern: uint64()), message: pick(Self.strings))
         default: return .unbind(session: session)
         }
     }
+
+    private mutating func querySet() -> QuerySet {
+        QuerySet(
+            version: Int64(bitPattern: uint64()),
+            subscriptions: (0..<below(4)).map { _ in
+                SubscriptionQuery(className: pick(Self.classNames), query: pick(Self.strings))
+            })
+    }
+
+    private mutating func objectRefs() -> [ObjectRef] { (0..<below(3)).map { _ in objectRef() } }
 }

@@ -517,7 +517,7 @@ final class ClientDownloadTests: XCTestCase {
             try reopened.connect(session: 3),
             [
                 .bind(session: 3, user: "u", needsClientFileID: false),
-                .identify(session: 3, clientFileID: 1, salt: 7, downloadCursor: 0, classes: ["Person"]),
+                .identify(session: 3, clientFileID: 1, salt: 7, downloadCursor: 0, query: .allObjects(of: ["Person"])),
             ])
         _ = try reopened.receiveFirstDownload(session: 3)
         XCTAssertEqual(try reopened.pendingUploads(), [.upload(session: 3, changesets: sent)])

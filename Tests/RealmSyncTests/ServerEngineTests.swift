@@ -29,7 +29,8 @@ final class ServerEngineTests: XCTestCase {
             return (0, 0, [])
         }
         let replies = server.receive(
-            .identify(session: 1, clientFileID: fileID, salt: salt, downloadCursor: cursor, classes: ["Item"]),
+            .identify(
+                session: 1, clientFileID: fileID, salt: salt, downloadCursor: cursor, query: .allObjects(of: ["Item"])),
             on: connection)
         XCTAssertTrue(replies.allSatisfy { $0.connection == connection })
         return (fileID, salt, replies.map(\.message))
@@ -94,7 +95,9 @@ final class ServerEngineTests: XCTestCase {
         let a = try connect(server, alice)
         _ = server.receive(.bind(session: 2, user: "u", needsClientFileID: false), on: bob)
         let replies = server.receive(
-            .identify(session: 2, clientFileID: a.fileID, salt: a.salt + 1, downloadCursor: 0, classes: ["Item"]),
+            .identify(
+                session: 2, clientFileID: a.fileID, salt: a.salt + 1, downloadCursor: 0,
+                query: .allObjects(of: ["Item"])),
             on: bob)
         guard case .error(2, .badClientFileIdentifier, _, false)? = replies.first?.message else {
             return XCTFail("expected badClientFileIdentifier, got \(replies)")
@@ -115,8 +118,8 @@ final class ServerEngineTests: XCTestCase {
 
         let b = try connect(server, bob)
         XCTAssertEqual(b.replies.count, 3)
-        guard case .bootstrap(1, 1, _, _, let first, false, let progress)? = b.replies.first,
-            case .bootstrap(1, 1, _, _, let second, true, 1.0) = b.replies[1]
+        guard case .bootstrap(1, 1, _, _, let first, false, let progress, _, _)? = b.replies.first,
+            case .bootstrap(1, 1, _, _, let second, true, 1.0, _, _) = b.replies[1]
         else { return XCTFail("expected two bootstrap batches at server version 1, got \(b.replies)") }
         XCTAssertEqual(progress, 0.5)
         XCTAssertEqual((first + second).map(\.object), [item(1), item(2), item(3)])
@@ -134,7 +137,7 @@ final class ServerEngineTests: XCTestCase {
         _ = server.receive(.upload(session: 1, changesets: uploads), on: alice)
         let out = messages(server.integratePending(), to: bob)
         let sizes = out.compactMap { message -> Int? in
-            if case .download(_, _, _, let changesets) = message { return changesets.count }
+            if case .download(_, _, _, let changesets, _, _, _) = message { return changesets.count }
             return nil
         }
         XCTAssertEqual(sizes, [2, 2, 1])
@@ -182,7 +185,10 @@ final class ServerEngineTests: XCTestCase {
             (.download(session: 3, downloadCursor: 0, uploadAcknowledged: 0, changesets: []), .unknownMessage),
             (.upload(session: 3, changesets: []), .badSession),
             (.mark(session: 3, requestID: 1), .badSession),
-            (.identify(session: 3, clientFileID: 1, salt: 1, downloadCursor: 0, classes: []), .badSession),
+            (
+                .identify(session: 3, clientFileID: 1, salt: 1, downloadCursor: 0, query: .allObjects(of: [])),
+                .badSession
+            ),
         ]
         for (message, code) in hostile {
             let out = server.receive(message, on: alice)
@@ -191,12 +197,16 @@ final class ServerEngineTests: XCTestCase {
         let a = try connect(server, alice)
         _ = server.receive(.bind(session: 4, user: "u", needsClientFileID: false), on: alice)
         let note = server.receive(
-            .identify(session: 4, clientFileID: a.fileID, salt: a.salt, downloadCursor: 0, classes: ["Note"]), on: alice
+            .identify(
+                session: 4, clientFileID: a.fileID, salt: a.salt, downloadCursor: 0, query: .allObjects(of: ["Note"])),
+            on: alice
         )
         guard case .error(4, .badQuery, _, _)? = note.first?.message else { return XCTFail("\(note)") }
         _ = server.receive(.bind(session: 5, user: "u", needsClientFileID: false), on: alice)
         let ahead = server.receive(
-            .identify(session: 5, clientFileID: a.fileID, salt: a.salt, downloadCursor: 9, classes: ["Item"]), on: alice
+            .identify(
+                session: 5, clientFileID: a.fileID, salt: a.salt, downloadCursor: 9, query: .allObjects(of: ["Item"])),
+            on: alice
         )
         guard case .error(5, .badServerVersion, _, _)? = ahead.first?.message else { return XCTFail("\(ahead)") }
     }
@@ -216,9 +226,11 @@ final class ServerEngineTests: XCTestCase {
         guard case .error(1, .badSession, _, _)? = stale.first?.message else { return XCTFail("\(stale)") }
         _ = restarted.receive(.bind(session: 1, user: "u", needsClientFileID: false), on: bob)
         let replies = restarted.receive(
-            .identify(session: 1, clientFileID: b.fileID, salt: b.salt, downloadCursor: 0, classes: ["Item"]), on: bob)
+            .identify(
+                session: 1, clientFileID: b.fileID, salt: b.salt, downloadCursor: 0, query: .allObjects(of: ["Item"])),
+            on: bob)
         XCTAssertEqual(replies.count, 2, "a bootstrap and a download: \(replies)")
-        guard case .bootstrap(1, 1, _, _, let objects, true, _)? = replies.first?.message else {
+        guard case .bootstrap(1, 1, _, _, let objects, true, _, _, _)? = replies.first?.message else {
             return XCTFail("\(replies)")
         }
         XCTAssertEqual(objects.map(\.object), [item(1)])

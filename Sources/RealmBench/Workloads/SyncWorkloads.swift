@@ -124,7 +124,8 @@ struct SyncIntegrate: Workload {
             }
             fileIDs.append(fileID)
             _ = server.receive(
-                .identify(session: 1, clientFileID: fileID, salt: salt, downloadCursor: 0, classes: ["Dog"]),
+                .identify(
+                    session: 1, clientFileID: fileID, salt: salt, downloadCursor: 0, query: .allObjects(of: ["Dog"])),
                 on: connection)
         }
         let start = clock.nowMilliseconds()

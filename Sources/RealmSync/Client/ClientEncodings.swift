@@ -74,7 +74,7 @@ enum ClientEncodings {
     }
 
     static func decodeBootstrap(_ data: Data) throws -> [ObjectSnapshot] {
-        guard case .bootstrap(_, _, _, _, let objects, _, _) = try SyncMessageCodec.decode(Array(data)) else {
+        guard case .bootstrap(_, _, _, _, let objects, _, _, _, _) = try SyncMessageCodec.decode(Array(data)) else {
             throw SyncError(.badChangeset, "A stored bootstrap batch is not a bootstrap")
         }
         return objects

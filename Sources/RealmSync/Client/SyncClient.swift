@@ -113,7 +113,7 @@ public final class SyncClient: SyncClientEndpoint {
     private func identify(_ session: UInt32, _ state: ClientState) -> SyncMessage {
         .identify(
             session: session, clientFileID: state.clientFileID, salt: state.salt, downloadCursor: state.downloadCursor,
-            classes: classes)
+            query: .allObjects(of: classes))
     }
 
     /// Forgets what this connection sent; the next `connect` sends the unacknowledged changesets again.
@@ -128,11 +128,11 @@ public final class SyncClient: SyncClientEndpoint {
         case .ident(let session, let clientFileID, let salt):
             try adopt(clientFileID: clientFileID, salt: salt)
             return [identify(session, try store.state())]
-        case .download(_, let cursor, let acknowledged, let changesets):
+        case .download(_, let cursor, let acknowledged, let changesets, _, _, _):
             try applyDownload(cursor: cursor, acknowledged: acknowledged, changesets: changesets)
             awaitingFirstDownload = false
             return []
-        case .bootstrap(_, let serverVersion, let latestClock, let acknowledged, let objects, let isLast, _):
+        case .bootstrap(_, let serverVersion, let latestClock, let acknowledged, let objects, let isLast, _, _, _):
             try receiveBootstrap(
                 Bootstrap(serverVersion: serverVersion, latestClock: latestClock, acknowledged: acknowledged),
                 objects: objects, isLast: isLast)
@@ -141,7 +141,9 @@ public final class SyncClient: SyncClientEndpoint {
             return try pendingUploads() + [.mark(session: session, requestID: requestID)]
         case .error(_, let code, let message, _):
             throw SyncError(code, "The server ended the session: \(message)")
-        case .bind, .identify, .upload, .unbind:
+        case .queryError(_, let version, let message):
+            throw SyncError(.badQuery, "The server refused subscription set \(version): \(message)")
+        case .bind, .identify, .query, .upload, .unbind:
             throw SyncError(.unknownMessage, "A client does not accept a \(message) message")
         }
     }

@@ -34,5 +34,5 @@ enum InstructionTag: UInt8 {
 /// The tag of each `SyncMessage` kind.
 enum MessageTag: UInt8 {
     case bind = 1
-    case ident, identify, upload, download, bootstrap, mark, error, unbind
+    case ident, identify, upload, download, bootstrap, mark, error, unbind, query, queryError
 }

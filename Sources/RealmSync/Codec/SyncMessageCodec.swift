@@ -30,26 +30,43 @@ extension ByteWriter {
             start(.ident, session)
             varint(clientFileID)
             varint(salt)
-        case .identify(let session, let clientFileID, let salt, let downloadCursor, let classes):
+        case .identify(let session, let clientFileID, let salt, let downloadCursor, let query):
             start(.identify, session)
             varint(clientFileID)
             varint(salt)
             varint(downloadCursor)
-            count(classes.count)
-            for name in classes { string(name) }
+            querySet(query)
+        case .query(let session, let query):
+            start(.query, session)
+            querySet(query)
+        case .queryError(let session, let version, let text):
+            start(.queryError, session)
+            varint(UInt64(bitPattern: version))
+            string(text)
         case .upload(let session, let changesets):
             start(.upload, session)
             count(changesets.count)
             for c in changesets { changeset(c) }
-        case .download(let session, let downloadCursor, let uploadAcknowledged, let changesets):
+        case .download(
+            let session, let downloadCursor, let uploadAcknowledged, let changesets, let replacements, let removals,
+            let compensating):
             start(.download, session)
             varint(downloadCursor)
             varint(uploadAcknowledged)
             count(changesets.count)
             for c in changesets { integratedChangeset(c) }
+            count(replacements.count)
+            for o in replacements { snapshot(o) }
+            objectRefs(removals)
+            count(compensating.count)
+            for write in compensating {
+                objectRef(write.object)
+                string(write.reason)
+                varint(write.serverVersion)
+            }
         case .bootstrap(
             let session, let serverVersion, let latestClock, let uploadAcknowledged, let objects, let isLast,
-            let progress):
+            let progress, let queryVersion, let removals):
             start(.bootstrap, session)
             varint(serverVersion)
             varint(latestClock.rawValue)
@@ -58,6 +75,8 @@ extension ByteWriter {
             for o in objects { snapshot(o) }
             bool(isLast)
             littleEndian(progress.bitPattern, width: 8)
+            varint(UInt64(bitPattern: queryVersion))
+            objectRefs(removals)
         case .mark(let session, let requestID):
             start(.mark, session)
             varint(requestID)
@@ -74,6 +93,20 @@ extension ByteWriter {
     private mutating func start(_ tag: MessageTag, _ session: UInt32) {
         byte(tag.rawValue)
         varint(UInt64(session))
+    }
+
+    private mutating func querySet(_ set: QuerySet) {
+        varint(UInt64(bitPattern: set.version))
+        count(set.subscriptions.count)
+        for subscription in set.subscriptions {
+            string(subscription.className)
+            string(subscription.query)
+        }
+    }
+
+    private mutating func objectRefs(_ refs: [ObjectRef]) {
+        count(refs.count)
+        for ref in refs { objectRef(ref) }
     }
 
     mutating func snapshot(_ s: ObjectSnapshot) {
@@ -119,11 +152,13 @@ extension ByteReader {
             let id = try varint("the client file id")
             let salt = try varint("the salt")
             let cursor = try varint("the download cursor")
-            let n = try count("the class count")
-            var classes: [String] = []
-            classes.reserveCapacity(n)
-            for _ in 0..<n { classes.append(try string("a subscribed class")) }
-            return .identify(session: session, clientFileID: id, salt: salt, downloadCursor: cursor, classes: classes)
+            return .identify(
+                session: session, clientFileID: id, salt: salt, downloadCursor: cursor, query: try querySet())
+        case .query:
+            return .query(session: session, query: try querySet())
+        case .queryError:
+            let version = Int64(bitPattern: try varint("the query version"))
+            return .queryError(session: session, version: version, message: try string("the query error message"))
         case .upload:
             // A changeset takes at least its four numbers and two counts.
             let n = try count("the changeset count", minimumSize: 6)
@@ -138,7 +173,24 @@ extension ByteReader {
             var changesets: [IntegratedChangeset] = []
             changesets.reserveCapacity(n)
             for _ in 0..<n { changesets.append(try with(code: .badChangeset) { try $0.integratedChangeset() }) }
-            return .download(session: session, downloadCursor: cursor, uploadAcknowledged: ack, changesets: changesets)
+            let replacements = try snapshots()
+            let removals = try objectRefs("the removal count")
+            // A compensating write takes at least a class name length, a key tag, a reason length
+            // and a version.
+            let m = try count("the compensating write count", minimumSize: 4)
+            var compensating: [CompensatingWrite] = []
+            compensating.reserveCapacity(m)
+            for _ in 0..<m {
+                let object = try with(code: .badChangeset) { try $0.objectRef() }
+                let reason = try string("the reason of a compensating write")
+                compensating.append(
+                    CompensatingWrite(
+                        object: object, reason: reason, serverVersion: try varint("the version of a compensating write")
+                    ))
+            }
+            return .download(
+                session: session, downloadCursor: cursor, uploadAcknowledged: ack, changesets: changesets,
+                replacements: replacements, removals: removals, compensating: compensating)
         case .bootstrap:
             return try bootstrap(session: session)
         case .mark:
@@ -159,17 +211,47 @@ extension ByteReader {
         let serverVersion = try varint("the server version")
         let latestClock = HLCTimestamp(rawValue: try varint("the latest clock"))
         let uploadAcknowledged = try varint("the acknowledged client version")
+        let objects = try snapshots()
+        let isLast = try bool("isLast")
+        let progress = Double(bitPattern: try littleEndian(width: 8, "the progress"))
+        guard progress >= 0, progress <= 1 else { throw error("progress \(progress) outside 0…1") }
+        let queryVersion = Int64(bitPattern: try varint("the query version"))
+        return .bootstrap(
+            session: session, serverVersion: serverVersion, latestClock: latestClock,
+            uploadAcknowledged: uploadAcknowledged, objects: objects, isLast: isLast, progress: progress,
+            queryVersion: queryVersion, removals: try objectRefs("the removal count"))
+    }
+
+    private mutating func snapshots() throws -> [ObjectSnapshot] {
         // A snapshot takes at least a class name length, a key tag and four counts.
         let n = try count("the object count", minimumSize: 6)
         var objects: [ObjectSnapshot] = []
         objects.reserveCapacity(n)
         for _ in 0..<n { objects.append(try with(code: .badChangeset) { try $0.snapshot() }) }
-        let isLast = try bool("isLast")
-        let progress = Double(bitPattern: try littleEndian(width: 8, "the progress"))
-        guard progress >= 0, progress <= 1 else { throw error("progress \(progress) outside 0…1") }
-        return .bootstrap(
-            session: session, serverVersion: serverVersion, latestClock: latestClock,
-            uploadAcknowledged: uploadAcknowledged, objects: objects, isLast: isLast, progress: progress)
+        return objects
+    }
+
+    private mutating func objectRefs(_ what: String) throws -> [ObjectRef] {
+        // An object reference takes at least a class name length and a key tag.
+        let n = try count(what, minimumSize: 2)
+        var refs: [ObjectRef] = []
+        refs.reserveCapacity(n)
+        for _ in 0..<n { refs.append(try with(code: .badChangeset) { try $0.objectRef() }) }
+        return refs
+    }
+
+    private mutating func querySet() throws -> QuerySet {
+        let version = Int64(bitPattern: try varint("the query version"))
+        // A subscription takes at least two string lengths.
+        let n = try count("the subscription count", minimumSize: 2)
+        var subscriptions: [SubscriptionQuery] = []
+        subscriptions.reserveCapacity(n)
+        for _ in 0..<n {
+            let className = try string("the class of a subscription")
+            subscriptions.append(
+                SubscriptionQuery(className: className, query: try string("the query of a subscription")))
+        }
+        return QuerySet(version: version, subscriptions: subscriptions)
     }
 
     mutating func snapshot() throws -> ObjectSnapshot {

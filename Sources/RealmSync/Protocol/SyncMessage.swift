@@ -8,23 +8,39 @@ public enum SyncMessage: Hashable, Sendable {
     /// S→C: the client file id and salt the server allocated (only when BIND asked for one).
     case ident(session: UInt32, clientFileID: UInt64, salt: UInt64)
     /// C→S: who the file is and where it stands: its id and salt, the last server version it
-    /// integrated (the download cursor), and what it subscribes to (part 1: class names).
-    case identify(session: UInt32, clientFileID: UInt64, salt: UInt64, downloadCursor: UInt64, classes: [String])
+    /// integrated (the download cursor) and the subscription set whose view it holds (the last one
+    /// it completed). A newer set follows as a `query` message.
+    case identify(session: UInt32, clientFileID: UInt64, salt: UInt64, downloadCursor: UInt64, query: QuerySet)
+    /// C→S: a new version of the subscription set. The server answers with a bootstrap of the new
+    /// view (objects entering it, removals of those leaving it) at one server version, or
+    /// `queryError`.
+    case query(session: UInt32, query: QuerySet)
+    /// S→C: the subscription set `version` was refused (a query outside the subset, an unknown
+    /// class or field); the session goes on with its previous view.
+    case queryError(session: UInt32, version: Int64, message: String)
     /// C→S: local changesets after the acknowledged point, in client-version order.
     case upload(session: UInt32, changesets: [Changeset])
     /// S→C: changesets that originated elsewhere, in server-version order; after integrating them the
     /// client's download cursor is `downloadCursor`. `uploadAcknowledged` is the highest client version
-    /// the server has integrated (the ack).
+    /// the server has integrated (the ack). Then, as of `downloadCursor`: `replacements`, objects the
+    /// replica gets whole (they entered its view, or a compensating write restores them), and
+    /// `removals`, objects that left its view (deleted locally, nothing recorded). `compensating`:
+    /// this client's writes the server refused, reported after the corrections are applied.
     case download(
-        session: UInt32, downloadCursor: UInt64, uploadAcknowledged: UInt64, changesets: [IntegratedChangeset])
+        session: UInt32, downloadCursor: UInt64, uploadAcknowledged: UInt64, changesets: [IntegratedChangeset],
+        replacements: [ObjectSnapshot] = [], removals: [ObjectRef] = [], compensating: [CompensatingWrite] = [])
     /// S→C: one batch of a bootstrap: the objects of the session's view as of `serverVersion`. The
     /// client stores batches aside and applies them all in one transaction after the one with `isLast`.
     /// `latestClock`: the latest clock integrated up to `serverVersion` (the client rebases its
     /// pending changesets after it); `uploadAcknowledged`: the client's highest client version
     /// integrated up to `serverVersion` (those changesets are in the snapshot, not pending).
+    /// `queryVersion`: the subscription set whose view this is; complete once the last batch is
+    /// applied. For a replica that already downloaded (a new subscription set), `objects` are those
+    /// entering its view and `removals` those leaving it.
     case bootstrap(
         session: UInt32, serverVersion: UInt64, latestClock: HLCTimestamp, uploadAcknowledged: UInt64,
-        objects: [ObjectSnapshot], isLast: Bool, progress: Double)
+        objects: [ObjectSnapshot], isLast: Bool, progress: Double, queryVersion: Int64 = 0,
+        removals: [ObjectRef] = [])
     /// Both ways: "reply when everything you had when you got this has been sent".
     case mark(session: UInt32, requestID: UInt64)
     /// S→C: the session failed; `tryAgain` false means the client must not reconnect as it was.
@@ -33,9 +49,9 @@ public enum SyncMessage: Hashable, Sendable {
 
     public var session: UInt32 {
         switch self {
-        case .bind(let s, _, _), .ident(let s, _, _), .identify(let s, _, _, _, _), .upload(let s, _),
-            .download(let s, _, _, _), .bootstrap(let s, _, _, _, _, _, _), .mark(let s, _), .error(let s, _, _, _),
-            .unbind(let s):
+        case .bind(let s, _, _), .ident(let s, _, _), .identify(let s, _, _, _, _), .query(let s, _),
+            .queryError(let s, _, _), .upload(let s, _), .download(let s, _, _, _, _, _, _),
+            .bootstrap(let s, _, _, _, _, _, _, _, _), .mark(let s, _), .error(let s, _, _, _), .unbind(let s):
             return s
         }
     }

@@ -38,8 +38,8 @@ public final class SyncServer {
             switch message {
             case .bind(_, let user, let needsClientFileID):
                 return try bind(key, user: user, needsClientFileID: needsClientFileID)
-            case .identify(_, let fileID, let salt, let cursor, let classes):
-                return try identify(key, fileID: fileID, salt: salt, cursor: cursor, classes: classes)
+            case .identify(_, let fileID, let salt, let cursor, let query):
+                return try identify(key, fileID: fileID, salt: salt, cursor: cursor, classes: query.classes)
             case .upload(_, let changesets):
                 return try upload(key, changesets)
             case .mark(_, let requestID):
@@ -48,7 +48,9 @@ public final class SyncServer {
                 sessions[key] = nil
                 pending.removeAll { $0.key == key }
                 return []
-            case .ident, .download, .bootstrap, .error:
+            case .query:
+                throw SyncError(.unknownMessage, "subscription changes are not served yet")
+            case .ident, .download, .bootstrap, .error, .queryError:
                 throw SyncError(.unknownMessage, "a server does not accept \(Self.name(of: message)) messages")
             }
         } catch {
@@ -190,6 +192,8 @@ public final class SyncServer {
         case .bind: return "bind"
         case .ident: return "ident"
         case .identify: return "identify"
+        case .query: return "query"
+        case .queryError: return "query error"
         case .upload: return "upload"
         case .download: return "download"
         case .bootstrap: return "bootstrap"

@@ -105,7 +105,8 @@ final class CodecRoundTripTests: XCTestCase {
         let messages: [SyncMessage] = [
             .bind(session: 1, user: "alice", needsClientFileID: true),
             .ident(session: .max, clientFileID: 42, salt: .max),
-            .identify(session: 2, clientFileID: 42, salt: 7, downloadCursor: 9, classes: ["Dog", "Person"]),
+            .identify(
+                session: 2, clientFileID: 42, salt: 7, downloadCursor: 9, query: .allObjects(of: ["Dog", "Person"])),
             .upload(session: 1, changesets: [changeset, changeset]),
             .upload(session: 1, changesets: []),
             .download(
