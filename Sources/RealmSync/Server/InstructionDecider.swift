@@ -78,7 +78,7 @@ struct InstructionDecider {
                 o,
                 StoredObject(
                     exists: true, erasedAt: existing?.erasedAt ?? 0, erasedBy: existing?.erasedBy ?? 0,
-                    creator: user))
+                    creator: user, createdAt: serverVersion))
             try writeDefaultFields(of: o)
         }
         let objectSchema = try rules.syncedClass(o.className)

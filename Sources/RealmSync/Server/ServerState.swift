@@ -46,15 +46,25 @@ public struct ServerState {
         try store.read { try $0.highestClientVersion(of: clientFileID, atOrBelow: serverVersion) }
     }
 
-    /// Every existing object of `classes`, in batches of at most `batchSize`, all read in one read
-    /// transaction: one consistent server version, with the latest clock integrated up to it.
+    /// Every existing object of `classes` (the view of part 1), as `snapshot(view:user:batchSize:)`.
     public func snapshot(classes: [String], batchSize: Int) throws -> (
+        serverVersion: UInt64, latestClock: HLCTimestamp, batches: [[ObjectSnapshot]]
+    ) {
+        let view = SessionView(
+            queryVersion: 0,
+            predicates: Dictionary(classes.map { ($0, .constant(true)) }, uniquingKeysWith: { a, _ in a }))
+        return try snapshot(view: view, user: "", batchSize: batchSize)
+    }
+
+    /// Every existing object of `view` for `user`, in batches of at most `batchSize`, all read in one
+    /// read transaction: one consistent server version, with the latest clock integrated up to it.
+    func snapshot(view: SessionView, user: String, batchSize: Int) throws -> (
         serverVersion: UInt64, latestClock: HLCTimestamp, batches: [[ObjectSnapshot]]
     ) {
         try store.read { reader in
             var batches: [[ObjectSnapshot]] = []
             var batch: [ObjectSnapshot] = []
-            for className in classes.sorted() {
+            for (className, predicate) in view.predicates.sorted(by: { $0.key < $1.key }) {
                 guard let objectSchema = rules.schema[className] else { continue }
                 var cursor: UInt64 = 0
                 while true {
@@ -62,6 +72,9 @@ public struct ServerState {
                     guard let last = page.last else { break }
                     cursor = last.cursor
                     for (_, ref) in page {
+                        guard let stored = try reader.object(ref),
+                            predicate.matches(try SessionView.subject(ref, stored, reader, rules: rules), user: user)
+                        else { continue }
                         batch.append(try snapshot(of: ref, objectSchema, reader))
                         if batch.count >= batchSize {
                             batches.append(batch)
@@ -87,7 +100,7 @@ public struct ServerState {
 
     /// One object as the store has it: every property of its class, lists in (position, id) order,
     /// sets in `SyncValue.order`, maps by key.
-    private func snapshot(of ref: ObjectRef, _ objectSchema: ObjectSchema, _ reader: any SyncStoreReader) throws
+    func snapshot(of ref: ObjectRef, _ objectSchema: ObjectSchema, _ reader: any SyncStoreReader) throws
         -> ObjectSnapshot
     {
         let stored = try reader.topLevelFields(of: ref)

@@ -8,12 +8,16 @@ public struct StoredObject: Hashable, Sendable {
     /// The user whose create first made the object: the only reader and writer of a class without
     /// permission rules (private per user).
     public var creator: String
+    /// The server version of the create that last made the object exist: a replica that downloads
+    /// from before it gets the object's whole life as instructions.
+    public var createdAt: UInt64
 
-    public init(exists: Bool, erasedAt: UInt64 = 0, erasedBy: UInt64 = 0, creator: String) {
+    public init(exists: Bool, erasedAt: UInt64 = 0, erasedBy: UInt64 = 0, creator: String, createdAt: UInt64 = 0) {
         self.exists = exists
         self.erasedAt = erasedAt
         self.erasedBy = erasedBy
         self.creator = creator
+        self.createdAt = createdAt
     }
 }
 
@@ -96,6 +100,23 @@ public struct ClientRecord: Hashable, Sendable {
         self.salt = salt
         self.lastIntegratedClientVersion = lastIntegratedClientVersion
         self.user = user
+    }
+}
+
+/// Where a replica stands in what the server sent it: the download cursor, then the subscription set
+/// version (a new set's bootstrap comes at the cursor the replica already has). Changes to the objects
+/// a replica holds are recorded at the position of the message that carries them.
+public struct ViewPosition: Hashable, Comparable, Sendable {
+    public var serverVersion: UInt64
+    public var queryVersion: Int64
+
+    public init(serverVersion: UInt64, queryVersion: Int64) {
+        self.serverVersion = serverVersion
+        self.queryVersion = queryVersion
+    }
+
+    public static func < (a: ViewPosition, b: ViewPosition) -> Bool {
+        (a.serverVersion, a.queryVersion) < (b.serverVersion, b.queryVersion)
     }
 }
 

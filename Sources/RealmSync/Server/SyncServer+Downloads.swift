@@ -1,12 +1,14 @@
 /// What the server sends a session: bootstraps from state, and downloads of what other clients
-/// wrote to its classes.
+/// wrote to its view.
 extension SyncServer {
-    /// The session's classes as of one server version, in `bootstrap` messages of at most
-    /// `bootstrapBatchSize` objects; the session's cursor moves to that version.
+    /// The session's view as of one server version, in `bootstrap` messages of at most
+    /// `bootstrapBatchSize` objects, for a replica that never downloaded; the session's cursor moves
+    /// to that version and the replica holds exactly those objects.
     func bootstrap(_ session: inout ServerSession, fileID: UInt64) throws -> [Outgoing] {
         let (serverVersion, latestClock, batches) = try state.snapshot(
-            classes: session.classes.sorted(), batchSize: options.bootstrapBatchSize)
+            view: session.view, user: session.user, batchSize: options.bootstrapBatchSize)
         let acknowledged = try state.highestClientVersion(of: fileID, atOrBelow: serverVersion)
+        try state.store.write { try $0.resetHeld(of: fileID, to: batches.joined().map(\.object)) }
         session.downloadCursor = serverVersion
         let count = Double(batches.count)
         return batches.enumerated().map { index, objects in
@@ -15,67 +17,125 @@ extension SyncServer {
                 message: .bootstrap(
                     session: session.id, serverVersion: serverVersion, latestClock: latestClock,
                     uploadAcknowledged: acknowledged, objects: objects,
-                    isLast: index == batches.count - 1, progress: Double(index + 1) / count))
+                    isLast: index == batches.count - 1, progress: Double(index + 1) / count,
+                    queryVersion: session.view.queryVersion))
         }
     }
 
     /// `download` messages carrying the history after the session's cursor that other clients wrote
-    /// to its classes (changesets with nothing left are skipped), at most `downloadBatchSize`
-    /// changesets each. A message goes out when it carries changesets, when the acknowledgement
+    /// to its view, at most `downloadBatchSize` changesets each, routed by `ViewRouter`; the last one
+    /// also carries the objects sent whole, the removals, and `corrections` (this client's writes the
+    /// server refused). A message goes out when it carries something, when the acknowledgement
     /// moved, or when `force` asks for one (the uploader gets its ack; an identify gets its state).
-    func downloads(for key: SessionKey, force: Bool) throws -> [Outgoing] {
+    func downloads(for key: SessionKey, force: Bool, corrections: [CompensatingWrite] = []) throws -> [Outgoing] {
         guard var session = sessions[key], let fileID = session.clientFileID else { return [] }
         defer { sessions[key] = session }
-        var out: [Outgoing] = []
-        var mustSend = force
+        let round = try state.store.read { reader in
+            try downloadRound(session, fileID: fileID, corrections: corrections, reader)
+        }
+        if !round.heldChanges.isEmpty {
+            let position = ViewPosition(serverVersion: round.cursor, queryVersion: session.view.queryVersion)
+            try state.store.write { transaction in
+                for (ref, held) in round.heldChanges.sorted(by: { $0.key < $1.key }) {
+                    try transaction.setHeld(fileID, ref, held, at: position)
+                }
+            }
+        }
+        session.downloadCursor = round.cursor
+        var pages = round.pages
+        let hasCorrections = !round.replacements.isEmpty || !round.removals.isEmpty || !corrections.isEmpty
+        if pages.isEmpty && (force || hasCorrections || round.acknowledged != session.acknowledged) {
+            pages.append(DownloadPage(cursor: round.cursor, acknowledged: round.acknowledged, changesets: []))
+        }
+        session.acknowledged = round.acknowledged
+        return pages.enumerated().map { index, page in
+            let isLast = index == pages.count - 1
+            return Outgoing(
+                connection: session.connection,
+                message: .download(
+                    session: session.id, downloadCursor: page.cursor, uploadAcknowledged: page.acknowledged,
+                    changesets: page.changesets, replacements: isLast ? round.replacements : [],
+                    removals: isLast ? round.removals : [], compensating: isLast ? corrections : []))
+        }
+    }
+
+    /// One `download` message's worth of history.
+    struct DownloadPage {
+        var cursor: UInt64
+        var acknowledged: UInt64
+        var changesets: [IntegratedChangeset]
+    }
+
+    /// What one round of downloads sends a session, read in one read transaction.
+    struct DownloadRound {
+        var pages: [DownloadPage] = []
+        var cursor: UInt64
+        var acknowledged: UInt64
+        var replacements: [ObjectSnapshot] = []
+        var removals: [ObjectRef] = []
+        var heldChanges: [ObjectRef: Bool] = [:]
+    }
+
+    private func downloadRound(
+        _ session: ServerSession, fileID: UInt64, corrections: [CompensatingWrite], _ reader: any SyncStoreReader
+    ) throws -> DownloadRound {
+        var router = ViewRouter(
+            reader: reader, view: session.view, user: session.user, fileID: fileID, cursor: session.downloadCursor,
+            rules: state.rules)
+        for write in corrections { try router.correct(write.object) }
         // The highest client version of the session's file integrated at or below the cursor: read
         // once, then moved by the file's own entries as the pages go by (a file's client versions
         // rise with the server version), so no entry costs a query.
-        var ownVersion = try state.highestClientVersion(of: fileID, atOrBelow: session.downloadCursor)
+        var round = DownloadRound(
+            cursor: session.downloadCursor,
+            acknowledged: try reader.highestClientVersion(of: fileID, atOrBelow: session.downloadCursor))
+        var lastSent = session.acknowledged
         while true {
-            let page = try state.history(after: session.downloadCursor, limit: options.downloadBatchSize)
+            let page = try reader.history(after: round.cursor, limit: options.downloadBatchSize)
             guard let last = page.last else { break }
-            session.downloadCursor = last.serverVersion
+            round.cursor = last.serverVersion
             var changesets: [IntegratedChangeset] = []
             for entry in page {
-                if entry.originClientFileID == fileID {
-                    ownVersion = entry.clientVersion
-                } else if let changeset = visible(entry, to: session, recipientClientVersion: ownVersion) {
+                if entry.kept.clientFileID == fileID {
+                    round.acknowledged = entry.kept.clientVersion
+                    // Its own writes can move objects into or out of its view.
+                    for instruction in entry.kept.instructions { _ = try router.route(instruction.object) }
+                } else if let changeset = try routed(entry, &router, recipientClientVersion: round.acknowledged) {
                     changesets.append(changeset)
                 }
             }
-            let isFinal = page.count < options.downloadBatchSize
-            guard !changesets.isEmpty || ownVersion != session.acknowledged || (isFinal && mustSend) else {
-                if isFinal { break } else { continue }
+            if !changesets.isEmpty || round.acknowledged != lastSent {
+                round.pages.append(
+                    DownloadPage(cursor: round.cursor, acknowledged: round.acknowledged, changesets: changesets))
+                lastSent = round.acknowledged
             }
-            session.acknowledged = ownVersion
-            mustSend = false
-            out.append(message(to: session, changesets))
-            if isFinal { break }
+            if page.count < options.downloadBatchSize { break }
         }
-        if mustSend {
-            session.acknowledged = ownVersion
-            out.append(message(to: session, []))
+        // Pages without changesets after the last one with some only moved the cursor: the last
+        // page sent must carry the final cursor, which the held changes are recorded at.
+        if var final = round.pages.popLast() {
+            final.cursor = round.cursor
+            final.acknowledged = round.acknowledged
+            round.pages.append(final)
         }
-        return out
+        for ref in router.replaced {
+            guard let objectSchema = state.rules.schema[ref.className] else { continue }
+            round.replacements.append(try state.snapshot(of: ref, objectSchema, reader))
+        }
+        round.removals = router.removed
+        round.heldChanges = router.heldChanges
+        return round
     }
 
-    private func message(to session: ServerSession, _ changesets: [IntegratedChangeset]) -> Outgoing {
-        Outgoing(
-            connection: session.connection,
-            message: .download(
-                session: session.id, downloadCursor: session.downloadCursor, uploadAcknowledged: session.acknowledged,
-                changesets: changesets))
-    }
-
-    /// Another file's history entry as the session sees it: only instructions on its classes; nil
-    /// when nothing is left. It names the session's last changeset integrated before it
-    /// (`recipientClientVersion`), which the client must not count as pending against it.
-    private func visible(_ entry: HistoryEntry, to session: ServerSession, recipientClientVersion: UInt64)
+    /// Another file's history entry as the session sees it: only the instructions on objects whose
+    /// route is their instructions; nil when nothing is left. It names the session's last changeset
+    /// integrated before it (`recipientClientVersion`), which the client must not count as pending
+    /// against it.
+    private func routed(_ entry: HistoryEntry, _ router: inout ViewRouter, recipientClientVersion: UInt64) throws
         -> IntegratedChangeset?
     {
         var origin = entry.kept
-        origin.instructions = origin.instructions.filter { session.classes.contains($0.object.className) }
+        origin.instructions = try origin.instructions.filter { try router.route($0.object) == .instructions }
         guard !origin.instructions.isEmpty else { return nil }
         return IntegratedChangeset(
             serverVersion: entry.serverVersion, origin: origin, recipientClientVersion: recipientClientVersion)

@@ -2,7 +2,7 @@ import RealmDatabase
 
 /// The sync server's engine, without a network: sessions multiplexed on connections, uploads queued
 /// and integrated in groups (one store transaction per `integratePending`), downloads and bootstraps
-/// routed to each session's classes. Never traps on client input: every failure becomes an `error`
+/// routed to each session's view (its subscriptions, within its user's read rules). Never traps on client input: every failure becomes an `error`
 /// message to the session it concerns.
 ///
 /// A restart is a new `SyncServer` on the same store: sessions must bind and identify again.
@@ -12,6 +12,8 @@ public final class SyncServer {
     /// The server's state, for reads (canonical state, integration log, history).
     public let state: ServerState
     let options: SyncServerOptions
+    /// The plugins' rules compiled; nil: every user reads and writes everything.
+    let permissions: SyncPermissions?
     private let salts: () -> UInt64
     var sessions: [SessionKey: ServerSession] = [:]
     /// Uploads waiting for the next integration, in arrival order, with the session they came on.
@@ -19,8 +21,9 @@ public final class SyncServer {
 
     public init(
         store: any SyncStore, schema: Schema, wallClock: any WallClock, options: SyncServerOptions = .init(),
-        salts: @escaping () -> UInt64
+        permissions: SyncPermissions? = nil, salts: @escaping () -> UInt64
     ) throws {
+        self.permissions = permissions
         integrator = Integrator(
             store: store, schema: schema, wallClock: wallClock, clockSkewTolerance: options.clockSkewTolerance)
         state = ServerState(store: store, schema: schema)
@@ -39,7 +42,9 @@ public final class SyncServer {
             case .bind(_, let user, let needsClientFileID):
                 return try bind(key, user: user, needsClientFileID: needsClientFileID)
             case .identify(_, let fileID, let salt, let cursor, let query):
-                return try identify(key, fileID: fileID, salt: salt, cursor: cursor, classes: query.classes)
+                return try identify(key, fileID: fileID, salt: salt, cursor: cursor, query: query)
+            case .query(_, let query):
+                return try changeView(key, to: query)
             case .upload(_, let changesets):
                 return try upload(key, changesets)
             case .mark(_, let requestID):
@@ -48,8 +53,6 @@ public final class SyncServer {
                 sessions[key] = nil
                 pending.removeAll { $0.key == key }
                 return []
-            case .query:
-                throw SyncError(.unknownMessage, "subscription changes are not served yet")
             case .ident, .download, .bootstrap, .error, .queryError:
                 throw SyncError(.unknownMessage, "a server does not accept \(Self.name(of: message)) messages")
             }
@@ -78,7 +81,7 @@ public final class SyncServer {
         ]
     }
 
-    private func identify(_ key: SessionKey, fileID: UInt64, salt: UInt64, cursor: UInt64, classes: [String]) throws
+    private func identify(_ key: SessionKey, fileID: UInt64, salt: UInt64, cursor: UInt64, query: QuerySet) throws
         -> [Outgoing]
     {
         guard var session = sessions[key], session.clientFileID == nil else {
@@ -95,18 +98,24 @@ public final class SyncServer {
         guard cursor <= latest else {
             throw SyncError(.badServerVersion, "download cursor \(cursor) is past the latest server version \(latest)")
         }
-        for className in classes {
-            do {
-                _ = try integrator.rules.syncedClass(className)
-            } catch let error as SyncError {
-                throw SyncError(.badQuery, "cannot subscribe to '\(className)': \(error.message)")
-            }
-        }
+        // The set the replica completed last: it was accepted then; refused now only when the rules
+        // changed, which ends the session with the reason.
+        session.view = try SessionView.compile(query, user: session.user, rules: state.rules, permissions: permissions)
         session.clientFileID = fileID
-        session.classes = Set(classes)
         session.downloadCursor = cursor
         var out: [Outgoing] = []
-        if cursor == 0 && latest > 0 { out += try bootstrap(&session, fileID: fileID) }
+        if cursor == 0 {
+            if latest > 0 || query.version > 0 {
+                out += try bootstrap(&session, fileID: fileID)
+            } else {
+                try state.store.write { try $0.resetHeld(of: fileID, to: []) }
+            }
+        } else {
+            // What was sent after where the replica stands never reached it.
+            try state.store.write {
+                try $0.rewindHeld(of: fileID, to: ViewPosition(serverVersion: cursor, queryVersion: query.version))
+            }
+        }
         sessions[key] = session
         return out + (try downloads(for: key, force: true))
     }

@@ -41,7 +41,8 @@ struct ServerSession {
     let user: String
     /// Set by `identify`; nil until then.
     var clientFileID: UInt64?
-    var classes: Set<String> = []
+    /// What it sees: its subscription set compiled, with the user's read rules.
+    var view = SessionView(queryVersion: 0, predicates: [:])
     /// The server version everything up to which the session was sent.
     var downloadCursor: UInt64 = 0
     /// The acknowledgement last sent to it.

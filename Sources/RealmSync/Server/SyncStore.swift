@@ -55,6 +55,12 @@ public protocol SyncStoreReader {
     func latestClock(atOrBelow serverVersion: UInt64) throws -> HLCTimestamp
 
     func client(_ fileID: UInt64) throws -> ClientRecord?
+
+    /// Whether the replica of `fileID` holds `ref`: the server sent it (bootstrap, instructions from
+    /// its creation, replacement) and not its removal since, or the replica created it.
+    func holds(_ fileID: UInt64, _ ref: ObjectRef) throws -> Bool
+    /// The objects the replica of `fileID` holds, ordered by a store-chosen cursor, after `cursor`.
+    func heldObjects(by fileID: UInt64, after cursor: UInt64, limit: Int) throws -> [(cursor: UInt64, ref: ObjectRef)]
 }
 
 /// The writes of a store transaction.
@@ -77,6 +83,15 @@ public protocol SyncStoreTransaction: SyncStoreReader {
     func writeClient(_ record: ClientRecord) throws
     /// A new client file id (1, 2, …) recorded with `salt`, for `user`.
     func allocateClient(salt: UInt64, user: String) throws -> UInt64
+
+    /// Records that the replica of `fileID` holds `ref` (or no longer does) from `position` on. The
+    /// change is logged until the replica says where it stands (`rewindHeld`).
+    func setHeld(_ fileID: UInt64, _ ref: ObjectRef, _ held: Bool, at position: ViewPosition) throws
+    /// The replica of `fileID` stands at `position`: changes logged after it never reached it (the
+    /// connection dropped) and are undone; the log is then cleared.
+    func rewindHeld(of fileID: UInt64, to position: ViewPosition) throws
+    /// The replica of `fileID` holds exactly `refs` (a fresh bootstrap); the log is cleared.
+    func resetHeld(of fileID: UInt64, to refs: [ObjectRef]) throws
 
     /// Runs `body` in a savepoint: when it throws, everything it wrote is undone and the
     /// transaction goes on as it was.

@@ -51,6 +51,7 @@ public final class SQLiteSyncStore: SyncStore {
         CREATE TABLE IF NOT EXISTS objects(
             id INTEGER PRIMARY KEY, class TEXT NOT NULL, pk BLOB NOT NULL, live INTEGER NOT NULL,
             erased_at INTEGER NOT NULL, erased_by INTEGER NOT NULL, creator TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
             UNIQUE(class, pk));
         CREATE INDEX IF NOT EXISTS objects_by_class ON objects(class, live, id);
         CREATE TABLE IF NOT EXISTS fields(
@@ -80,6 +81,12 @@ public final class SQLiteSyncStore: SyncStore {
         CREATE TABLE IF NOT EXISTS clients(
             file_id INTEGER PRIMARY KEY, salt INTEGER NOT NULL, last_client_version INTEGER NOT NULL,
             user TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS held(
+            file_id INTEGER NOT NULL, object INTEGER NOT NULL, PRIMARY KEY(file_id, object)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS held_log(
+            seq INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, object INTEGER NOT NULL,
+            server_version INTEGER NOT NULL, query_version INTEGER NOT NULL, held INTEGER NOT NULL);
+        CREATE INDEX IF NOT EXISTS held_log_by_file ON held_log(file_id, seq);
         """
 }
 

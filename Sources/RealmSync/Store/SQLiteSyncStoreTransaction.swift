@@ -3,7 +3,7 @@ import RealmDatabase
 
 /// The records of `SQLiteSyncStore`, read and written inside one of its transactions.
 final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
-    private let db: SQLiteConnection
+    let db: SQLiteConnection
 
     init(_ db: SQLiteConnection) { self.db = db }
 
@@ -19,13 +19,13 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     /// undone: then the cache is dropped.
     private var objectIDs: [ObjectRef: Int64] = [:]
 
-    private func objectID(_ ref: ObjectRef) throws -> Int64? {
+    func objectID(_ ref: ObjectRef) throws -> Int64? {
         if let id = objectIDs[ref] { return id }
         _ = try object(ref)
         return objectIDs[ref]
     }
 
-    private func requireObjectID(_ ref: ObjectRef) throws -> Int64 {
+    func requireObjectID(_ ref: ObjectRef) throws -> Int64 {
         guard let id = try objectID(ref) else {
             throw SyncStoreError("the sync store has no record of \(ref) to write below")
         }
@@ -58,11 +58,12 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func object(_ ref: ObjectRef) throws -> StoredObject? {
         guard
             let row = try db.row(
-                "SELECT id, live, erased_at, erased_by, creator FROM objects WHERE class = ? AND pk = ?",
+                "SELECT id, live, erased_at, erased_by, creator, created_at FROM objects WHERE class = ? AND pk = ?",
                 [.text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey))])
         else { return nil }
         if case .integer(let id) = row[0] { objectIDs[ref] = id }
-        return StoredObject(exists: row[1].u64 != 0, erasedAt: row[2].u64, erasedBy: row[3].u64, creator: row[4].string)
+        return StoredObject(exists: row[1].u64 != 0, erasedAt: row[2].u64, erasedBy: row[3].u64, creator: row[4].string,
+            createdAt: row[5].u64)
     }
 
     func existingObjects(ofClass className: String, after cursor: UInt64, limit: Int) throws
@@ -243,14 +244,16 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func writeObject(_ ref: ObjectRef, _ object: StoredObject) throws {
         let row = try db.row(
             """
-            INSERT INTO objects(class, pk, live, erased_at, erased_by, creator) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO objects(class, pk, live, erased_at, erased_by, creator, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(class, pk) DO UPDATE SET live = excluded.live, erased_at = excluded.erased_at,
-                erased_by = excluded.erased_by, creator = excluded.creator
+                erased_by = excluded.erased_by, creator = excluded.creator, created_at = excluded.created_at
             RETURNING id
             """,
             [
                 .text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey)), .integer(object.exists ? 1 : 0),
                 .u64(object.erasedAt), .u64(object.erasedBy), .text(object.creator),
+                .u64(object.createdAt),
             ])
         if case .integer(let id)? = row?.first { objectIDs[ref] = id }
     }

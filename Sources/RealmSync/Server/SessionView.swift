@@ -1,0 +1,72 @@
+import RealmDatabase
+
+/// What one session sees (docs/SYNC.md "Views"): per subscribed class, the union of the
+/// subscriptions' queries on it, intersected with the user's read rule. An object is in the view
+/// when it exists and its class's predicate holds for it.
+struct SessionView {
+    /// The subscription set this view was compiled from.
+    var queryVersion: Int64
+    /// Per subscribed class.
+    var predicates: [String: ViewPredicate]
+
+    var classes: Set<String> { Set(predicates.keys) }
+
+    /// The view of `set` for `user`. Throws `SyncError(.badQuery)` naming the subscription when a
+    /// class does not sync or a query is outside the subset.
+    static func compile(_ set: QuerySet, user: String, rules: SyncSchemaRules, permissions: SyncPermissions?)
+        throws -> SessionView
+    {
+        var queries: [String: [ViewPredicate]] = [:]
+        for subscription in set.subscriptions {
+            let className = subscription.className
+            do {
+                _ = try rules.syncedClass(className)
+                queries[className, default: []].append(
+                    try compile(subscription.query, className: className, rules: rules, permissions: permissions))
+            } catch let error as SyncError {
+                throw SyncError(
+                    .badQuery, "cannot subscribe to '\(className)' where '\(subscription.query)': \(error.message)")
+            }
+        }
+        var predicates: [String: ViewPredicate] = [:]
+        for (className, parts) in queries {
+            let union = parts.count == 1 ? parts[0] : .or(parts)
+            predicates[className] = permissions.map { .and([union, $0.readRule(className)]) } ?? union
+        }
+        return SessionView(queryVersion: set.version, predicates: predicates)
+    }
+
+    private static func compile(
+        _ query: String, className: String, rules: SyncSchemaRules, permissions: SyncPermissions?
+    ) throws -> ViewPredicate {
+        switch query.trimmingCharacters(in: .whitespaces) {
+        case "TRUEPREDICATE": return .constant(true)
+        case "FALSEPREDICATE": return .constant(false)
+        default: throw SyncError(.badQuery, "only TRUEPREDICATE and FALSEPREDICATE are served yet")
+        }
+    }
+
+    /// Whether `ref` exists and is in the view, as the store has it now.
+    func contains(_ ref: ObjectRef, user: String, _ reader: any SyncStoreReader, rules: SyncSchemaRules) throws
+        -> Bool
+    {
+        guard let predicate = predicates[ref.className], let stored = try reader.object(ref), stored.exists else {
+            return false
+        }
+        return predicate.matches(try Self.subject(ref, stored, reader, rules: rules), user: user)
+    }
+
+    /// An object as predicates see it: its top-level fields (never-written ones at their default)
+    /// and its creator.
+    static func subject(_ ref: ObjectRef, _ stored: StoredObject, _ reader: any SyncStoreReader, rules: SyncSchemaRules)
+        throws -> ViewSubject
+    {
+        let fields = try reader.topLevelFields(of: ref)
+        let objectSchema = rules.schema[ref.className]
+        return ViewSubject(creator: stored.creator) { name in
+            if let value = fields[name] { return value }
+            if name == objectSchema?.primaryKey { return ref.primaryKey.value }
+            return objectSchema?[name].map { rules.defaultValue(of: $0) } ?? .null
+        }
+    }
+}

@@ -1,0 +1,76 @@
+/// Decides, for one session and one round of downloads, what becomes of each object touched since
+/// the session's cursor (docs/SYNC.md "Routing"): by whether the replica holds it and whether it is
+/// in the session's view as the store has it now, the state the round's last message leaves the
+/// replica at.
+///
+/// | holds | in view now | route |
+/// |---|---|---|
+/// | yes | yes | its instructions |
+/// | yes | no, erased | its instructions (the erase among them); no longer held |
+/// | yes | no, exists | its removal; no longer held |
+/// | no | yes, created after the cursor | its instructions (its whole life); held |
+/// | no | yes, existed before | the whole object; held |
+/// | no | no | nothing |
+///
+/// A compensating write forces the whole object, or its removal when it is out of the view.
+struct ViewRouter {
+    enum Route: Equatable {
+        case instructions
+        case replace
+        case remove
+        case drop
+    }
+
+    let reader: any SyncStoreReader
+    let view: SessionView
+    let user: String
+    let fileID: UInt64
+    /// The session's cursor when the round began.
+    let cursor: UInt64
+    let rules: SyncSchemaRules
+    private(set) var routes: [ObjectRef: Route] = [:]
+    /// What the replica holds after the round, for the objects whose state changes.
+    private(set) var heldChanges: [ObjectRef: Bool] = [:]
+
+    init(
+        reader: any SyncStoreReader, view: SessionView, user: String, fileID: UInt64, cursor: UInt64,
+        rules: SyncSchemaRules
+    ) {
+        self.reader = reader
+        self.view = view
+        self.user = user
+        self.fileID = fileID
+        self.cursor = cursor
+        self.rules = rules
+    }
+
+    /// The route of `ref`, decided once per round.
+    mutating func route(_ ref: ObjectRef) throws -> Route {
+        if let route = routes[ref] { return route }
+        let held = try reader.holds(fileID, ref)
+        let stored = try reader.object(ref)
+        let inView = try view.contains(ref, user: user, reader, rules: rules)
+        let route: Route
+        switch (held, inView) {
+        case (true, true): route = .instructions
+        case (true, false): route = stored?.exists == true ? .remove : .instructions
+        case (false, true): route = (stored?.createdAt ?? 0) > cursor ? .instructions : .replace
+        case (false, false): route = .drop
+        }
+        if held != inView { heldChanges[ref] = inView }
+        routes[ref] = route
+        return route
+    }
+
+    /// A compensating write on `ref`: the replica gets the server's object, or loses it.
+    mutating func correct(_ ref: ObjectRef) throws {
+        _ = try route(ref)
+        let inView = try view.contains(ref, user: user, reader, rules: rules)
+        routes[ref] = inView ? .replace : .remove
+    }
+
+    /// The objects to send whole, sorted.
+    var replaced: [ObjectRef] { routes.filter { $0.value == .replace }.map(\.key).sorted() }
+    /// The objects to remove, sorted.
+    var removed: [ObjectRef] { routes.filter { $0.value == .remove }.map(\.key).sorted() }
+}
