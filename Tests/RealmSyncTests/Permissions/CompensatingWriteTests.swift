@@ -80,6 +80,18 @@ final class CompensatingWriteTests: XCTestCase {
         assertLogged(fixture, dog(1), fields: ["name", "owner"], reason: compensating.first?.reason)
     }
 
+    func testAWriteThatMovesTheObjectOutOfTheWritersViewIsCompensated() throws {
+        let fixture = try PermissionFixture()
+        try fixture.stage(changeset(1, 1, clock: 100, [createDog(1, owner: "alice", name: "rex")]))
+        let before = try fixture.fields(dog(1))
+        let writer = UploadWriter(user: "alice", view: ["Dog": equals("name", .string("rex"))])
+        let compensating = try fixture.upload(
+            changeset(1, 2, basedOn: 1, clock: 200, [setName(dog(1), "fido")]), by: writer)
+        assertCompensated(compensating, dog(1), at: 2, naming: ["write to Dog[1] would move it outside"])
+        XCTAssertEqual(try fixture.fields(dog(1)), before)
+        XCTAssertEqual(try fixture.kept(at: 2), [])
+    }
+
     func testADeleteWithoutWriteRightsIsCompensated() throws {
         let fixture = try PermissionFixture()
         // Bob's dog is shared: alice reads it, but only bob may write it.
