@@ -57,7 +57,7 @@ struct InstructionDecider {
 
     /// Whether an event (an erase or a replacement at server version `at` by client file `by`) is
     /// concurrent with this changeset: its client had not seen it, and did not make it.
-    private func isConcurrent(at: UInt64, by: UInt64) -> Bool {
+    func isConcurrent(at: UInt64, by: UInt64) -> Bool {
         at > changeset.basedOnServerVersion && by != changeset.clientFileID
     }
 
@@ -158,7 +158,7 @@ struct InstructionDecider {
         return true
     }
 
-    private func liveElement(_ o: ObjectRef, _ field: String, _ e: ElementID) throws -> StoredListElement? {
+    func liveElement(_ o: ObjectRef, _ field: String, _ e: ElementID) throws -> StoredListElement? {
         guard let element = try transaction.listElement(o, field: field, id: e), !element.isErased else { return nil }
         return element
     }

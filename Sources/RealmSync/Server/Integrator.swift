@@ -4,17 +4,21 @@ import RealmDatabase
 public struct Upload: Hashable, Sendable {
     public var clientFileID: UInt64
     public var changesets: [Changeset]
+    /// The session's user and view: required when the integrator checks permissions.
+    public var writer: UploadWriter?
 
-    public init(clientFileID: UInt64, changesets: [Changeset]) {
+    public init(clientFileID: UInt64, changesets: [Changeset], writer: UploadWriter? = nil) {
         self.clientFileID = clientFileID
         self.changesets = changesets
+        self.writer = writer
     }
 }
 
-/// What became of one upload: the highest client version of its file now integrated, or why the
-/// whole upload was refused (nothing of it integrated).
+/// What became of one upload: the highest client version of its file now integrated and the objects
+/// the permissions refused (their compensating writes), or why the whole upload was refused (nothing
+/// of it integrated).
 public enum UploadOutcome: Hashable, Sendable {
-    case acknowledged(clientVersion: UInt64)
+    case acknowledged(clientVersion: UInt64, compensating: [CompensatingWrite] = [])
     case refused(SyncError)
 }
 
@@ -34,12 +38,21 @@ public final class Integrator {
     private let wallClock: any WallClock
     /// How far (milliseconds) a changeset's clock may be ahead of the server's wall clock.
     public let clockSkewTolerance: UInt64
+    /// Who may read and write what (docs/SYNC.md "Permissions"); nil: no checks, every write stands.
+    public let permissions: SyncPermissions?
+    /// The last dropped instructions, for operators: merge-rule drops and permission refusals.
+    public private(set) var conflictLog: ConflictLog
 
-    public init(store: any SyncStore, schema: Schema, wallClock: any WallClock, clockSkewTolerance: UInt64 = 300_000) {
+    public init(
+        store: any SyncStore, schema: Schema, wallClock: any WallClock, clockSkewTolerance: UInt64 = 300_000,
+        permissions: SyncPermissions? = nil, conflictLogCapacity: Int = 1000
+    ) {
         self.store = store
         self.rules = SyncSchemaRules(schema: schema)
         self.wallClock = wallClock
         self.clockSkewTolerance = clockSkewTolerance
+        self.permissions = permissions
+        self.conflictLog = ConflictLog(capacity: conflictLogCapacity)
     }
 
     /// Integrates every upload in ONE store transaction (group commit). Each upload runs in a
@@ -48,34 +61,47 @@ public final class Integrator {
     @discardableResult
     public func integrate(_ uploads: [Upload]) throws -> IntegrationResult {
         let now = wallClock.nowMilliseconds()
-        return try store.write { transaction in
+        let (result, conflicts) = try store.write { transaction in
             var outcomes: [UploadOutcome] = []
             var integrated: [HistoryEntry] = []
+            var conflicts: [ConflictRecord] = []
             for upload in uploads {
                 do {
-                    let (acknowledged, entries) = try transaction.savepoint {
-                        try integrate(upload, into: transaction, now: now)
-                    }
-                    outcomes.append(.acknowledged(clientVersion: acknowledged))
-                    integrated += entries
+                    let done = try transaction.savepoint { try integrate(upload, into: transaction, now: now) }
+                    outcomes.append(.acknowledged(clientVersion: done.acknowledged, compensating: done.compensating))
+                    integrated += done.entries
+                    conflicts += done.conflicts
                 } catch let refusal as SyncError {
                     outcomes.append(.refused(refusal))
                 }
             }
             let latest = try transaction.latestServerVersion()
-            return IntegrationResult(outcomes: outcomes, integrated: integrated, latestServerVersion: latest)
+            let result = IntegrationResult(outcomes: outcomes, integrated: integrated, latestServerVersion: latest)
+            return (result, conflicts)
         }
+        // Logged once committed: a failed transaction integrated nothing, so it dropped nothing.
+        conflictLog.append(contentsOf: conflicts)
+        return result
+    }
+
+    /// What integrating one upload did.
+    private struct UploadIntegration {
+        var acknowledged: UInt64
+        var entries: [HistoryEntry] = []
+        var compensating: [CompensatingWrite] = []
+        var conflicts: [ConflictRecord] = []
     }
 
     /// Integrates one upload: rule 0 (idempotence, order, clock skew) per changeset, then each
-    /// instruction. Returns the client version acknowledged and the history added.
+    /// instruction, under the permissions when there are.
     private func integrate(_ upload: Upload, into transaction: any SyncStoreTransaction, now: UInt64) throws
-        -> (UInt64, [HistoryEntry])
+        -> UploadIntegration
     {
         guard var client = try transaction.client(upload.clientFileID) else {
             throw SyncError(.badClientFileIdentifier, "client file \(upload.clientFileID) is unknown to this server")
         }
-        var entries: [HistoryEntry] = []
+        let permissionGuard = try self.permissionGuard(for: upload, of: client, transaction)
+        var done = UploadIntegration(acknowledged: client.lastIntegratedClientVersion)
         for changeset in upload.changesets {
             let next = client.lastIntegratedClientVersion + 1
             if changeset.clientVersion < next { continue }  // Already integrated: acknowledged again.
@@ -84,14 +110,40 @@ public final class Integrator {
             let decider = InstructionDecider(
                 transaction: transaction, rules: rules, changeset: changeset, serverVersion: serverVersion,
                 user: client.user)
+            let decision = try ChangesetDecider(decider: decider, user: client.user, permissionGuard: permissionGuard)
+                .decide()
             var kept = changeset
-            kept.instructions = try changeset.instructions.compactMap { try decider.decide($0) }
+            kept.instructions = decision.kept
             try transaction.appendHistory(HistoryRecord(serverVersion: serverVersion, original: changeset, kept: kept))
             client.lastIntegratedClientVersion = changeset.clientVersion
-            entries.append(HistoryEntry(serverVersion: serverVersion, kept: kept))
+            done.entries.append(HistoryEntry(serverVersion: serverVersion, kept: kept))
+            done.compensating += decision.compensating
+            done.conflicts += decision.conflicts
         }
         try transaction.writeClient(client)
-        return (client.lastIntegratedClientVersion, entries)
+        done.acknowledged = client.lastIntegratedClientVersion
+        return done
+    }
+
+    /// The permission checks of `upload`'s writer; nil without permissions. With them the upload must
+    /// name its writer, the user its client file belongs to.
+    private func permissionGuard(
+        for upload: Upload, of client: ClientRecord, _ transaction: any SyncStoreTransaction
+    ) throws -> PermissionGuard? {
+        guard let permissions else { return nil }
+        guard let writer = upload.writer else {
+            throw SyncError(
+                .otherError,
+                "the upload of client file \(client.fileID) names no writer (user and view), "
+                    + "which the server's permission checks require")
+        }
+        guard writer.user == client.user else {
+            throw SyncError(
+                .userMismatch,
+                "client file \(client.fileID) belongs to user '\(client.user)', "
+                    + "but its upload was written by '\(writer.user)'")
+        }
+        return PermissionGuard(permissions: permissions, writer: writer, rules: rules, transaction: transaction)
     }
 
     /// Refuses a changeset that is not the next of its file, claims another file, comes from too far
