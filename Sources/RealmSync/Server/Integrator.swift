@@ -115,6 +115,10 @@ public final class Integrator {
             var kept = changeset
             kept.instructions = decision.kept
             try transaction.appendHistory(HistoryRecord(serverVersion: serverVersion, original: changeset, kept: kept))
+            // The replica has what it created, kept or dropped: it must hear of what becomes of it.
+            for case .create(let ref, _) in changeset.instructions {
+                try transaction.markHeld(upload.clientFileID, ref)
+            }
             client.lastIntegratedClientVersion = changeset.clientVersion
             done.entries.append(HistoryEntry(serverVersion: serverVersion, kept: kept))
             done.compensating += decision.compensating

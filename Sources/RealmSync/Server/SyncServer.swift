@@ -25,7 +25,8 @@ public final class SyncServer {
     ) throws {
         self.permissions = permissions
         integrator = Integrator(
-            store: store, schema: schema, wallClock: wallClock, clockSkewTolerance: options.clockSkewTolerance)
+            store: store, schema: schema, wallClock: wallClock, clockSkewTolerance: options.clockSkewTolerance,
+            permissions: permissions)
         state = ServerState(store: store, schema: schema)
         self.options = options
         self.salts = salts
@@ -121,14 +122,16 @@ public final class SyncServer {
     }
 
     private func upload(_ key: SessionKey, _ changesets: [Changeset]) throws -> [Outgoing] {
-        guard let fileID = sessions[key]?.clientFileID else {
+        guard let session = sessions[key], let fileID = session.clientFileID else {
             throw SyncError(.badSession, "session \(key.session) uploaded before it identified")
         }
         // One upload per session per integration: a later message continues the earlier one.
         if let index = pending.firstIndex(where: { $0.key == key }) {
             pending[index].upload.changesets += changesets
         } else {
-            pending.append((key, Upload(clientFileID: fileID, changesets: changesets)))
+            // The writer as it uploads: its user and the view its commits were made in.
+            let writer = permissions.map { _ in UploadWriter(user: session.user, view: session.view.predicates) }
+            pending.append((key, Upload(clientFileID: fileID, changesets: changesets, writer: writer)))
         }
         return []
     }
@@ -151,10 +154,14 @@ public final class SyncServer {
         pending = []
         guard !batch.isEmpty else { return [] }
         var out: [Outgoing] = []
+        var corrections: [SessionKey: [CompensatingWrite]] = [:]
         do {
             let result = try integrator.integrate(batch.map(\.upload))
             for ((key, _), outcome) in zip(batch, result.outcomes) {
-                if case .refused(let error) = outcome { out += fail(key, error) }
+                switch outcome {
+                case .refused(let error): out += fail(key, error)
+                case .acknowledged(_, let compensating): corrections[key, default: []] += compensating
+                }
             }
         } catch {
             // The store failed: nothing was integrated; the uploaders must reconnect and upload again.
@@ -165,7 +172,8 @@ public final class SyncServer {
             ($0.connection.rawValue, $0.session) < ($1.connection.rawValue, $1.session)
         }) {
             do {
-                out += try downloads(for: key, force: uploaders.contains(key))
+                out += try downloads(
+                    for: key, force: uploaders.contains(key), corrections: corrections[key] ?? [])
             } catch {
                 out += fail(key, error)
             }

@@ -87,6 +87,9 @@ public protocol SyncStoreTransaction: SyncStoreReader {
     /// Records that the replica of `fileID` holds `ref` (or no longer does) from `position` on. The
     /// change is logged until the replica says where it stands (`rewindHeld`).
     func setHeld(_ fileID: UInt64, _ ref: ObjectRef, _ held: Bool, at position: ViewPosition) throws
+    /// The replica of `fileID` created `ref` itself: it holds it, whatever it was sent (not logged,
+    /// never rewound). Nothing when the store has no record of `ref`.
+    func markHeld(_ fileID: UInt64, _ ref: ObjectRef) throws
     /// The replica of `fileID` stands at `position`: changes logged after it never reached it (the
     /// connection dropped) and are undone; the log is then cleared.
     func rewindHeld(of fileID: UInt64, to position: ViewPosition) throws

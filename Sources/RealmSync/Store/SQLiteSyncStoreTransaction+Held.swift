@@ -33,6 +33,11 @@ extension SQLiteSyncStoreTransaction {
             ])
     }
 
+    func markHeld(_ fileID: UInt64, _ ref: ObjectRef) throws {
+        guard let id = try objectID(ref) else { return }
+        try write(fileID, id, true)
+    }
+
     func rewindHeld(of fileID: UInt64, to position: ViewPosition) throws {
         // Each logged change flipped the object's state: its state at `position` is the opposite of
         // what the first change after `position` made it.
