@@ -165,7 +165,11 @@ extension PluginSyncRules {
     /// `SyncPermissions.compile(_:schema:)` (the `views` branch, being written in parallel), so a
     /// query the compiler refuses (unknown or non-queryable field, link path, syntax) stops the host
     /// at start, naming the plugin. Until that compiler is on main, the rules are checked for shape
-    /// and class and field names only (above), and this hook checks nothing more.
+    /// and class and field names only (above), and this hook checks nothing more. Once it is:
+    ///
+    ///     do { _ = try SyncPermissions.compile(rules, schema: schema) } catch let error as SyncError {
+    ///         throw fail(error.message)   // "sync.permissions.Dog.read: …"
+    ///     }
     func compile(_ rules: SyncRules) throws {
         _ = rules
     }
