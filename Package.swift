@@ -7,15 +7,16 @@ import PackageDescription
 //                 realm-host (RealmHostCLI)    realm-bench    realm-fuzz
 //                              |
 //                          RealmHost  (tenants, plugins, the tenant session)
-//                              |
-//                          RealmLua   (the Lua API of LUA-API.md)
 //                         /        \
-//              RealmDatabase      LuaSandbox
-//                    |                 |
-//                 CSQLite          CLuaShim -> CLua
+//                   RealmLua        RealmSync  (sync without a network)
+//                  /        \        /
+//            LuaSandbox    RealmDatabase
+//                 |             |
+//       CLuaShim -> CLua     CSQLite
 //
-// RealmSync (sync without a network: changesets, clocks, client and server engines, the SQLite sync
-// store, the in-memory transport) sits on RealmDatabase; realm-bench and realm-fuzz use it.
+// RealmSync (changesets, clocks, client and server engines, the SQLite sync store, the in-memory
+// transport) sits on RealmDatabase and knows no Lua; RealmHost reads the plugins' `sync` tables
+// into its `SyncRules`. realm-bench and realm-fuzz use it too.
 //
 // RealmTestSupport (the query fuzzer, SplitMix64) sits beside the executables, over RealmDatabase;
 // it is no product. Every module a target imports is listed in its dependencies.
@@ -53,7 +54,7 @@ let package = Package(
         // the in-memory transport of the simulation (docs/SYNC.md).
         .target(name: "RealmSync", dependencies: ["RealmDatabase", "CSQLite"]),
         // Tenants, per-user configurations, plugins, the realm cache.
-        .target(name: "RealmHost", dependencies: ["RealmDatabase", "RealmLua", "LuaSandbox"]),
+        .target(name: "RealmHost", dependencies: ["RealmDatabase", "RealmLua", "LuaSandbox", "RealmSync"]),
         .executableTarget(
             name: "RealmHostCLI",
             dependencies: [
@@ -81,7 +82,9 @@ let package = Package(
         .testTarget(name: "RealmSyncTests", dependencies: ["RealmSync", "RealmDatabase", "RealmTestSupport"]),
         .testTarget(name: "LuaSandboxTests", dependencies: ["LuaSandbox"]),
         .testTarget(name: "RealmLuaTests", dependencies: ["RealmLua", "RealmDatabase", "LuaSandbox"]),
-        .testTarget(name: "RealmHostTests", dependencies: ["RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox"]),
+        .testTarget(
+            name: "RealmHostTests", dependencies: ["RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "RealmSync"]
+        ),
         .testTarget(name: "RealmHostCLITests", dependencies: ["RealmHost", "RealmHostCLI"]),
         // Proof under faults, hostile scripts and load (issue 6).
         .testTarget(

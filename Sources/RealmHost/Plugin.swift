@@ -2,9 +2,11 @@ import Foundation
 import LuaSandbox
 import RealmDatabase
 import RealmLua
+import RealmSync
 
 /// A plugin as declared by its folder: `plugin.lua` returning
-/// `{ name, version, schemaVersion, schema, migration | migrations/, initialSubscriptions, commands, onOpen }`.
+/// `{ name, version, schemaVersion, schema, migration | migrations/, initialSubscriptions, commands, onOpen,
+/// sync }`.
 ///
 /// This is the plugin's data, validated once at host start. Its functions live in Lua states, so
 /// each tenant loads the plugin into its own runtime (`LoadedPlugin`).
@@ -19,6 +21,9 @@ public struct PluginManifest: Equatable {
     public let migrationFiles: [UInt64: URL]
     public let commandNames: [String]
     public let hasMigrationFunction: Bool
+    /// The plugin's `sync` table: queryable fields and permissions of its classes, for the sync
+    /// server only (never visible to a tenant's scripts).
+    public let syncRules: SyncRules
 
     var manifestPath: String { folder.appendingPathComponent("plugin.lua").path }
 }
@@ -53,11 +58,13 @@ enum PluginLoader {
         let initialSubscriptions = try source.function("initialSubscriptions")
         let onOpen = try source.function("onOpen")
         let commands = try source.commands()
+        let syncRules = try source.syncRules(plugin: name, schema: schema)
+        try source.hideSyncRules()
         let manifest = PluginManifest(
             folder: folder, name: name, version: version, description: source.table["description"].stringValue,
             schemaVersion: schemaVersion, schema: schema,
             migrationFiles: try source.migrationFiles(upTo: schemaVersion),
-            commandNames: commands.keys.sorted(), hasMigrationFunction: migration != nil
+            commandNames: commands.keys.sorted(), hasMigrationFunction: migration != nil, syncRules: syncRules
         )
         return LoadedPlugin(
             manifest: manifest, migration: migration, initialSubscriptions: initialSubscriptions,

@@ -2,6 +2,7 @@ import Foundation
 import LuaSandbox
 import RealmDatabase
 import RealmLua
+import RealmSync
 
 /// The plugins of a host: found in the plugin folders, validated once, their schemas merged.
 public struct PluginRegistry {
@@ -10,6 +11,9 @@ public struct PluginRegistry {
     public let schema: Schema
     /// The realm schema version: the highest of the plugins'.
     public let schemaVersion: UInt64
+    /// Every plugin's `sync` rules together (each class ruled by one plugin): what the sync server
+    /// enforces. Read once here, from the plugins' files; no tenant's script can reach or change them.
+    public let syncRules: SyncRules
 
     /// Finds `*/plugin.lua` under each folder and loads each plugin once (in a scratch state) to check it.
     public init(folders: [URL], limits: LuaLimits = .default) throws {
@@ -68,5 +72,6 @@ public struct PluginRegistry {
         plugins = manifests
         self.schema = schema
         schemaVersion = manifests.map(\.schemaVersion).max() ?? 0
+        syncRules = try PluginSyncRules.merge(manifests.map { ($0.name, $0.syncRules) })
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import LuaSandbox
 import RealmDatabase
 import RealmLua
+import RealmSync
 
 /// The table a plugin's `plugin.lua` returned, read field by field; every error names the file
 /// and the field (`plugins/dogs/plugin.lua: field 'schemaVersion' must be …`).
@@ -143,6 +144,21 @@ struct PluginSource {
         } catch {
             throw HostError.plugin("\(path): \(error)")
         }
+    }
+
+    /// The `sync` table's rules, checked against the plugin's own schema (`PluginSyncRules`).
+    func syncRules(plugin: String, schema: Schema) throws -> SyncRules {
+        let reader = PluginSyncRules(plugin: plugin, schema: schema)
+        let rules = try reader.read(table["sync"])
+        try reader.compile(rules)
+        return rules
+    }
+
+    /// Removes `sync` from the returned table in this runtime. The rules are the server's: the
+    /// host reads them into Swift values, and a tenant's scripts (or the plugin's own functions,
+    /// which run for the tenant) must find nothing to read or change.
+    func hideSyncRules() throws {
+        try state.set(tableRef, "sync", .nil)
     }
 
     /// The numbered migration files, none above `schemaVersion`.

@@ -39,7 +39,7 @@ final class ExampleScriptTests: XCTestCase {
 
     func testOpenAPerUserRealmFromAConfiguration() throws {
         let out = try run("01_open_per_user_realm.lua", user: "GordonCole")
-        XCTAssertTrue(out.contains("default realm:\tGordonCole.realm\tschema version 2\n"), out)
+        XCTAssertTrue(out.contains("default realm:\tGordonCole.realm\tschema version 3\n"), out)
         XCTAssertTrue(out.contains("same as realm:\ttrue\n"), out)
         XCTAssertTrue(out.contains("Realm() now opens:\tGordonCole.Diane.realm\n"), out)
         XCTAssertTrue(out.contains("explicit open sees the same data:\ttrue"), out)

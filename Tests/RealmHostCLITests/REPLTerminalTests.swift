@@ -19,7 +19,7 @@ final class REPLTerminalTests: XCTestCase {
         let ready = Date().timeIntervalSince(repl.started)
         print("REPL ready after \(Int(ready * 1000)) ms (debug build)")
         XCTAssertTrue(banner.contains("user 'default'"), banner)
-        XCTAssertTrue(banner.contains("doggo 2.0.0"), banner)
+        XCTAssertTrue(banner.contains("doggo 3.0.0"), banner)
         XCTAssertTrue(repl.enter("1 + 1").contains("\n2\n"))
         repl.enter("dogs = realm:objects(\"Dog\")")
         let added = repl.enter("dogs:append{ name = \"Bandido\", breed = \"Mutt\", weight = 23 }")

@@ -2,11 +2,13 @@
 --
 -- Version 1 stored a dog's favorite toy as a string; version 2 makes it a link to a DogToy and
 -- adds favoriteTreat. migrations/0002_add_favorite_treat.lua turns one into the other.
+-- Version 3 gives people, dogs and toys a household (migrations/0003_add_household.lua): the user
+-- whose household they belong to, which the sync rules below read.
 return {
   name = "doggo",
-  version = "2.0.0",
+  version = "3.0.0",
   description = "DoggoDB: dogs, toys, people, companies and employees",
-  schemaVersion = 2,
+  schemaVersion = 3,
   schema = {
     { name = "Dog", primaryKey = "_id", properties = {
         { name = "_id", type = "uuid" },
@@ -16,17 +18,20 @@ return {
         { name = "favoriteToy", type = "DogToy?" },
         { name = "profileImageUrl", type = "string?" },
         { name = "favoriteTreat", type = "string", default = "" },
+        { name = "household", type = "string", default = "" },
         { name = "owners", type = "linkingObjects", objectType = "Person", property = "dogs" },
     } },
     { name = "DogToy", primaryKey = "_id", properties = {
         { name = "_id", type = "objectId" },
         { name = "name", type = "string" },
+        { name = "household", type = "string", default = "" },
     } },
     { name = "Person", primaryKey = "_id", properties = {
         { name = "_id", type = "objectId" },
         { name = "firstName", type = "string" },
         { name = "lastName", type = "string" },
         { name = "dogs", type = "Dog[]" },
+        { name = "household", type = "string", default = "" },
     } },
     { name = "Company", primaryKey = "_id", properties = {
         { name = "_id", type = "objectId" },
@@ -38,6 +43,24 @@ return {
         { name = "name", type = "string" },
         { name = "dogs", type = "Dog[]" },
     } },
+  },
+
+  -- Sync rules, read by the sync server only (a tenant's scripts never see them). A household is a
+  -- user: each user reads and writes the people, dogs and toys whose household is its name, so the
+  -- seeds' `people` and `dogs` subscriptions (every Person, every Dog) hold the user's household.
+  -- Company has no rules: private per user (only its creator syncs it). Employee has no primary
+  -- key and does not sync.
+  sync = {
+    queryable = {
+      Dog = { "household", "name", "breed", "weight" },
+      DogToy = { "household", "name" },
+      Person = { "household", "firstName", "lastName" },
+    },
+    permissions = {
+      Dog = { read = "household == $user", write = "household == $user" },
+      DogToy = { read = "household == $user", write = "household == $user" },
+      Person = { read = "household == $user", write = "household == $user" },
+    },
   },
 
   -- The seeds' initial subscriptions: every Person and every Dog, checked by name first so that
@@ -54,13 +77,15 @@ return {
       if query and query ~= "" then dogs = dogs:where(query) end
       return dogs:sorted("name")
     end,
-    -- .adopt FIRSTNAME DOGNAME: a person adopts a dog (both created when missing).
+    -- .adopt FIRSTNAME DOGNAME: a person adopts a dog (both created when missing, in the user's
+    -- household).
     adopt = function(realm, firstName, dogName)
       assert(firstName and dogName, "usage: .adopt FIRSTNAME DOGNAME")
       return realm:write(function()
         local person = realm:objects("Person"):where("firstName == $0", firstName)[1]
-          or realm:create("Person", { firstName = firstName })
-        local dog = realm:objects("Dog"):where("name == $0", dogName)[1] or realm:create("Dog", { name = dogName })
+          or realm:create("Person", { firstName = firstName, household = user.name })
+        local dog = realm:objects("Dog"):where("name == $0", dogName)[1]
+          or realm:create("Dog", { name = dogName, household = user.name })
         person.dogs:append(dog)
         return person
       end)
