@@ -127,15 +127,24 @@ extension SyncServer {
         return round
     }
 
-    /// Another file's history entry as the session sees it: only the instructions on objects whose
-    /// route is their instructions; nil when nothing is left. It names the session's last changeset
+    /// Another file's history entry as the session sees it: the instructions on objects routed by
+    /// their instructions, the bare creates and erases of tombstones; nil when nothing is left. It names the session's last changeset
     /// integrated before it (`recipientClientVersion`), which the client must not count as pending
     /// against it.
     private func routed(_ entry: HistoryEntry, _ router: inout ViewRouter, recipientClientVersion: UInt64) throws
         -> IntegratedChangeset?
     {
         var origin = entry.kept
-        origin.instructions = try origin.instructions.filter { try router.route($0.object) == .instructions }
+        origin.instructions = try origin.instructions.compactMap { instruction in
+            switch try router.route(instruction.object) {
+            case .instructions: return instruction
+            case .tombstone:
+                if case .create(let ref, _) = instruction { return .create(ref, fields: []) }
+                if case .erase = instruction { return instruction }
+                return nil
+            case .replace, .remove, .drop: return nil
+            }
+        }
         guard !origin.instructions.isEmpty else { return nil }
         return IntegratedChangeset(
             serverVersion: entry.serverVersion, origin: origin, recipientClientVersion: recipientClientVersion)

@@ -10,12 +10,18 @@
 /// | yes | no, exists | its removal; no longer held |
 /// | no | yes, created after the cursor | its instructions (its whole life); held |
 /// | no | yes, existed before | the whole object; held |
+/// | no | no, erased, class subscribed | its creates (without fields) and erases |
 /// | no | no | nothing |
 ///
+/// The replica may have an object the server does not know it has: one it created while the
+/// server erased it (its create, not yet integrated, will be dropped as concurrent). It learns that
+/// only from the remote creates and erases, so those travel without their data.
 /// A compensating write forces the whole object, or its removal when it is out of the view.
 struct ViewRouter {
     enum Route: Equatable {
         case instructions
+        /// Only its creates, without fields, and erases.
+        case tombstone
         case replace
         case remove
         case drop
@@ -55,7 +61,8 @@ struct ViewRouter {
         case (true, true): route = .instructions
         case (true, false): route = stored?.exists == true ? .remove : .instructions
         case (false, true): route = (stored?.createdAt ?? 0) > cursor ? .instructions : .replace
-        case (false, false): route = .drop
+        case (false, false):
+            route = stored?.exists != true && view.classes.contains(ref.className) ? .tombstone : .drop
         }
         if held != inView { heldChanges[ref] = inView }
         routes[ref] = route

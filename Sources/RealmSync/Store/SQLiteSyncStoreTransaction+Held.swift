@@ -35,6 +35,8 @@ extension SQLiteSyncStoreTransaction {
 
     func markHeld(_ fileID: UInt64, _ ref: ObjectRef) throws {
         guard let id = try objectID(ref) else { return }
+        // What was logged before no longer says what the replica had: it has the object now.
+        try db.run("DELETE FROM held_log WHERE file_id = ? AND object = ?", [.u64(fileID), .integer(id)])
         try write(fileID, id, true)
     }
 
