@@ -45,7 +45,9 @@ struct ViewQueryCompilation {
     private func comparison(
         _ l: QueryExpression, _ op: QueryCompareOp, _ r: QueryExpression, _ options: QueryStringOptions, offset: Int
     ) throws -> ViewPredicate {
-        if options.diacriticInsensitive { throw refused(offset, "'\(options.suffix)' (diacritic-insensitive) comparisons") }
+        if options.diacriticInsensitive {
+            throw refused(offset, "'\(options.suffix)' (diacritic-insensitive) comparisons")
+        }
         let lhs = try operand(l)
         let rhs = try operand(r)
         if op == .in { return try inList(lhs, rhs, options, offset: offset) }
@@ -139,11 +141,11 @@ struct ViewQueryCompilation {
             }
             return .constant(.user(offset: path.offset))
         }
-        for element in path.elements.dropFirst() { try refuse(element, in: path) }
         guard case .property(let name, let offset)? = path.elements.first else {
             try path.elements.first.map { try refuse($0, in: path) }
             throw fail(path.offset, "expected a field, found '\(path.text)'")
         }
+        for element in path.elements.dropFirst() { try refuse(element, in: path) }
         return .field(try field(name, offset: offset))
     }
 

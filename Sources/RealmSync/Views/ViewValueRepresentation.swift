@@ -14,7 +14,8 @@ enum ViewValueRepresentation {
         case .null: return (.null, MixedTag.null.rawValue)
         case .bool(let b): return (.integer(b ? 1 : 0), MixedTag.bool.rawValue)
         case .int(let i): return (.integer(i), MixedTag.int.rawValue)
-        case .float(let f): return f.isNaN ? (.null, MixedTag.null.rawValue) : (.real(Double(f)), MixedTag.float.rawValue)
+        case .float(let f):
+            return f.isNaN ? (.null, MixedTag.null.rawValue) : (.real(Double(f)), MixedTag.float.rawValue)
         case .double(let d): return d.isNaN ? (.null, MixedTag.null.rawValue) : (.real(d), MixedTag.double.rawValue)
         case .string(let s): return (.text(s), MixedTag.string.rawValue)
         case .data(let d): return (.blob(d), MixedTag.data.rawValue)
