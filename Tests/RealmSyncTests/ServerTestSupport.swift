@@ -63,25 +63,29 @@ func element(clock: UInt64, client: UInt64, index: UInt32 = 0) -> ElementID {
 final class ServerFixture {
     let directory: URL
     let wallClock = ManualWallClock(serverTestNow)
+    let schema: Schema
     private(set) var store: SQLiteSyncStore
     private(set) var integrator: Integrator
     private(set) var state: ServerState
 
-    init() throws {
+    init(schema: Schema = serverTestSchema) throws {
+        self.schema = schema
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-server-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try SQLiteSyncStore(path: directory.appendingPathComponent("sync.sqlite").path, historySalt: 42)
-        integrator = Integrator(store: store, schema: serverTestSchema, wallClock: wallClock)
-        state = ServerState(store: store, schema: serverTestSchema)
+        store = try SQLiteSyncStore(
+            path: directory.appendingPathComponent("sync.sqlite").path, historySalt: 42, schema: schema)
+        integrator = Integrator(store: store, schema: schema, wallClock: wallClock)
+        state = ServerState(store: store, schema: schema)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
     /// Closes the store and opens it again from its file (a server restart).
     func reopen() throws {
-        store = try SQLiteSyncStore(path: directory.appendingPathComponent("sync.sqlite").path, historySalt: 7)
-        integrator = Integrator(store: store, schema: serverTestSchema, wallClock: wallClock)
-        state = ServerState(store: store, schema: serverTestSchema)
+        store = try SQLiteSyncStore(
+            path: directory.appendingPathComponent("sync.sqlite").path, historySalt: 7, schema: schema)
+        integrator = Integrator(store: store, schema: schema, wallClock: wallClock)
+        state = ServerState(store: store, schema: schema)
     }
 
     /// Allocates client files 1…count.

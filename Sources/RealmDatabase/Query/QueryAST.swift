@@ -3,7 +3,7 @@ import Foundation
 // The syntax tree of a Realm query. Every node keeps the byte offset of its first token so that
 // semantic errors (unknown property, type mismatch) can name the column.
 
-enum QueryCompareOp: String {
+package enum QueryCompareOp: String {
     case equal = "=="
     case notEqual = "!="
     case less = "<"
@@ -16,11 +16,11 @@ enum QueryCompareOp: String {
     case like = "LIKE"
     case `in` = "IN"
 
-    var isStringOperator: Bool { [.beginsWith, .endsWith, .contains, .like].contains(self) }
-    var isOrdering: Bool { [.less, .lessEqual, .greater, .greaterEqual].contains(self) }
+    package var isStringOperator: Bool { [.beginsWith, .endsWith, .contains, .like].contains(self) }
+    package var isOrdering: Bool { [.less, .lessEqual, .greater, .greaterEqual].contains(self) }
 
     /// The operator with its operands swapped (`3 < age` is `age > 3`). String operators don't swap.
-    var swapped: QueryCompareOp {
+    package var swapped: QueryCompareOp {
         switch self {
         case .less: return .greater
         case .lessEqual: return .greaterEqual
@@ -31,19 +31,19 @@ enum QueryCompareOp: String {
     }
 }
 
-enum QueryQuantifier: String {
+package enum QueryQuantifier: String {
     case any = "ANY"
     case all = "ALL"
     case noneOf = "NONE"
 }
 
-struct QueryStringOptions: Equatable {
-    var caseInsensitive = false
-    var diacriticInsensitive = false
-    var isEmpty: Bool { !caseInsensitive && !diacriticInsensitive }
+package struct QueryStringOptions: Equatable {
+    package var caseInsensitive = false
+    package var diacriticInsensitive = false
+    package var isEmpty: Bool { !caseInsensitive && !diacriticInsensitive }
     /// Flags passed to `realm_fold`: 1 = case, 2 = diacritics.
-    var foldFlags: Int64 { (caseInsensitive ? 1 : 0) | (diacriticInsensitive ? 2 : 0) }
-    var suffix: String {
+    package var foldFlags: Int64 { (caseInsensitive ? 1 : 0) | (diacriticInsensitive ? 2 : 0) }
+    package var suffix: String {
         switch (caseInsensitive, diacriticInsensitive) {
         case (true, true): return "[cd]"
         case (true, false): return "[c]"
@@ -53,7 +53,7 @@ struct QueryStringOptions: Equatable {
     }
 }
 
-indirect enum QueryPredicate {
+package indirect enum QueryPredicate {
     case constant(Bool, offset: Int)
     case and([QueryPredicate])
     case or([QueryPredicate])
@@ -63,7 +63,7 @@ indirect enum QueryPredicate {
 }
 
 /// A literal as written.
-indirect enum QueryLiteral {
+package indirect enum QueryLiteral {
     case null
     case bool(Bool)
     case integer(Int64, text: String)
@@ -82,7 +82,7 @@ indirect enum QueryLiteral {
 }
 
 /// One step of a key path.
-enum QueryPathElement {
+package enum QueryPathElement {
     case property(String, offset: Int)
     /// `@links.Class.property`
     case backlink(className: String, property: String, offset: Int)
@@ -101,7 +101,7 @@ enum QueryPathElement {
     case values(offset: Int)
     case type(offset: Int)
 
-    var offset: Int {
+    package var offset: Int {
         switch self {
         case .property(_, let o), .backlink(_, _, let o), .allBacklinks(let o), .index(_, let o), .all(let o),
             .key(_, let o), .count(let o), .size(let o), .aggregate(_, let o), .keys(let o), .values(let o),
@@ -111,35 +111,35 @@ enum QueryPathElement {
     }
 }
 
-enum QueryIndex: Equatable {
+package enum QueryIndex: Equatable {
     case first, last
     case position(Int)
 }
 
-enum QueryAggregate: String {
+package enum QueryAggregate: String {
     case sum = "@sum"
     case avg = "@avg"
     case min = "@min"
     case max = "@max"
 }
 
-struct QueryKeyPath {
+package struct QueryKeyPath {
     /// A subquery variable (`$x`) the path starts from, if any.
-    var variable: String?
-    var elements: [QueryPathElement]
-    var offset: Int
+    package var variable: String?
+    package var elements: [QueryPathElement]
+    package var offset: Int
     /// The path as written, for messages.
-    var text: String
+    package var text: String
 }
 
-enum QueryArithmeticOp: String {
+package enum QueryArithmeticOp: String {
     case add = "+"
     case subtract = "-"
     case multiply = "*"
     case divide = "/"
 }
 
-indirect enum QueryExpression {
+package indirect enum QueryExpression {
     case literal(QueryLiteral, offset: Int, text: String)
     case argument(Int, offset: Int)
     /// `{a, b, …}`, optionally quantified (`ANY {…}`).
@@ -151,7 +151,7 @@ indirect enum QueryExpression {
     /// An argument used with a quantifier: `ANY $0`.
     case quantifiedArgument(Int, quantifier: QueryQuantifier, offset: Int)
 
-    var offset: Int {
+    package var offset: Int {
         switch self {
         case .literal(_, let o, _), .argument(_, let o), .list(_, _, let o), .arithmetic(_, _, _, let o),
             .subqueryCount(_, _, _, let o), .quantifiedArgument(_, _, let o):
@@ -162,12 +162,12 @@ indirect enum QueryExpression {
 }
 
 /// A parsed query: the predicate and its trailing clauses.
-struct ParsedQuery {
-    var predicate: QueryPredicate
-    var clauses: [ParsedClause]
+package struct ParsedQuery {
+    package var predicate: QueryPredicate
+    package var clauses: [ParsedClause]
 }
 
-enum ParsedClause {
+package enum ParsedClause {
     case sort([(QueryKeyPath, ascending: Bool)], offset: Int)
     case distinct([QueryKeyPath], offset: Int)
     case limit(Int, offset: Int)

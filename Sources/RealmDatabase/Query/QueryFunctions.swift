@@ -7,8 +7,8 @@ import Foundation
 // aggregates. `QueryFunctions.register(on:)` installs them on a connection.
 
 /// SQL functions the query translation relies on, registered on every connection a realm opens.
-enum QueryFunctions {
-    static func register(on connection: SQLiteConnection) {
+package enum QueryFunctions {
+    package static func register(on connection: SQLiteConnection) {
         guard let db = connection.handle else { return }
         QueryLanguage.registerFunctions(on: db)
     }
@@ -40,16 +40,16 @@ extension QueryLanguage {
 
 // MARK: - Shared Swift logic (also used for constant folding at compile time)
 
-enum QueryRuntime {
+package enum QueryRuntime {
     // String operator codes passed to realm_strop.
-    static let opBeginsWith: Int64 = 1
-    static let opEndsWith: Int64 = 2
-    static let opContains: Int64 = 3
-    static let opLike: Int64 = 4
-    static let opEqual: Int64 = 5
+    package static let opBeginsWith: Int64 = 1
+    package static let opEndsWith: Int64 = 2
+    package static let opContains: Int64 = 3
+    package static let opLike: Int64 = 4
+    package static let opEqual: Int64 = 5
 
     /// Case (flag 1) and diacritic (flag 2) folding, Unicode-aware; ASCII takes a fast path.
-    static func fold(_ s: String, flags: Int64) -> String {
+    package static func fold(_ s: String, flags: Int64) -> String {
         if flags == 0 { return s }
         if s.utf8.allSatisfy({ $0 < ASCII.firstNonASCII }) {
             if flags & 1 == 0 { return s }
@@ -63,7 +63,7 @@ enum QueryRuntime {
     }
 
     /// A string operand: text, bytes, or nil for SQL NULL. Numbers are `.other` (never match).
-    enum StringOperand {
+    package enum StringOperand {
         case null
         case text(String)
         case bytes([UInt8])
@@ -78,7 +78,7 @@ enum QueryRuntime {
     /// Realm's string operators with their null rules (realm-core `StringData::contains`,
     /// `begins_with`, `ends_with`, `like`): a null needle is contained in everything, LIKE
     /// matches null only with null, and a null haystack contains nothing but null.
-    static func stringOp(_ op: Int64, flags: Int64, haystack: StringOperand, needle: StringOperand) -> Bool {
+    package static func stringOp(_ op: Int64, flags: Int64, haystack: StringOperand, needle: StringOperand) -> Bool {
         if case .other = haystack { return false }
         if case .other = needle { return false }
         let hNull = haystack.isNull
@@ -167,7 +167,7 @@ enum QueryRuntime {
 
     /// Comparison result codes of `realm_cmp`: -1, 0, 1, or 2 for "unequal and unordered"
     /// (one side null, or types that Realm does not compare).
-    static let unordered: Int64 = 2
+    package static let unordered: Int64 = 2
 
     enum Number {
         case int(Int64)
@@ -249,7 +249,7 @@ enum QueryRuntime {
     /// Realm's comparison of two tagged values (realm-core `Mixed::compare` restricted to
     /// comparable types): numbers across int/float/double/decimal by value, bools below numbers,
     /// strings and binary by bytes, other types only with themselves.
-    static func compare(_ a: SQLiteValue, tag ta: Int64, _ b: SQLiteValue, tag tb: Int64) -> Int64 {
+    package static func compare(_ a: SQLiteValue, tag ta: Int64, _ b: SQLiteValue, tag tb: Int64) -> Int64 {
         let aNull = a == .null || ta == MixedTag.null.rawValue
         let bNull = b == .null || tb == MixedTag.null.rawValue
         if aNull || bNull { return aNull && bNull ? 0 : unordered }

@@ -3,7 +3,7 @@ import Foundation
 
 /// The Realm Query Language compiler: RQL text → a SQL condition over the object row `t0`, its
 /// bound values and the trailing SORT / DISTINCT / LIMIT clauses. See docs/QUERY.md.
-enum QueryLanguage {
+package enum QueryLanguage {
     /// Compiles `query` for objects of `objectSchema`.
     ///
     /// - `arguments`: the values of `$0`, `$1`, …; a `.list` is a list argument (`x IN $0`).
@@ -113,7 +113,7 @@ enum QueryLanguage {
     }
 
     /// `Invalid query '<query>' at column N: <detail>`.
-    static func message(_ query: String, _ offset: Int, _ detail: String) -> String {
+    package static func message(_ query: String, _ offset: Int, _ detail: String) -> String {
         let column = column(of: offset, in: query)
         var shown = query
         if shown.count > 200 { shown = String(shown.prefix(200)) + "…" }

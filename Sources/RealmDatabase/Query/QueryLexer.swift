@@ -129,12 +129,19 @@ struct QueryToken {
 }
 
 /// A syntax error found while tokenizing or parsing, with the byte offset of the offending text.
-struct QuerySyntaxError: Error {
-    var offset: Int
-    var message: String
+package struct QuerySyntaxError: Error {
+    package var offset: Int
+    package var message: String
     /// Two values of types that can't be compared: an error between single values, no match
     /// for an element of a list literal or list argument (realm-core's lists hold mixed values).
-    var isTypeMismatch = false
+    package var isTypeMismatch = false
+}
+
+extension QuerySyntaxError {
+    package init(offset: Int, message: String) {
+        self.offset = offset
+        self.message = message
+    }
 }
 
 struct QueryLexer {

@@ -4,7 +4,7 @@ import Foundation
 // `query_bison.yy`; see docs/QUERY.md). It never crashes: every malformed input ends in a
 // `QuerySyntaxError` naming the offending token, and nesting depth and query length are bounded.
 
-struct QueryParser {
+package struct QueryParser {
     /// Longest query accepted, in UTF-8 bytes.
     static let maxQueryLength = 64 * 1024
     /// Deepest nesting accepted (parentheses, NOT, subqueries, lists, arithmetic operators).
@@ -23,7 +23,7 @@ struct QueryParser {
     }
 
     /// Parses a whole query: a predicate followed by SORT / DISTINCT / LIMIT clauses.
-    static func parse(_ text: String) throws -> ParsedQuery {
+    package static func parse(_ text: String) throws -> ParsedQuery {
         let utf8Count = text.utf8.count
         guard utf8Count <= maxQueryLength else {
             throw QuerySyntaxError(

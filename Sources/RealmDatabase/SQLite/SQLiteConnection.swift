@@ -24,7 +24,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 ///
 /// Prepared statements are cached by SQL text, so hot paths (insert, read by key) prepare once.
 package final class SQLiteConnection {
-    private(set) var handle: OpaquePointer?
+    package private(set) var handle: OpaquePointer?
     package let path: String
     private var statementCache: [String: Statement] = [:]
 

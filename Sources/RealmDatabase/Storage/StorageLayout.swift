@@ -110,7 +110,7 @@ enum StorageLayout {
 }
 
 /// The type of a value held in a `mixed` column, stored in its `__t` column.
-enum MixedTag: Int64 {
+package enum MixedTag: Int64 {
     case null = 0
     case int = 1
     case bool = 2

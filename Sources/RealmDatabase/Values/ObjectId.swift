@@ -71,7 +71,7 @@ func hexValue(_ c: UInt8) -> UInt8? {
 
 extension UUID {
     /// The 16 bytes of the UUID, in order: UUIDs compare by these bytes in Realm.
-    var realmBytes: Data { withUnsafeBytes(of: uuid) { Data($0) } }
+    package var realmBytes: Data { withUnsafeBytes(of: uuid) { Data($0) } }
 
     init?(realmBytes data: Data) {
         guard data.count == 16 else { return nil }

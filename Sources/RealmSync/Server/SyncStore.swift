@@ -28,6 +28,12 @@ public protocol SyncStoreReader {
     /// start); each with the cursor to continue after it.
     func existingObjects(ofClass className: String, after cursor: UInt64, limit: Int) throws
         -> [(cursor: UInt64, ref: ObjectRef)]
+    /// Existing objects of a class that `predicate` matches for the session of `user` (a bootstrap
+    /// of a view), as `existingObjects(ofClass:after:limit:)` orders them. The store evaluates the
+    /// predicate exactly as `ViewPredicate.matches` does, a field never written at its default.
+    func existingObjects(
+        ofClass className: String, matching predicate: ViewPredicate, user: String, after cursor: UInt64, limit: Int
+    ) throws -> [(cursor: UInt64, ref: ObjectRef)]
 
     func field(_ ref: ObjectRef, path: [String]) throws -> StoredField?
     /// The top-level fields written since the object was (re)created, by name.

@@ -10,11 +10,21 @@ import RealmDatabase
 /// Not thread-safe: the server engine that owns it serializes every call.
 public final class SQLiteSyncStore: SyncStore {
     private let connection: SQLiteConnection
+    /// Per synced class, the default of each single-valued field: what a view query reads for a
+    /// field never written (the integrator writes them all on creation; a field added to the schema
+    /// later has none). Without a schema such a field reads as null.
+    private let fieldDefaults: [String: [String: SyncValue]]
 
     /// Opens (or creates) the store at `path`. `historySalt` is recorded when the file is created.
-    public init(path: String, historySalt: UInt64 = UInt64.random(in: 1...UInt64.max)) throws {
+    public init(
+        path: String, historySalt: UInt64 = UInt64.random(in: 1...UInt64.max), schema: Schema? = nil
+    ) throws {
+        fieldDefaults = schema.map(Self.fieldDefaults) ?? [:]
         do {
             connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            // View queries compare with the local query engine's functions.
+            QueryFunctions.register(on: connection)
+            SyncValueSQLFunctions.register(on: connection)
             try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF")
             try connection.execute(Self.schemaSQL)
             try connection.run(
@@ -25,12 +35,23 @@ public final class SQLiteSyncStore: SyncStore {
     }
 
     public func write<T>(_ body: (any SyncStoreTransaction) throws -> T) throws -> T {
-        try transaction(.immediate) { try body(SQLiteSyncStoreTransaction(connection)) }
+        try transaction(.immediate) { try body(SQLiteSyncStoreTransaction(connection, fieldDefaults: fieldDefaults)) }
     }
 
     public func read<T>(_ body: (any SyncStoreReader) throws -> T) throws -> T {
         // A deferred transaction pins one snapshot at its first read: every read sees one state.
-        try transaction(.deferred) { try body(SQLiteSyncStoreTransaction(connection)) }
+        try transaction(.deferred) { try body(SQLiteSyncStoreTransaction(connection, fieldDefaults: fieldDefaults)) }
+    }
+
+    private static func fieldDefaults(_ schema: Schema) -> [String: [String: SyncValue]] {
+        let rules = SyncSchemaRules(schema: schema)
+        var result: [String: [String: SyncValue]] = [:]
+        for objectSchema in schema.objectSchemas where !objectSchema.isEmbedded {
+            for property in objectSchema.persistedProperties where !property.isCollection {
+                result[objectSchema.className, default: [:]][property.name] = rules.defaultValue(of: property)
+            }
+        }
+        return result
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it (or the commit)

@@ -4,8 +4,13 @@ import RealmDatabase
 /// The records of `SQLiteSyncStore`, read and written inside one of its transactions.
 final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     let db: SQLiteConnection
+    /// Per class, the default of each single-valued field (`SQLiteSyncStore.fieldDefaults`).
+    private let fieldDefaults: [String: [String: SyncValue]]
 
-    init(_ db: SQLiteConnection) { self.db = db }
+    init(_ db: SQLiteConnection, fieldDefaults: [String: [String: SyncValue]]) {
+        self.db = db
+        self.fieldDefaults = fieldDefaults
+    }
 
     // MARK: Encoding of keys
 
@@ -73,6 +78,18 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
             "SELECT id, pk FROM objects WHERE class = ? AND live = 1 AND id > ? ORDER BY id LIMIT ?",
             [.text(className), .u64(cursor), .integer(Int64(max(0, limit)))]
         ).map { row in
+            let key = try StoreEncoding.decodePrimaryKey(row[1].byteArray ?? [])
+            return (row[0].u64, ObjectRef(className, key))
+        }
+    }
+
+    func existingObjects(
+        ofClass className: String, matching predicate: ViewPredicate, user: String, after cursor: UInt64, limit: Int
+    ) throws -> [(cursor: UInt64, ref: ObjectRef)] {
+        let query = SQLiteViewQuery.select(
+            className: className, matching: predicate, user: user, defaults: fieldDefaults[className] ?? [:],
+            after: cursor, limit: limit)
+        return try db.rows(query.sql, query.bindings).map { row in
             let key = try StoreEncoding.decodePrimaryKey(row[1].byteArray ?? [])
             return (row[0].u64, ObjectRef(className, key))
         }

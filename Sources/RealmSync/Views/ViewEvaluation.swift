@@ -1,6 +1,9 @@
+import RealmDatabase
+
 /// The in-memory evaluator of `ViewPredicate`, which routing and permission checks run for every
 /// changed object. It must agree exactly with the local query engine and with each store's
-/// translation (tests compare them on random data).
+/// translation (tests compare them on random data): it runs the local engine's own comparison
+/// functions on the values as `ViewValueRepresentation` gives them.
 extension ViewPredicate {
     /// Whether `subject` satisfies the predicate for the session of `user`.
     public func matches(_ subject: ViewSubject, user: String) -> Bool {
@@ -21,13 +24,22 @@ extension ViewPredicate {
     }
 }
 
-/// One comparison with Realm's semantics.
+/// One comparison with Realm's semantics, as the local query engine evaluates it.
 enum ViewComparisonEvaluation {
     static func holds(_ left: SyncValue, _ op: ViewComparison, _ right: SyncValue, caseInsensitive: Bool) -> Bool {
-        switch op {
-        case .equal: return left == right
-        case .notEqual: return left != right
-        default: return false
+        let flags: Int64 = caseInsensitive ? 1 : 0
+        let haystack = ViewValueRepresentation.stringOperand(left)
+        let needle = ViewValueRepresentation.stringOperand(right)
+        if let code = ViewValueRepresentation.stringOperatorCode(op) {
+            return QueryRuntime.stringOp(code, flags: flags, haystack: haystack, needle: needle)
         }
+        if caseInsensitive && (op == .equal || op == .notEqual) {
+            let equal = QueryRuntime.stringOp(QueryRuntime.opEqual, flags: flags, haystack: haystack, needle: needle)
+            return op == .equal ? equal : !equal
+        }
+        if ViewValueRepresentation.isNaN(right) { return op == .notEqual }
+        let (a, ta) = ViewValueRepresentation.tagged(left)
+        let (b, tb) = ViewValueRepresentation.tagged(right)
+        return ViewValueRepresentation.satisfies(QueryRuntime.compare(a, tag: ta, b, tag: tb), op)
     }
 }
