@@ -161,7 +161,8 @@ public final class SyncClient: SyncClientEndpoint {
         case .ident(let session, let clientFileID, let salt):
             try adopt(clientFileID: clientFileID, salt: salt)
             return [try identify(session, try store.state())] + (try newerQuery(session))
-        case .download(_, let cursor, let acknowledged, let changesets, let replacements, let removals, let compensating):
+        case .download(
+            _, let cursor, let acknowledged, let changesets, let replacements, let removals, let compensating):
             try applyDownload(
                 cursor: cursor, acknowledged: acknowledged, changesets: changesets,
                 view: ViewCorrection(replacements: replacements, removals: removals))
