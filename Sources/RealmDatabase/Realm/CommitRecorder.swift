@@ -8,6 +8,14 @@
 /// it (it does not end in `commitWrite`). With no recorder set, a commit costs what it did before.
 public protocol CommitRecorder: AnyObject {
     func willCommit(_ realm: Realm, changes: ChangeSet) throws
+    /// True when a server, through this recorder's sync client, decides when each subscription set
+    /// version is complete (`SubscriptionProgress`); false (the default) keeps a committed set
+    /// complete at once, as a local realm's.
+    var subscriptionsAwaitServer: Bool { get }
+}
+
+extension CommitRecorder {
+    public var subscriptionsAwaitServer: Bool { false }
 }
 
 extension Realm {

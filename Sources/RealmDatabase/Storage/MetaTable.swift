@@ -8,6 +8,9 @@
 /// | `schemaVersion` | the schema version, a `UInt64` stored by its bit pattern in SQLite's `Int64` |
 /// | `version` | the commit counter, bumped by every write transaction |
 /// | `subscriptionsVersion` | bumped by every change of the subscription set (absent until the first) |
+/// | `subscriptionsComplete` | a synced realm's last subscription set version the server completed |
+/// | `subscriptionsBootstrapping` | the version whose bootstrap is arriving (absent when none) |
+/// | `subscriptionsError`, `subscriptionsErrorMessage` | the version the server refused, and why |
 ///
 /// How decimal128 values are stored is SQLite's `user_version` of the file (read through here too):
 /// 0 in files that stored them as text, `currentDecimalFormat` since. It is not a row, so the table
@@ -19,6 +22,7 @@ struct MetaTable {
 
     private enum Key: String {
         case format, schema, schemaVersion, version, subscriptionsVersion
+        case subscriptionsComplete, subscriptionsBootstrapping, subscriptionsError, subscriptionsErrorMessage
     }
 
     /// The decimal format this code writes: `Decimal128.storedBytes`.
@@ -95,6 +99,27 @@ struct MetaTable {
             """)
     }
 
+    /// What a sync client recorded of the subscription set's versions (`SubscriptionProgress`).
+    func subscriptionProgress() throws -> SubscriptionProgress {
+        func number(_ key: Key) throws -> Int64? {
+            guard case .integer(let stored)? = try value(key) else { return nil }
+            return stored
+        }
+        var errorMessage: String?
+        if case .text(let text)? = try value(.subscriptionsErrorMessage) { errorMessage = text }
+        return SubscriptionProgress(
+            complete: try number(.subscriptionsComplete) ?? 0, bootstrapping: try number(.subscriptionsBootstrapping),
+            errorVersion: try number(.subscriptionsError), errorMessage: errorMessage)
+    }
+
+    /// Stores `progress` (inside the caller's write transaction); absent values remove their rows.
+    func setSubscriptionProgress(_ progress: SubscriptionProgress) throws {
+        try put(.subscriptionsComplete, .integer(progress.complete))
+        try put(.subscriptionsBootstrapping, progress.bootstrapping.map { .integer($0) })
+        try put(.subscriptionsError, progress.errorVersion.map { .integer($0) })
+        try put(.subscriptionsErrorMessage, progress.errorMessage.map { .text($0) })
+    }
+
     /// How the file stores decimal128 values: 0 (text) for files written before the marker existed.
     func decimalFormat() throws -> Int64 {
         try connection.scalarInt("PRAGMA user_version") ?? 0
@@ -113,6 +138,17 @@ struct MetaTable {
 
     private func set(_ key: Key, _ value: SQLiteValue) throws {
         try connection.run("UPDATE _realm_meta SET value = ? WHERE key = ?", [value, .text(key.rawValue)])
+    }
+
+    /// Inserts or replaces the row of `key`; nil deletes it (rows that older files never had).
+    private func put(_ key: Key, _ value: SQLiteValue?) throws {
+        guard let value else {
+            try connection.run("DELETE FROM _realm_meta WHERE key = ?", [.text(key.rawValue)])
+            return
+        }
+        try connection.run(
+            "INSERT INTO _realm_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [.text(key.rawValue), value])
     }
 
     private static func encode(_ version: UInt64) -> SQLiteValue { .integer(Int64(bitPattern: version)) }

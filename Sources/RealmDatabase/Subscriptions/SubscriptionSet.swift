@@ -1,7 +1,8 @@
 import Foundation
 
-/// The state of a subscription set. With no sync server yet, a committed set is `complete` at once
-/// (there is nothing to download); `superseded` marks a set that a newer version replaced.
+/// The state of a subscription set (RealmSwift's `SyncSubscriptionState`). A local realm's committed
+/// set is `complete` at once (there is nothing to download); a synced one's goes `pending` →
+/// `bootstrapping` → `complete`, or `error`; `superseded` marks a set that a newer version replaced.
 public enum SubscriptionState: String, Sendable {
     case pending, bootstrapping, complete, error, superseded
 }
@@ -61,9 +62,20 @@ public final class SubscriptionSet: Sequence {
         subscriptions.first { $0.objectClassName == className && $0.queryString == query }
     }
 
-    /// `complete` for the latest version, `superseded` once a newer one has been committed.
+    /// `superseded` once a newer version has been committed; `error` when the server refused this
+    /// one (`errorMessage` says why); otherwise `complete` for a local realm, and for a synced one
+    /// what its server said so far: `pending`, `bootstrapping`, `complete` (`SubscriptionProgress`).
+    /// A file that cannot be read reports what this instance last knew: its own version, complete.
     public var state: SubscriptionState {
-        ((try? SubscriptionStore.version(realm)) ?? version) == version ? .complete : .superseded
+        let latest = (try? SubscriptionStore.version(realm)) ?? version
+        let progress = (try? realm.subscriptionProgress()) ?? SubscriptionProgress(complete: version)
+        return progress.state(of: version, latest: latest, awaitsServer: realm.subscriptionsAwaitServer)
+    }
+
+    /// Why the server refused this version, when `state` is `error`.
+    public var errorMessage: String? {
+        guard state == .error else { return nil }
+        return (try? realm.subscriptionProgress())?.errorMessage
     }
 
     /// Changes the set: every change inside `block` is applied together, or (if it throws) none is.

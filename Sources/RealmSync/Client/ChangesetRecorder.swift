@@ -13,12 +13,18 @@ import Synchronization
 final class ChangesetRecorder: CommitRecorder {
     let syncedClasses: Set<String>
     let wallClock: any WallClock
+    /// The replica holds the view of its subscription set (`SyncClient.ViewSource.subscriptions`):
+    /// the server decides the set's states, and a local write needs a subscription to its class.
+    let requiresSubscriptions: Bool
     private let applying = Atomic<Bool>(false)
 
-    init(syncedClasses: Set<String>, wallClock: any WallClock) {
+    init(syncedClasses: Set<String>, wallClock: any WallClock, requiresSubscriptions: Bool = false) {
         self.syncedClasses = syncedClasses
         self.wallClock = wallClock
+        self.requiresSubscriptions = requiresSubscriptions
     }
+
+    var subscriptionsAwaitServer: Bool { requiresSubscriptions }
 
     /// Runs `body` (a write of the client's own) with recording turned off.
     func applyingDownload<T>(_ body: () throws -> T) rethrows -> T {
@@ -36,6 +42,7 @@ final class ChangesetRecorder: CommitRecorder {
             try refreshMirrors(realm, store: store, changes: changes)
             return
         }
+        if requiresSubscriptions { try refuseUnsubscribedWrites(realm, changes: changes) }
         let state = try store.state()
         var clock = HybridLogicalClock(last: state.lastClock)
         let reading = clock.tick(now: wallClock.nowMilliseconds())
@@ -52,6 +59,18 @@ final class ChangesetRecorder: CommitRecorder {
             clientVersion: metadata.clientVersion, encoded: ChangesetCodec.encodedData(metadata, body))
         try store.setNumber(.lastClientVersion, metadata.clientVersion)
         try store.setNumber(.lastClock, reading.rawValue)
+    }
+
+    /// A write to a synced class without a subscription could never reach the server's view of
+    /// this replica: it is refused, with Realm's message, and the throw rolls the commit back.
+    /// Checked against the latest committed set (realm-core's write validator does the same).
+    private func refuseUnsubscribedWrites(_ realm: Realm, changes: ChangeSet) throws {
+        let written = changes.classes.filter { syncedClasses.contains($0.key) && !$0.value.isEmpty }.keys.sorted()
+        guard !written.isEmpty else { return }
+        let subscribed = Set(try realm.subscriptions.map(\.objectClassName))
+        guard let refused = written.first(where: { !subscribed.contains($0) }) else { return }
+        throw RealmError(
+            .subscription, "Cannot write to class \(refused) when no flexible sync subscription has been created.")
     }
 
     /// After a download: the mirrors of the collections of created, modified and deleted objects.

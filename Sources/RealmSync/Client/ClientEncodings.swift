@@ -64,19 +64,30 @@ enum ClientEncodings {
 
     // MARK: Bootstrap batches
 
-    static func encode(bootstrap objects: [ObjectSnapshot], serverVersion: UInt64) -> Data {
+    static func encode(bootstrap objects: [ObjectSnapshot], removals: [ObjectRef], serverVersion: UInt64) -> Data {
         Data(
             SyncMessageCodec.encode(
                 .bootstrap(
                     session: 0, serverVersion: serverVersion, latestClock: .zero, uploadAcknowledged: 0,
-                    objects: objects,
-                    isLast: false, progress: 0)))
+                    objects: objects, isLast: false, progress: 0, removals: removals)))
     }
 
-    static func decodeBootstrap(_ data: Data) throws -> [ObjectSnapshot] {
-        guard case .bootstrap(_, _, _, _, let objects, _, _, _, _) = try SyncMessageCodec.decode(Array(data)) else {
+    static func decodeBootstrap(_ data: Data) throws -> (objects: [ObjectSnapshot], removals: [ObjectRef]) {
+        guard case .bootstrap(_, _, _, _, let objects, _, _, _, let removals) = try SyncMessageCodec.decode(Array(data))
+        else {
             throw SyncError(.badChangeset, "A stored bootstrap batch is not a bootstrap")
         }
-        return objects
+        return (objects, removals)
+    }
+
+    // MARK: Subscription sets
+
+    static func encode(_ query: QuerySet) -> Data { Data(SyncMessageCodec.encode(.query(session: 0, query: query))) }
+
+    static func decodeQuerySet(_ data: Data) throws -> QuerySet {
+        guard case .query(_, let query) = try SyncMessageCodec.decode(Array(data)) else {
+            throw SyncError(.badChangeset, "The stored active subscription set is not a query message")
+        }
+        return query
     }
 }

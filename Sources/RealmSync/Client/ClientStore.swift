@@ -19,7 +19,10 @@ import RealmDatabase
 /// - `_sync_deferred_erase(ref, recreated, concurrent_through)`: remote erases of objects with a
 ///   pending local erase, decided when that erase reaches the server (`DownloadApplier.erase`);
 ///   the local changesets up to client version `concurrent_through` are concurrent with it.
-/// - `_sync_pending_bootstrap(seq, server_version, batch)`: bootstrap batches until the last one.
+/// - `_sync_pending_bootstrap(seq, server_version, batch)`: bootstrap batches (objects entering the
+///   view and removals of those leaving it) until the last one.
+/// - `_sync_query_set(version, body)`: the active subscription set (the last one the server
+///   completed), which `identify` sends; none before the first.
 struct ClientStore {
     let realm: Realm
 
@@ -49,6 +52,7 @@ struct ClientStore {
         CREATE TABLE IF NOT EXISTS _sync_pending_bootstrap (seq INTEGER PRIMARY KEY, server_version INTEGER NOT NULL,
         batch BLOB NOT NULL)
         """,
+        "CREATE TABLE IF NOT EXISTS _sync_query_set (version INTEGER PRIMARY KEY, body BLOB NOT NULL)",
     ]
 
     /// How many tables `creation` makes.
@@ -219,12 +223,12 @@ struct ClientState: Hashable {
 extension ClientStore {
     // MARK: Bootstrap batches
 
-    func appendBootstrapBatch(serverVersion: UInt64, _ objects: [ObjectSnapshot]) throws {
+    func appendBootstrapBatch(serverVersion: UInt64, _ objects: [ObjectSnapshot], removals: [ObjectRef]) throws {
         try realm.executeSQL(
             "INSERT INTO _sync_pending_bootstrap (server_version, batch) VALUES (?, ?)",
             [
                 .integer(Int64(bitPattern: serverVersion)),
-                .blob(ClientEncodings.encode(bootstrap: objects, serverVersion: serverVersion)),
+                .blob(ClientEncodings.encode(bootstrap: objects, removals: removals, serverVersion: serverVersion)),
             ])
     }
 
@@ -236,18 +240,40 @@ extension ClientStore {
         try realm.executeSQL("DELETE FROM _sync_pending_bootstrap")
     }
 
-    /// Every stored batch's objects, in arrival order, and forgets them.
-    func takeBootstrapObjects() throws -> [ObjectSnapshot] {
+    /// Every stored batch's objects and removals, in arrival order, and forgets them.
+    func takeBootstrap() throws -> (objects: [ObjectSnapshot], removals: [ObjectRef]) {
         let rows = try realm.querySQL("SELECT batch FROM _sync_pending_bootstrap ORDER BY seq")
         try realm.executeSQL("DELETE FROM _sync_pending_bootstrap")
         var objects: [ObjectSnapshot] = []
+        var removals: [ObjectRef] = []
         for row in rows {
             guard case .blob(let data)? = row.first else {
                 throw SyncError(.badChangeset, "A stored bootstrap batch is not a blob")
             }
-            objects += try ClientEncodings.decodeBootstrap(data)
+            let batch = try ClientEncodings.decodeBootstrap(data)
+            objects += batch.objects
+            removals += batch.removals
         }
-        return objects
+        return (objects, removals)
+    }
+
+    // MARK: Active subscription set
+
+    /// The last subscription set the server completed; the empty version 0 before any.
+    func activeQuerySet() throws -> QuerySet {
+        let rows = try realm.querySQL("SELECT body FROM _sync_query_set ORDER BY version DESC LIMIT 1")
+        guard let row = rows.first else { return QuerySet(version: 0, subscriptions: []) }
+        guard case .blob(let data)? = row.first else {
+            throw SyncError(.badChangeset, "The stored active subscription set is not a blob")
+        }
+        return try ClientEncodings.decodeQuerySet(data)
+    }
+
+    func setActiveQuerySet(_ query: QuerySet) throws {
+        try realm.executeSQL("DELETE FROM _sync_query_set")
+        try realm.executeSQL(
+            "INSERT INTO _sync_query_set (version, body) VALUES (?, ?)",
+            [.integer(query.version), .blob(ClientEncodings.encode(query))])
     }
 }
 

@@ -191,8 +191,9 @@ struct DownloadApplier {
             })
     }
 
-    /// Deletes the object a remote erase names; links to it become unresolved.
-    private func deleteObject(_ ref: ObjectRef) throws {
+    /// Deletes the object a remote erase (or a removal from the view) names; links to it become
+    /// unresolved.
+    func deleteObject(_ ref: ObjectRef) throws {
         guard let object = try SyncValueConversion.object(ref, in: realm) else { return }
         try links.targetWillBeErased(object, ref)
         try realm.delete(object)

@@ -17,8 +17,14 @@ public final class SyncClient: SyncClientEndpoint {
     /// The replica's realm: local writes go through it as usual.
     public let realm: Realm
     public let user: String
-    /// The classes this client syncs (subscribes to), sorted.
+    /// The classes this client syncs, sorted.
     public let classes: [String]
+    /// Which objects of `classes` the replica holds.
+    public let viewSource: SyncViewSource
+    /// Told of the writes the server refused and reverted, after the correction is applied.
+    private let errorHandler: ((SyncError, [CompensatingWrite]) -> Void)?
+    /// Every compensating write received, in arrival order (also given to `errorHandler`).
+    public private(set) var compensatingWrites: [CompensatingWrite] = []
     private let recorder: ChangesetRecorder
     private let wallClock: any WallClock
     private var store: ClientStore { ClientStore(realm: realm) }
@@ -29,14 +35,20 @@ public final class SyncClient: SyncClientEndpoint {
     /// follows its bootstrap, if any) before it uploads: a bootstrap rebases the pending changesets,
     /// which must not be integrated yet.
     private var awaitingFirstDownload = true
+    /// The highest subscription set version sent (or active) on this connection, and those sent:
+    /// the one the server completes becomes the active set.
+    private var queriedThrough: Int64 = 0
+    private var sentQueries: [Int64: QuerySet] = [:]
     public private(set) var uploadAcknowledged: UInt64 = 0
     public private(set) var downloadCursor: UInt64 = 0
 
     /// Opens (creating if needed) the synced realm file at `configuration`, whose schema must be
     /// given and which may not migrate (no migration block). `classes`: the classes to sync; nil
-    /// means every class with a primary key.
+    /// means every class with a primary key. `viewSource`: every object of them (the default), or
+    /// the realm's subscription set. `errorHandler`: told of compensating writes.
     public init(
-        configuration: Realm.Configuration, user: String, wallClock: any WallClock, classes: [String]? = nil
+        configuration: Realm.Configuration, user: String, wallClock: any WallClock, classes: [String]? = nil,
+        viewSource: SyncViewSource = .allObjects, errorHandler: ((SyncError, [CompensatingWrite]) -> Void)? = nil
     ) throws {
         guard let schema = configuration.schema else {
             throw SyncError(.badQuery, "A synced realm needs its schema in the configuration")
@@ -52,7 +64,10 @@ public final class SyncClient: SyncClientEndpoint {
         self.classes = synced
         self.user = user
         self.wallClock = wallClock
-        recorder = ChangesetRecorder(syncedClasses: Set(synced), wallClock: wallClock)
+        self.viewSource = viewSource
+        self.errorHandler = errorHandler
+        recorder = ChangesetRecorder(
+            syncedClasses: Set(synced), wallClock: wallClock, requiresSubscriptions: viewSource == .subscriptions)
         var config = configuration
         config.commitRecorder = recorder
         realm = try Realm(configuration: config)
@@ -106,14 +121,32 @@ public final class SyncClient: SyncClientEndpoint {
         if try store.hasBootstrapBatches() { try writeRemote { try store.forgetBootstrapBatches() } }
         let state = try store.state()
         awaitingFirstDownload = state.downloadCursor == 0
+        // A version the server refused is not asked for again; a newer one is.
+        queriedThrough = max(try store.activeQuerySet().version, try realm.subscriptionProgress().errorVersion ?? 0)
+        sentQueries = [:]
         guard state.clientFileID != 0 else { return [.bind(session: session, user: user, needsClientFileID: true)] }
-        return [.bind(session: session, user: user, needsClientFileID: false), identify(session, state)]
+        return [.bind(session: session, user: user, needsClientFileID: false), try identify(session, state)]
+            + (try newerQuery(session))
     }
 
-    private func identify(_ session: UInt32, _ state: ClientState) -> SyncMessage {
+    private func identify(_ session: UInt32, _ state: ClientState) throws -> SyncMessage {
         .identify(
             session: session, clientFileID: state.clientFileID, salt: state.salt, downloadCursor: state.downloadCursor,
-            query: .allObjects(of: classes))
+            query: viewSource == .allObjects ? .allObjects(of: classes) : try store.activeQuerySet())
+    }
+
+    /// The latest committed subscription set, when it is newer than what this connection sent: once
+    /// per version.
+    private func newerQuery(_ session: UInt32) throws -> [SyncMessage] {
+        guard viewSource == .subscriptions else { return [] }
+        let latest = try realm.subscriptions
+        guard latest.version > queriedThrough else { return [] }
+        let query = QuerySet(
+            version: latest.version,
+            subscriptions: latest.map { SubscriptionQuery(className: $0.objectClassName, query: $0.queryString) })
+        queriedThrough = latest.version
+        sentQueries[latest.version] = query
+        return [.query(session: session, query: query)]
     }
 
     /// Forgets what this connection sent; the next `connect` sends the unacknowledged changesets again.
@@ -127,34 +160,50 @@ public final class SyncClient: SyncClientEndpoint {
         switch message {
         case .ident(let session, let clientFileID, let salt):
             try adopt(clientFileID: clientFileID, salt: salt)
-            return [identify(session, try store.state())]
-        case .download(_, let cursor, let acknowledged, let changesets, _, _, _):
-            try applyDownload(cursor: cursor, acknowledged: acknowledged, changesets: changesets)
+            return [try identify(session, try store.state())] + (try newerQuery(session))
+        case .download(
+            _, let cursor, let acknowledged, let changesets, let replacements, let removals, let compensating):
+            try applyDownload(
+                cursor: cursor, acknowledged: acknowledged, changesets: changesets,
+                view: ViewCorrection(replacements: replacements, removals: removals))
             awaitingFirstDownload = false
+            report(compensating)
             return []
-        case .bootstrap(_, let serverVersion, let latestClock, let acknowledged, let objects, let isLast, _, _, _):
+        case .bootstrap(
+            _, let serverVersion, let latestClock, let acknowledged, let objects, let isLast, _, let queryVersion,
+            let removals):
             try receiveBootstrap(
-                Bootstrap(serverVersion: serverVersion, latestClock: latestClock, acknowledged: acknowledged),
-                objects: objects, isLast: isLast)
+                Bootstrap(
+                    serverVersion: serverVersion, latestClock: latestClock, acknowledged: acknowledged,
+                    queryVersion: queryVersion),
+                batch: ViewCorrection(replacements: objects, removals: removals), isLast: isLast)
             return []
         case .mark(let session, let requestID):
             return try pendingUploads() + [.mark(session: session, requestID: requestID)]
         case .error(_, let code, let message, _):
             throw SyncError(code, "The server ended the session: \(message)")
         case .queryError(_, let version, let message):
-            throw SyncError(.badQuery, "The server refused subscription set \(version): \(message)")
+            guard viewSource == .subscriptions else {
+                throw SyncError(.badQuery, "The server refused subscription set \(version): \(message)")
+            }
+            // The set goes to `error`; the session goes on with the active view.
+            try writeRemote { try realm.markSubscriptionsError(version, message: message) }
+            return []
         case .bind, .identify, .query, .upload, .unbind:
             throw SyncError(.unknownMessage, "A client does not accept a \(message) message")
         }
     }
 
     /// Uploads of the local changesets not yet sent on this connection (none before the file has its id).
+    /// A subscription set committed since the last call comes first, as a `query` message.
     public func pendingUploads() throws -> [SyncMessage] {
-        guard let session, !awaitingFirstDownload, try store.number(.clientFileID) != 0 else { return [] }
+        guard let session, try store.number(.clientFileID) != 0 else { return [] }
+        let query = try newerQuery(session)
+        guard !awaitingFirstDownload else { return query }
         let changesets = try store.history(after: max(sentThrough, uploadAcknowledged))
-        guard let last = changesets.last else { return [] }
+        guard let last = changesets.last else { return query }
         sentThrough = last.clientVersion
-        return [.upload(session: session, changesets: changesets)]
+        return query + [.upload(session: session, changesets: changesets)]
     }
 
     // MARK: Applying
@@ -181,7 +230,16 @@ public final class SyncClient: SyncClientEndpoint {
         }
     }
 
-    private func applyDownload(cursor: UInt64, acknowledged: UInt64, changesets: [IntegratedChangeset]) throws {
+    /// Objects the server sends whole and objects it removes from the replica: a bootstrap's, or a
+    /// download's corrections (objects entering or leaving the view, compensating writes).
+    private struct ViewCorrection {
+        var replacements: [ObjectSnapshot]
+        var removals: [ObjectRef]
+    }
+
+    private func applyDownload(
+        cursor: UInt64, acknowledged: UInt64, changesets: [IntegratedChangeset], view: ViewCorrection
+    ) throws {
         try writeRemote {
             let state = try store.state()
             var applier = DownloadApplier(
@@ -194,6 +252,7 @@ public final class SyncClient: SyncClientEndpoint {
                 try applier.apply(changeset.origin)
                 clock.observe(changeset.origin.clock)
             }
+            try apply(view, with: &applier, acknowledged: acknowledged, at: cursor)
             try applier.finish(acknowledged: acknowledged)
             try store.setNumber(.lastClock, clock.last.rawValue)
             try store.setNumber(.downloadCursor, max(cursor, state.downloadCursor))
@@ -202,67 +261,110 @@ public final class SyncClient: SyncClientEndpoint {
         }
     }
 
+    /// The server's state of the objects as of server version `serverVersion`, which includes this
+    /// file's changesets through `acknowledged`: those are no longer pending, so the server's state
+    /// wins over theirs (a refused write is reverted); later pending writes still win.
+    private func apply(
+        _ view: ViewCorrection, with applier: inout DownloadApplier, acknowledged: UInt64, at serverVersion: UInt64
+    ) throws {
+        guard !view.replacements.isEmpty || !view.removals.isEmpty else { return }
+        try applier.forgetPending { $0 <= acknowledged }
+        try applier.replace(with: view.replacements, at: serverVersion)
+        try applier.remove(view.removals)
+    }
+
+    /// Compensating writes, once their corrections are committed: kept, and given to the handler.
+    private func report(_ compensating: [CompensatingWrite]) {
+        guard !compensating.isEmpty else { return }
+        compensatingWrites += compensating
+        let objects = compensating.map { "\($0.object): \($0.reason)" }.joined(separator: "; ")
+        errorHandler?(
+            SyncError(.compensatingWrite, "The server reverted writes it does not allow: \(objects)"), compensating)
+    }
+
     /// What a bootstrap message says besides its objects.
     private struct Bootstrap {
         var serverVersion: UInt64
         var latestClock: HLCTimestamp
         var acknowledged: UInt64
+        var queryVersion: Int64
     }
 
-    /// Batches are stored aside; the last one applies them all, in one transaction. First the
-    /// pending changesets (none of them integrated: nothing is uploaded before the first download)
-    /// are rebased after the bootstrap (`PendingRewrite.rebase`); then each object is applied as a
-    /// remote create (and collection inserts) at time zero: a pending local write wins, as it will
-    /// when it reaches the server. Local objects the snapshot lacks and no pending changeset
-    /// creates are gone on the server: deleted. Then the cursor is the bootstrap's version.
-    private func receiveBootstrap(_ bootstrap: Bootstrap, objects: [ObjectSnapshot], isLast: Bool) throws {
+    /// Batches are stored aside; the last one applies them all, in one transaction: to a file that
+    /// never downloaded, as its first state (`applyFirstBootstrap`); to one that did, as the change
+    /// of its view to a new subscription set (`applyViewChange`). Then that set is complete.
+    private func receiveBootstrap(_ bootstrap: Bootstrap, batch: ViewCorrection, isLast: Bool) throws {
         try writeRemote {
-            try store.appendBootstrapBatch(serverVersion: bootstrap.serverVersion, objects)
-            guard isLast else { return }
-            let snapshot = try store.takeBootstrapObjects()
-            let acknowledged = max(bootstrap.acknowledged, try store.number(.uploadAcknowledged))
-            var clock = HybridLogicalClock(last: HLCTimestamp(rawValue: try store.number(.lastClock)))
-            clock.observe(bootstrap.latestClock)
-            try PendingRewrite(store: store).rebase(
-                try store.history(after: acknowledged), onto: bootstrap.serverVersion, clock: &clock,
-                now: wallClock.nowMilliseconds())
-            try store.setNumber(.lastClock, clock.last.rawValue)
-            try store.trimHistory(through: acknowledged)
-            try store.setNumber(.uploadAcknowledged, acknowledged)
-            var applier = DownloadApplier(
-                realm: realm, store: store, syncedClasses: Set(classes), pending: try store.history())
-            try applier.apply(
-                Changeset(
-                    clientVersion: 0, basedOnServerVersion: bootstrap.serverVersion, clock: .zero, clientFileID: 0,
-                    instructions: snapshot.flatMap(Self.instructions)))
-            try applier.deleteObjects(notIn: Set(snapshot.map(\.object)))
-            try applier.removeEntries(notIn: snapshot)
-            try applier.finish(acknowledged: acknowledged)
-            try store.setNumber(.downloadCursor, max(bootstrap.serverVersion, try store.number(.downloadCursor)))
+            try store.appendBootstrapBatch(
+                serverVersion: bootstrap.serverVersion, batch.replacements, removals: batch.removals)
+            guard isLast else {
+                if viewSource == .subscriptions { try realm.markSubscriptionsBootstrapping(bootstrap.queryVersion) }
+                return
+            }
+            let stored = try store.takeBootstrap()
+            let view = ViewCorrection(replacements: stored.objects, removals: stored.removals)
+            if try store.number(.downloadCursor) == 0 {
+                try applyFirstBootstrap(bootstrap, snapshot: view.replacements)
+            } else {
+                try applyViewChange(bootstrap, view)
+            }
+            if viewSource == .subscriptions { try complete(queryVersion: bootstrap.queryVersion) }
         }
     }
 
-    private static func instructions(_ snapshot: ObjectSnapshot) -> [Instruction] {
-        let o = snapshot.object
-        var result: [Instruction] = [.create(o, fields: snapshot.fields)]
-        for list in snapshot.lists {
-            // The replica may have the element already (this file's insert, integrated): the insert is
-            // a repeat, so the snapshot's position and value follow as a move and a set at time zero
-            // (no-ops where they are the replica's already; skipped behind a pending move or set).
-            result += list.elements.flatMap { element -> [Instruction] in
-                [
-                    .listInsert(
-                        o, field: list.field, element: element.id, position: element.position, value: element.value),
-                    .listMove(o, field: list.field, element: element.id, position: element.position),
-                    .listSet(o, field: list.field, element: element.id, value: element.value),
-                ]
+    /// First the pending changesets (none of them integrated: nothing is uploaded before the first
+    /// download) are rebased after the bootstrap (`PendingRewrite.rebase`); then each object is
+    /// applied as a remote create (and collection inserts) at time zero: a pending local write
+    /// wins, as it will when it reaches the server. Local objects the snapshot lacks and no pending
+    /// changeset creates are gone on the server: deleted. Then the cursor is the bootstrap's version.
+    private func applyFirstBootstrap(_ bootstrap: Bootstrap, snapshot: [ObjectSnapshot]) throws {
+        let acknowledged = max(bootstrap.acknowledged, try store.number(.uploadAcknowledged))
+        var clock = HybridLogicalClock(last: HLCTimestamp(rawValue: try store.number(.lastClock)))
+        clock.observe(bootstrap.latestClock)
+        try PendingRewrite(store: store).rebase(
+            try store.history(after: acknowledged), onto: bootstrap.serverVersion, clock: &clock,
+            now: wallClock.nowMilliseconds())
+        try store.setNumber(.lastClock, clock.last.rawValue)
+        try store.trimHistory(through: acknowledged)
+        try store.setNumber(.uploadAcknowledged, acknowledged)
+        var applier = DownloadApplier(
+            realm: realm, store: store, syncedClasses: Set(classes), pending: try store.history())
+        try applier.apply(DownloadApplier.changeset(of: snapshot, at: bootstrap.serverVersion))
+        try applier.deleteObjects(notIn: Set(snapshot.map(\.object)))
+        try applier.removeEntries(notIn: snapshot)
+        try applier.finish(acknowledged: acknowledged)
+        try store.setNumber(.downloadCursor, max(bootstrap.serverVersion, try store.number(.downloadCursor)))
+    }
+
+    /// A new subscription set's bootstrap to a replica that has downloaded: objects entering the
+    /// view are applied whole, those leaving it deleted, as of the bootstrap's server version. The
+    /// pending changesets are not rebased: the server has integrated the ones it acknowledges (in
+    /// the snapshot), and the others, made on this replica's view, stay as they are.
+    private func applyViewChange(_ bootstrap: Bootstrap, _ view: ViewCorrection) throws {
+        let acknowledged = max(bootstrap.acknowledged, try store.number(.uploadAcknowledged))
+        var clock = HybridLogicalClock(last: HLCTimestamp(rawValue: try store.number(.lastClock)))
+        clock.observe(bootstrap.latestClock)
+        var applier = DownloadApplier(
+            realm: realm, store: store, syncedClasses: Set(classes), pending: try store.history())
+        try apply(view, with: &applier, acknowledged: acknowledged, at: bootstrap.serverVersion)
+        try applier.finish(acknowledged: acknowledged)
+        try store.setNumber(.lastClock, clock.last.rawValue)
+        try store.setNumber(.downloadCursor, max(bootstrap.serverVersion, try store.number(.downloadCursor)))
+        try store.setNumber(.uploadAcknowledged, acknowledged)
+        try store.trimHistory(through: acknowledged)
+    }
+
+    /// The server completed subscription set `queryVersion`: it is the active set (sent by the next
+    /// `identify`), complete, and the older ones superseded.
+    private func complete(queryVersion: Int64) throws {
+        if queryVersion > (try store.activeQuerySet().version) {
+            guard let query = sentQueries[queryVersion] else {
+                throw SyncError(
+                    .badQuery, "The server completed subscription set \(queryVersion), which this session did not send")
             }
+            try store.setActiveQuerySet(query)
         }
-        for set in snapshot.sets { result += set.values.map { .setAdd(o, field: set.field, value: $0) } }
-        for map in snapshot.maps {
-            result += map.entries.map { .mapPut(o, field: map.field, key: $0.name, value: $0.value) }
-        }
-        return result
+        try realm.markSubscriptionsComplete(queryVersion)
     }
 
     // MARK: Dump
@@ -283,4 +385,13 @@ public final class SyncClient: SyncClientEndpoint {
         }
         return CanonicalState(objects: objects)
     }
+}
+
+/// Which objects a replica holds.
+public enum SyncViewSource: Hashable, Sendable {
+    /// Every object of its classes (part 1's view): `identify` sends `QuerySet.allObjects`.
+    case allObjects
+    /// The objects of the realm's subscription set (`realm.subscriptions`): the server completes
+    /// each committed version, and a write to a class without a subscription is refused.
+    case subscriptions
 }

@@ -1,0 +1,308 @@
+import Foundation
+import RealmDatabase
+import XCTest
+
+@testable import RealmSync
+
+/// The client in subscription mode (`SyncViewSource.subscriptions`), driven by hand-made server
+/// messages: subscription set states, query messages, view changes, corrections, refusals.
+final class ClientViewTests: XCTestCase {
+    private var folder: ClientTestFolder!
+    private let wall = ManualWallClock.clientStart()
+
+    override func setUpWithError() throws { folder = try ClientTestFolder() }
+    override func tearDown() { folder = nil }
+
+    /// Person (as the client tests' schema) and Dog, two synced classes.
+    private func configuration(_ name: String) -> Realm.Configuration {
+        var config = folder.configuration(name)
+        let dog = ObjectSchema(
+            className: "Dog",
+            properties: [
+                Property(name: "id", type: .string, isPrimaryKey: true), Property(name: "name", type: .string),
+            ],
+            primaryKey: "id")
+        config.schema = Schema(ClientTestSchema.schema.objectSchemas + [dog])
+        return config
+    }
+
+    private func client(
+        _ name: String, errorHandler: ((SyncError, [CompensatingWrite]) -> Void)? = nil
+    ) throws -> SyncClient {
+        try SyncClient(
+            configuration: configuration(name), user: "u", wallClock: wall, viewSource: .subscriptions,
+            errorHandler: errorHandler)
+    }
+
+    /// A client with file id 1 that downloaded through server version 1 (person "a", created remotely).
+    private func downloadedClient(
+        _ name: String, errorHandler: ((SyncError, [CompensatingWrite]) -> Void)? = nil
+    ) throws -> SyncClient {
+        let c = try client(name, errorHandler: errorHandler)
+        try c.identify(as: 1)
+        _ = try c.receive(
+            .download(
+                session: 1, downloadCursor: 1, uploadAcknowledged: 0,
+                changesets: [remote(1, [.create(ref("a"), fields: [SyncField("name", .string("A"))])])]))
+        return c
+    }
+
+    private func remote(_ serverVersion: UInt64, _ instructions: [Instruction]) -> IntegratedChangeset {
+        IntegratedChangeset(
+            serverVersion: serverVersion,
+            origin: Changeset(
+                clientVersion: serverVersion, basedOnServerVersion: serverVersion - 1,
+                clock: HLCTimestamp(milliseconds: 10 + serverVersion, counter: 0), clientFileID: 9,
+                instructions: instructions))
+    }
+
+    private func subscribe(_ client: SyncClient, _ classes: String...) throws {
+        try client.realm.subscriptions.update { set in
+            try set.removeAll()
+            for name in classes { try set.append(QuerySubscription(className: name)) }
+        }
+    }
+
+    private func query(_ version: Int64, _ classes: String...) -> QuerySet {
+        QuerySet(
+            version: version, subscriptions: classes.map { SubscriptionQuery(className: $0, query: "TRUEPREDICATE") })
+    }
+
+    private func bootstrap(
+        _ queryVersion: Int64, serverVersion: UInt64, objects: [ObjectSnapshot] = [], removals: [ObjectRef] = [],
+        isLast: Bool = true, ack: UInt64 = 0
+    ) -> SyncMessage {
+        .bootstrap(
+            session: 1, serverVersion: serverVersion, latestClock: HLCTimestamp(milliseconds: 20, counter: 0),
+            uploadAcknowledged: ack, objects: objects, isLast: isLast, progress: isLast ? 1 : 0.5,
+            queryVersion: queryVersion, removals: removals)
+    }
+
+    private func person(_ id: String, name: String) -> ObjectSnapshot {
+        ObjectSnapshot(object: ref(id), fields: [SyncField("name", .string(name))])
+    }
+
+    private func name(_ client: SyncClient, _ id: String) throws -> RealmValue {
+        try client.person(id).value(forKey: "name")
+    }
+
+    private func has(_ client: SyncClient, _ id: String) throws -> Bool {
+        try client.realm.object(ofType: "Person", forPrimaryKey: .string(id)) != nil
+    }
+
+    // MARK: States
+
+    func testTheStatesFollowTheServerPendingBootstrappingComplete() throws {
+        let c = try downloadedClient("a")
+        try subscribe(c, "Person")
+        let v1 = try c.realm.subscriptions
+        XCTAssertEqual(v1.version, 1)
+        XCTAssertEqual(v1.state, .pending)
+        XCTAssertEqual(try c.pendingUploads(), [.query(session: 1, query: query(1, "Person"))])
+        XCTAssertEqual(v1.state, .pending)
+        _ = try c.receive(bootstrap(1, serverVersion: 2, objects: [person("b", name: "B")], isLast: false))
+        XCTAssertEqual(v1.state, .bootstrapping)
+        XCTAssertFalse(try has(c, "b"), "a batch is stored aside until the last one")
+        _ = try c.receive(bootstrap(1, serverVersion: 2, objects: [person("c", name: "C")]))
+        XCTAssertEqual(v1.state, .complete)
+        XCTAssertNil(v1.errorMessage)
+        XCTAssertTrue(try has(c, "b"))
+        XCTAssertTrue(try has(c, "c"))
+        XCTAssertEqual(c.downloadCursor, 2)
+
+        try subscribe(c, "Person", "Dog")
+        let v2 = try c.realm.subscriptions
+        XCTAssertEqual(v1.state, .superseded)
+        XCTAssertEqual(v2.state, .pending)
+    }
+
+    func testARefusedSetIsInErrorWithItsMessageAndTheSessionGoesOn() throws {
+        let c = try downloadedClient("a")
+        try subscribe(c, "Person")
+        _ = try c.pendingUploads()
+        XCTAssertEqual(try c.receive(.queryError(session: 1, version: 1, message: "unknown field 'x'")), [])
+        let v1 = try c.realm.subscriptions
+        XCTAssertEqual(v1.state, .error)
+        XCTAssertEqual(v1.errorMessage, "unknown field 'x'")
+        // The file keeps it: another client on the same file reads the same state.
+        let again = try client("a")
+        XCTAssertEqual(try again.realm.subscriptions.state, .error)
+        // The refused version is not asked for again on the next connection; a newer one is.
+        c.disconnect()
+        let reconnect = try c.connect(session: 2)
+        XCTAssertEqual(reconnect.count, 2)
+        XCTAssertEqual(
+            reconnect.last, .identify(session: 2, clientFileID: 1, salt: 7, downloadCursor: 1, query: query(0)))
+        try subscribe(c, "Dog")
+        XCTAssertEqual(v1.state, .superseded)
+        XCTAssertEqual(try c.pendingUploads(), [.query(session: 2, query: query(2, "Dog"))])
+        _ = try c.receive(bootstrap(2, serverVersion: 1))
+        XCTAssertEqual(try c.realm.subscriptions.state, .complete)
+    }
+
+    func testALocalRealmsSetIsCompleteAtOnce() throws {
+        let realm = try Realm(configuration: configuration("local"))
+        try realm.subscriptions.update { try $0.append(QuerySubscription(className: "Person")) }
+        XCTAssertEqual(try realm.subscriptions.state, .complete)
+        // The all-objects mode of sync leaves the states to the realm too.
+        let all = try SyncClient(configuration: configuration("all"), user: "u", wallClock: wall)
+        try all.realm.subscriptions.update { try $0.append(QuerySubscription(className: "Person")) }
+        XCTAssertEqual(try all.realm.subscriptions.state, .complete)
+    }
+
+    // MARK: Messages
+
+    func testIdentifySendsTheActiveSetAndEachNewerVersionIsQueriedOnce() throws {
+        let c = try client("a")
+        try subscribe(c, "Person")
+        XCTAssertEqual(try c.connect(session: 1), [.bind(session: 1, user: "u", needsClientFileID: true)])
+        XCTAssertEqual(try c.pendingUploads(), [], "no query before the file has its id")
+        XCTAssertEqual(
+            try c.receive(.ident(session: 1, clientFileID: 1, salt: 7)),
+            [
+                .identify(session: 1, clientFileID: 1, salt: 7, downloadCursor: 0, query: query(0)),
+                .query(session: 1, query: query(1, "Person")),
+            ])
+        XCTAssertEqual(try c.pendingUploads(), [])
+        _ = try c.receive(bootstrap(1, serverVersion: 3, objects: [person("b", name: "B")]))
+        XCTAssertEqual(try c.realm.subscriptions.state, .complete)
+        try subscribe(c, "Person", "Dog")
+        XCTAssertEqual(try c.pendingUploads(), [.query(session: 1, query: query(2, "Person", "Dog"))])
+        XCTAssertEqual(try c.pendingUploads(), [])
+        // A new connection identifies with the active set (version 1) and asks for version 2 again.
+        c.disconnect()
+        XCTAssertEqual(
+            try c.connect(session: 2),
+            [
+                .bind(session: 2, user: "u", needsClientFileID: false),
+                .identify(session: 2, clientFileID: 1, salt: 7, downloadCursor: 3, query: query(1, "Person")),
+                .query(session: 2, query: query(2, "Person", "Dog")),
+            ])
+    }
+
+    // MARK: View changes
+
+    func testObjectsEnterAndLeaveTheViewAtomicallyAndPendingWritesStay() throws {
+        let c = try downloadedClient("a")
+        _ = try c.receive(
+            .download(
+                session: 1, downloadCursor: 2, uploadAcknowledged: 0,
+                changesets: [remote(2, [.create(ref("leaving"), fields: [SyncField("friend", .link(ref("a")))])])]))
+        try subscribe(c, "Person")
+        try c.realm.write {
+            try c.person("a").setValue(.string("local"), forKey: "name")
+            try c.person("a").setValue(.object(try c.person("leaving")), forKey: "friend")
+        }
+        let pending = try c.storedHistory()
+        XCTAssertEqual(pending.count, 1)
+        _ = try c.pendingUploads()
+        final class Counter { var count = 0 }
+        let counter = Counter()
+        let token = try c.realm.observe { _, _ in counter.count += 1 }
+        defer { token.invalidate() }
+        _ = try c.receive(
+            bootstrap(
+                1, serverVersion: 5, objects: [person("a", name: "server"), person("entering", name: "E")],
+                removals: [ref("leaving")]))
+        XCTAssertEqual(counter.count, 1, "one transaction")
+        XCTAssertEqual(try name(c, "entering"), .string("E"))
+        XCTAssertFalse(try has(c, "leaving"))
+        XCTAssertEqual(try name(c, "a"), .string("local"), "the pending local write wins")
+        XCTAssertEqual(try c.storedHistory(), pending, "the pending changesets are not rebased")
+        XCTAssertEqual(c.downloadCursor, 5)
+        // The link to the object that left is unresolved: null here, the reference in the dump.
+        XCTAssertEqual(try c.person("a").value(forKey: "friend"), .null)
+        let dump = try c.canonicalState()
+        XCTAssertEqual(dump.objects[ref("a")]?.first { $0.name == "friend" }?.value, .link(ref("leaving")))
+    }
+
+    func testDownloadReplacementsAndRemovals() throws {
+        let c = try downloadedClient("a")
+        try subscribe(c, "Person")
+        _ = try c.receive(
+            .download(
+                session: 1, downloadCursor: 2, uploadAcknowledged: 0,
+                changesets: [
+                    remote(
+                        2,
+                        [
+                            .create(ref("p"), fields: [SyncField("name", .string("P"))]),
+                            .setAdd(ref("p"), field: "scores", value: .int(1)),
+                            .setAdd(ref("p"), field: "scores", value: .int(2)),
+                        ])
+                ]))
+        let replacement = ObjectSnapshot(
+            object: ref("p"), fields: [SyncField("name", .string("server")), SyncField("age", .int(4))],
+            sets: [SetSnapshot(field: "scores", values: [.int(1)])])
+        _ = try c.receive(
+            .download(
+                session: 1, downloadCursor: 3, uploadAcknowledged: 0, changesets: [],
+                replacements: [replacement, person("new", name: "N")], removals: [ref("a")]))
+        XCTAssertEqual(try name(c, "p"), .string("server"))
+        XCTAssertEqual(try c.person("p").value(forKey: "age"), .int(4))
+        XCTAssertEqual(try c.person("p").dynamicMutableSet("scores").values(), [.int(1)])
+        XCTAssertEqual(try name(c, "new"), .string("N"))
+        XCTAssertFalse(try has(c, "a"))
+        XCTAssertEqual(try c.storedHistory(), [], "corrections record nothing")
+        XCTAssertEqual(c.downloadCursor, 3)
+    }
+
+    // MARK: Compensating writes
+
+    func testCompensatingWritesReachTheHandlerAfterTheCorrection() throws {
+        final class Seen {
+            var client: SyncClient?
+            var reports: [(SyncError, [CompensatingWrite], RealmValue?)] = []
+        }
+        let seen = Seen()
+        let c = try downloadedClient("a") { error, writes in
+            let name = try? seen.client?.person("a").value(forKey: "name")
+            seen.reports.append((error, writes, name))
+        }
+        seen.client = c
+        try subscribe(c, "Person")
+        try c.realm.write { try c.person("a").setValue(.string("mine"), forKey: "name") }
+        XCTAssertEqual(try c.pendingUploads().count, 2)
+        let refused = CompensatingWrite(
+            object: ref("a"), reason: "write not allowed by the rule of Person", serverVersion: 2)
+        _ = try c.receive(
+            .download(
+                session: 1, downloadCursor: 2, uploadAcknowledged: 1, changesets: [],
+                replacements: [person("a", name: "A")], compensating: [refused]))
+        XCTAssertEqual(try name(c, "a"), .string("A"), "the server's state replaces the refused write")
+        XCTAssertEqual(c.compensatingWrites, [refused])
+        XCTAssertEqual(seen.reports.count, 1)
+        let report = try XCTUnwrap(seen.reports.first)
+        XCTAssertEqual(report.0.code, .compensatingWrite)
+        XCTAssertTrue(report.0.message.contains("write not allowed by the rule of Person"), report.0.message)
+        XCTAssertTrue(report.0.message.contains("\(ref("a"))"), report.0.message)
+        XCTAssertEqual(report.1, [refused])
+        XCTAssertEqual(report.2, .string("A"), "the handler sees the corrected data")
+        XCTAssertEqual(try c.storedHistory(), [])
+    }
+
+    // MARK: Refusal
+
+    func testAWriteToAClassWithoutSubscriptionIsRefusedAndRolledBack() throws {
+        let c = try downloadedClient("a")
+        try subscribe(c, "Person")
+        let before = try c.storedHistory()
+        XCTAssertThrowsError(
+            try c.realm.write {
+                try c.person("a").setValue(.string("changed"), forKey: "name")
+                _ = try c.realm.create("Dog", value: ["id": "rex"])
+            }
+        ) { error in
+            XCTAssertEqual(
+                (error as? RealmError)?.message,
+                "Cannot write to class Dog when no flexible sync subscription has been created.")
+        }
+        XCTAssertEqual(try c.realm.objects("Dog").count, 0)
+        XCTAssertEqual(try name(c, "a"), .string("A"))
+        XCTAssertEqual(try c.storedHistory(), before)
+        // With a subscription the same write commits.
+        try subscribe(c, "Person", "Dog")
+        try c.realm.write { _ = try c.realm.create("Dog", value: ["id": "rex"]) }
+        XCTAssertEqual(try c.realm.objects("Dog").count, 1)
+    }
+}
