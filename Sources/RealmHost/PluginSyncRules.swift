@@ -161,17 +161,15 @@ struct PluginSyncRules {
 }
 
 extension PluginSyncRules {
-    /// The hook for the rules' compiler: compiles the plugin's rules against its schema with
-    /// `SyncPermissions.compile(_:schema:)` (the `views` branch, being written in parallel), so a
-    /// query the compiler refuses (unknown or non-queryable field, link path, syntax) stops the host
-    /// at start, naming the plugin. Until that compiler is on main, the rules are checked for shape
-    /// and class and field names only (above), and this hook checks nothing more. Once it is:
-    ///
-    ///     do { _ = try SyncPermissions.compile(rules, schema: schema) } catch let error as SyncError {
-    ///         throw fail(error.message)   // "sync.permissions.Dog.read: …"
-    ///     }
+    /// Compiles the plugin's rules against its schema, so that a query the compiler refuses
+    /// (unknown or non-queryable field, link path, syntax) stops the host at start, naming the
+    /// plugin and the rule (`plugin doggo: sync.permissions.Dog.read: …`).
     func compile(_ rules: SyncRules) throws {
-        _ = rules
+        do {
+            _ = try SyncPermissions.compile(rules, schema: schema)
+        } catch let error as SyncError {
+            throw fail(error.message)
+        }
     }
 
     /// The rules of several plugins as one: each class ruled by at most one plugin (a class

@@ -111,7 +111,7 @@ struct SyncIntegrate: Workload {
     }
 
     static func serverSide(_ context: BenchContext, rounds: Int, changes: Int) throws -> PreparedRun {
-        let store = try SQLiteSyncStore(path: context.freshURL("sync-store").path)
+        let store = try SQLiteSyncStore(path: context.freshURL("sync-store").path, schema: SyncBenchSchema.schema)
         let clock = SystemWallClock()
         let server = try SyncServer(
             store: store, schema: SyncBenchSchema.schema, wallClock: clock, salts: { 7 })

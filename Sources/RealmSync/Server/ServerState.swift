@@ -68,13 +68,11 @@ public struct ServerState {
                 guard let objectSchema = rules.schema[className] else { continue }
                 var cursor: UInt64 = 0
                 while true {
-                    let page = try reader.existingObjects(ofClass: className, after: cursor, limit: max(1, batchSize))
+                    let page = try reader.existingObjects(
+                        ofClass: className, matching: predicate, user: user, after: cursor, limit: max(1, batchSize))
                     guard let last = page.last else { break }
                     cursor = last.cursor
                     for (_, ref) in page {
-                        guard let stored = try reader.object(ref),
-                            predicate.matches(try SessionView.subject(ref, stored, reader, rules: rules), user: user)
-                        else { continue }
                         batch.append(try snapshot(of: ref, objectSchema, reader))
                         if batch.count >= batchSize {
                             batches.append(batch)

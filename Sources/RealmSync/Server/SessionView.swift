@@ -36,14 +36,21 @@ struct SessionView {
         return SessionView(queryVersion: set.version, predicates: predicates)
     }
 
+    /// One subscription's query, over the class's queryable fields: the rules' list, or, on a
+    /// server without rules, every field that can be queried.
     private static func compile(
         _ query: String, className: String, rules: SyncSchemaRules, permissions: SyncPermissions?
     ) throws -> ViewPredicate {
-        switch query.trimmingCharacters(in: .whitespaces) {
-        case "TRUEPREDICATE": return .constant(true)
-        case "FALSEPREDICATE": return .constant(false)
-        default: throw SyncError(.badQuery, "only TRUEPREDICATE and FALSEPREDICATE are served yet")
+        let queryable: Set<String>
+        if let permissions {
+            queryable = permissions.queryable[className] ?? Set(rules.schema[className]?.primaryKey.map { [$0] } ?? [])
+        } else {
+            queryable = Set(
+                (rules.schema[className]?.persistedProperties ?? [])
+                    .filter { ViewQueryFieldKind.refusal(of: $0) == nil }.map(\.name))
         }
+        return try ViewQueryCompiler.compile(
+            query, className: className, schema: rules.schema, queryable: queryable, allowsUser: false)
     }
 
     /// Whether `ref` exists and is in the view, as the store has it now.

@@ -79,13 +79,11 @@ extension SyncServer {
             guard let objectSchema = state.rules.schema[className] else { continue }
             var cursor: UInt64 = 0
             while true {
-                let page = try reader.existingObjects(ofClass: className, after: cursor, limit: 1000)
+                let page = try reader.existingObjects(
+                    ofClass: className, matching: predicate, user: user, after: cursor, limit: 1000)
                 guard let last = page.last else { break }
                 cursor = last.cursor
                 for (_, ref) in page where try !reader.holds(fileID, ref) {
-                    guard let stored = try reader.object(ref),
-                        predicate.matches(try SessionView.subject(ref, stored, reader, rules: state.rules), user: user)
-                    else { continue }
                     result.append(try state.snapshot(of: ref, objectSchema, reader))
                 }
             }

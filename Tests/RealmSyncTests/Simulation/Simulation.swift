@@ -55,7 +55,8 @@ final class Simulation {
 
     private static func makeServer(folder: URL, time: SimulatedTime, salts: @escaping () -> UInt64) throws -> SyncServer
     {
-        let store = try SQLiteSyncStore(path: folder.appendingPathComponent("sync.sqlite").path, historySalt: 42)
+        let store = try SQLiteSyncStore(
+            path: folder.appendingPathComponent("sync.sqlite").path, historySalt: 42, schema: SimulationSchema.schema)
         return try SyncServer(
             store: store, schema: SimulationSchema.schema, wallClock: SkewedClock(time: time, skew: 0),
             options: SyncServerOptions(bootstrapBatchSize: 7, downloadBatchSize: 5), salts: salts)
