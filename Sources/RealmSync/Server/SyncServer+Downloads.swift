@@ -34,10 +34,11 @@ extension SyncServer {
             try downloadRound(session, fileID: fileID, corrections: corrections, reader)
         }
         if !round.heldChanges.isEmpty {
-            let position = ViewPosition(serverVersion: round.cursor, queryVersion: session.view.queryVersion)
+            let queryVersion = session.view.queryVersion
             try state.store.write { transaction in
-                for (ref, held) in round.heldChanges.sorted(by: { $0.key < $1.key }) {
-                    try transaction.setHeld(fileID, ref, held, at: position)
+                for (ref, change) in round.heldChanges.sorted(by: { $0.key < $1.key }) {
+                    let position = ViewPosition(serverVersion: change.page ?? round.cursor, queryVersion: queryVersion)
+                    try transaction.setHeld(fileID, ref, change.held, at: position)
                 }
             }
         }
@@ -73,7 +74,7 @@ extension SyncServer {
         var acknowledged: UInt64
         var replacements: [ObjectSnapshot] = []
         var removals: [ObjectRef] = []
-        var heldChanges: [ObjectRef: Bool] = [:]
+        var heldChanges: [ObjectRef: (held: Bool, page: UInt64?)] = [:]
     }
 
     private func downloadRound(
@@ -99,8 +100,12 @@ extension SyncServer {
                 if entry.kept.clientFileID == fileID {
                     round.acknowledged = entry.kept.clientVersion
                     // Its own writes can move objects into or out of its view.
-                    for instruction in entry.kept.instructions { _ = try router.route(instruction.object) }
-                } else if let changeset = try routed(entry, &router, recipientClientVersion: round.acknowledged) {
+                    for instruction in entry.kept.instructions {
+                        _ = try router.route(instruction.object, page: round.cursor)
+                    }
+                } else if let changeset = try routed(
+                    entry, &router, page: round.cursor, recipientClientVersion: round.acknowledged)
+                {
                     changesets.append(changeset)
                 }
             }
@@ -131,12 +136,12 @@ extension SyncServer {
     /// their instructions, the bare creates and erases of tombstones; nil when nothing is left. It names the session's last changeset
     /// integrated before it (`recipientClientVersion`), which the client must not count as pending
     /// against it.
-    private func routed(_ entry: HistoryEntry, _ router: inout ViewRouter, recipientClientVersion: UInt64) throws
-        -> IntegratedChangeset?
-    {
+    private func routed(
+        _ entry: HistoryEntry, _ router: inout ViewRouter, page: UInt64, recipientClientVersion: UInt64
+    ) throws -> IntegratedChangeset? {
         var origin = entry.kept
         origin.instructions = try origin.instructions.compactMap { instruction in
-            switch try router.route(instruction.object) {
+            switch try router.route(instruction.object, page: page) {
             case .instructions: return instruction
             case .tombstone:
                 if case .create(let ref, _) = instruction { return .create(ref, fields: []) }

@@ -17,6 +17,11 @@
 /// server erased it (its create, not yet integrated, will be dropped as concurrent). It learns that
 /// only from the remote creates and erases, so those travel without their data.
 /// A compensating write forces the whole object, or its removal when it is out of the view.
+///
+/// A change to what the replica holds is recorded at the position of the message that makes it:
+/// for instructions, the page where the object is first routed (its instructions travel there or
+/// later; a replica that stops before gets them again from its cursor); for whole objects and
+/// removals, the round's last message, which carries them.
 struct ViewRouter {
     enum Route: Equatable {
         case instructions
@@ -35,8 +40,9 @@ struct ViewRouter {
     let cursor: UInt64
     let rules: SyncSchemaRules
     private(set) var routes: [ObjectRef: Route] = [:]
-    /// What the replica holds after the round, for the objects whose state changes.
-    private(set) var heldChanges: [ObjectRef: Bool] = [:]
+    /// What the replica holds after the round, for the objects whose state changes, with the server
+    /// version of the page that changes it (nil: the round's last message).
+    private(set) var heldChanges: [ObjectRef: (held: Bool, page: UInt64?)] = [:]
 
     init(
         reader: any SyncStoreReader, view: SessionView, user: String, fileID: UInt64, cursor: UInt64,
@@ -50,8 +56,8 @@ struct ViewRouter {
         self.rules = rules
     }
 
-    /// The route of `ref`, decided once per round.
-    mutating func route(_ ref: ObjectRef) throws -> Route {
+    /// The route of `ref`, decided once per round, on the page ending at server version `page`.
+    mutating func route(_ ref: ObjectRef, page: UInt64) throws -> Route {
         if let route = routes[ref] { return route }
         let held = try reader.holds(fileID, ref)
         let stored = try reader.object(ref)
@@ -64,16 +70,17 @@ struct ViewRouter {
         case (false, false):
             route = stored?.exists != true && view.classes.contains(ref.className) ? .tombstone : .drop
         }
-        if held != inView { heldChanges[ref] = inView }
+        if held != inView { heldChanges[ref] = (inView, route == .instructions ? page : nil) }
         routes[ref] = route
         return route
     }
 
     /// A compensating write on `ref`: the replica gets the server's object, or loses it.
     mutating func correct(_ ref: ObjectRef) throws {
-        _ = try route(ref)
+        let held = try reader.holds(fileID, ref)
         let inView = try view.contains(ref, user: user, reader, rules: rules)
         routes[ref] = inView ? .replace : .remove
+        heldChanges[ref] = held != inView ? (inView, nil) : nil
     }
 
     /// The objects to send whole, sorted.

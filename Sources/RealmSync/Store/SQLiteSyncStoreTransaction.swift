@@ -67,7 +67,8 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
                 [.text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey))])
         else { return nil }
         if case .integer(let id) = row[0] { objectIDs[ref] = id }
-        return StoredObject(exists: row[1].u64 != 0, erasedAt: row[2].u64, erasedBy: row[3].u64, creator: row[4].string,
+        return StoredObject(
+            exists: row[1].u64 != 0, erasedAt: row[2].u64, erasedBy: row[3].u64, creator: row[4].string,
             createdAt: row[5].u64)
     }
 
