@@ -26,7 +26,10 @@ extension SyncServer {
         }
         var out = try downloads(for: key, force: false)
         guard var session = sessions[key] else { return out }
-        defer { sessions[key] = session }
+        defer {
+            sessions[key] = session
+            sessionIndex = nil
+        }
         session.view = view
         if session.downloadCursor == 0 {
             out += try bootstrap(&session, fileID: fileID)

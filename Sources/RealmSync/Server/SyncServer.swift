@@ -16,6 +16,9 @@ public final class SyncServer {
     let permissions: SyncPermissions?
     private let salts: () -> UInt64
     var sessions: [SessionKey: ServerSession] = [:]
+    /// Built from the sessions' views when needed; dropped (set to nil) wherever a session is
+    /// identified, changes its view, or goes.
+    var sessionIndex: SessionIndex?
     /// Uploads waiting for the next integration, in arrival order, with the session they came on.
     private var pending: [(key: SessionKey, upload: Upload)] = []
 
@@ -52,6 +55,7 @@ public final class SyncServer {
                 return try mark(key, requestID)
             case .unbind:
                 sessions[key] = nil
+                sessionIndex = nil
                 pending.removeAll { $0.key == key }
                 return []
             case .ident, .download, .bootstrap, .error, .queryError:
@@ -65,6 +69,7 @@ public final class SyncServer {
     /// Forgets the connection's sessions and their uploads not yet integrated.
     public func disconnect(_ connection: ConnectionID) {
         sessions = sessions.filter { $0.key.connection != connection }
+        sessionIndex = nil
         pending.removeAll { $0.key.connection == connection }
     }
 
@@ -118,6 +123,7 @@ public final class SyncServer {
             }
         }
         sessions[key] = session
+        sessionIndex = nil
         return out + (try downloads(for: key, force: true))
     }
 
@@ -155,8 +161,11 @@ public final class SyncServer {
         guard !batch.isEmpty else { return [] }
         var out: [Outgoing] = []
         var corrections: [SessionKey: [CompensatingWrite]] = [:]
+        var concerned: Set<SessionKey>? = nil
+        let before = (try? state.latestServerVersion()) ?? 0
         do {
             let result = try integrator.integrate(batch.map(\.upload))
+            concerned = try sessionsConcerned(by: result.integrated)
             for ((key, _), outcome) in zip(batch, result.outcomes) {
                 switch outcome {
                 case .refused(let error): out += fail(key, error)
@@ -172,6 +181,14 @@ public final class SyncServer {
             ($0.connection.rawValue, $0.session) < ($1.connection.rawValue, $1.session)
         }) {
             do {
+                // A caught-up session no integrated change concerns only moves its cursor.
+                if let concerned, !uploaders.contains(key), !concerned.contains(key),
+                    sessions[key]?.downloadCursor == before
+                {
+                    sessions[key]?.downloadCursor = try state.latestServerVersion()
+                    out += answerMarks(key)
+                    continue
+                }
                 out += try downloads(
                     for: key, force: uploaders.contains(key), corrections: corrections[key] ?? [])
             } catch {
@@ -180,6 +197,36 @@ public final class SyncServer {
             out += answerMarks(key)
         }
         return out
+    }
+
+    /// The sessions an integration may concern: those holding a changed object, and those the
+    /// index finds for its new state (`SessionIndex`).
+    private func sessionsConcerned(by integrated: [HistoryEntry]) throws -> Set<SessionKey> {
+        if sessionIndex == nil { sessionIndex = SessionIndex(sessions) }
+        guard let index = sessionIndex else { return Set(sessions.keys) }
+        let touched = Set(integrated.flatMap { $0.kept.instructions.map(\.object) })
+        let byFile = Dictionary(
+            sessions.compactMap { key, session in session.clientFileID.map { ($0, key) } },
+            uniquingKeysWith: { a, _ in a })
+        return try state.store.read { reader in
+            var result = Set<SessionKey>()
+            for ref in touched {
+                for file in try reader.holders(of: ref) { if let key = byFile[file] { result.insert(key) } }
+                let stored = try reader.object(ref)
+                let subject = try stored.flatMap { stored in
+                    stored.exists ? try SessionView.subject(ref, stored, reader, rules: state.rules) : nil
+                }
+                result.formUnion(index.candidates(for: ref, subject))
+            }
+            return result
+        }
+    }
+
+    /// How many (session, class) views the routing cannot find through the index and must ask on
+    /// every integration.
+    public var scanSessionCount: Int {
+        if sessionIndex == nil { sessionIndex = SessionIndex(sessions) }
+        return sessionIndex?.scanCount ?? 0
     }
 
     private func answerMarks(_ key: SessionKey) -> [Outgoing] {
@@ -194,6 +241,7 @@ public final class SyncServer {
     private func fail(_ key: SessionKey, _ error: any Error) -> [Outgoing] {
         let syncError = error as? SyncError ?? SyncError(.otherError, "the server failed: \(error)")
         sessions[key] = nil
+        sessionIndex = nil
         pending.removeAll { $0.key == key }
         let tryAgain = syncError.code == .otherError || syncError.code == .clockTooFarAhead
         return [

@@ -65,6 +65,8 @@ public protocol SyncStoreReader {
     /// Whether the replica of `fileID` holds `ref`: the server sent it (bootstrap, instructions from
     /// its creation, replacement) and not its removal since, or the replica created it.
     func holds(_ fileID: UInt64, _ ref: ObjectRef) throws -> Bool
+    /// The client files whose replicas hold `ref`.
+    func holders(of ref: ObjectRef) throws -> [UInt64]
     /// The objects the replica of `fileID` holds, ordered by a store-chosen cursor, after `cursor`.
     func heldObjects(by fileID: UInt64, after cursor: UInt64, limit: Int) throws -> [(cursor: UInt64, ref: ObjectRef)]
 }

@@ -104,6 +104,7 @@ public final class SQLiteSyncStore: SyncStore {
             user TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS held(
             file_id INTEGER NOT NULL, object INTEGER NOT NULL, PRIMARY KEY(file_id, object)) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS held_by_object ON held(object, file_id);
         CREATE TABLE IF NOT EXISTS held_log(
             seq INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, object INTEGER NOT NULL,
             server_version INTEGER NOT NULL, query_version INTEGER NOT NULL, held INTEGER NOT NULL);

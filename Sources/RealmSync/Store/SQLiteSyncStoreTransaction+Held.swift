@@ -9,6 +9,11 @@ extension SQLiteSyncStoreTransaction {
         return try db.row("SELECT 1 FROM held WHERE file_id = ? AND object = ?", [.u64(fileID), .integer(id)]) != nil
     }
 
+    func holders(of ref: ObjectRef) throws -> [UInt64] {
+        guard let id = try objectID(ref) else { return [] }
+        return try db.rows("SELECT file_id FROM held WHERE object = ?", [.integer(id)]).map { $0[0].u64 }
+    }
+
     func heldObjects(by fileID: UInt64, after cursor: UInt64, limit: Int) throws -> [(cursor: UInt64, ref: ObjectRef)] {
         try db.rows(
             """

@@ -1,0 +1,152 @@
+import Foundation
+import RealmDatabase
+import XCTest
+
+@testable import RealmSync
+
+/// The server's views (docs/SYNC.md "Views" and "Routing") between hand-driven sessions: what each
+/// user's session receives when objects move into and out of its view, when its subscription set
+/// changes, and which sessions an integration concerns at all.
+final class ServerViewTests: XCTestCase {
+    let aliceConnection = ConnectionID(rawValue: 1)
+    let bobConnection = ConnectionID(rawValue: 2)
+    var directory: URL!
+    var server: SyncServer!
+    var files: [String: (id: UInt64, salt: UInt64)] = [:]
+    var versions: [String: UInt64] = [:]
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-views-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let store = try SQLiteSyncStore(
+            path: directory.appendingPathComponent("sync.sqlite").path, historySalt: 42, schema: permissionTestSchema)
+        var salt: UInt64 = 500
+        server = try SyncServer(
+            store: store, schema: permissionTestSchema, wallClock: ManualWallClock(serverTestNow),
+            permissions: permissionTestRules,
+            salts: {
+                salt += 1
+                return salt
+            })
+    }
+
+    override func tearDownWithError() throws {
+        server = nil
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func connection(_ user: String) -> ConnectionID { user == "alice" ? aliceConnection : bobConnection }
+
+    /// Binds and identifies `user`'s session 1 with `query`; returns what identify answered.
+    @discardableResult
+    private func open(_ user: String, _ query: QuerySet) throws -> [SyncMessage] {
+        let bound = server.receive(.bind(session: 1, user: user, needsClientFileID: true), on: connection(user))
+        guard case .ident(1, let id, let salt)? = bound.first?.message else {
+            throw SyncError(.otherError, "no ident: \(bound)")
+        }
+        files[user] = (id, salt)
+        return messages(
+            server.receive(
+                .identify(session: 1, clientFileID: id, salt: salt, downloadCursor: 0, query: query),
+                on: connection(user)), to: user)
+    }
+
+    private func messages(_ out: [Outgoing], to user: String) -> [SyncMessage] {
+        out.filter { $0.connection == connection(user) }.map(\.message)
+    }
+
+    /// `user` uploads one changeset and the server integrates it; returns everything sent.
+    private func write(_ user: String, _ instructions: [Instruction]) throws -> [Outgoing] {
+        guard let file = files[user] else { throw SyncError(.otherError, "\(user) has no session") }
+        let version = (versions[user] ?? 0) + 1
+        versions[user] = version
+        let latest = try server.state.latestServerVersion()
+        let upload = changeset(file.id, version, basedOn: latest, clock: 100 + version, instructions)
+        XCTAssertEqual(server.receive(.upload(session: 1, changesets: [upload]), on: connection(user)), [])
+        return server.integratePending()
+    }
+
+    private func dogs(_ query: String, version: Int64 = 1) -> QuerySet {
+        QuerySet(version: version, subscriptions: [SubscriptionQuery(className: "Dog", query: query)])
+    }
+
+    private func downloads(_ messages: [SyncMessage]) -> [(
+        changesets: Int, replaced: [ObjectRef], removed: [ObjectRef]
+    )] {
+        messages.compactMap { message in
+            guard case .download(_, _, _, let changesets, let replaced, let removed, _) = message else { return nil }
+            return (changesets.count, replaced.map(\.object), removed)
+        }
+    }
+
+    func testAnObjectReachesOnlyTheSessionsWhoseViewHoldsItAndMovesInAndOutWhole() throws {
+        try open("alice", dogs("TRUEPREDICATE"))
+        try open("bob", dogs("TRUEPREDICATE"))
+        XCTAssertEqual(server.scanSessionCount, 0, "Dog's read rule is an OR of equalities: indexed")
+
+        let created = try write("alice", [createDog(1, owner: "alice")])
+        XCTAssertEqual(messages(created, to: "bob"), [], "bob's view does not hold alice's private dog")
+        XCTAssertEqual(downloads(messages(created, to: "alice")).map(\.changesets), [0], "alice gets her ack")
+
+        let shared = try write("alice", [.set(dog(1), path: ["shared"], value: .bool(true))])
+        let bobSees = downloads(messages(shared, to: "bob"))
+        XCTAssertEqual(bobSees.map(\.replaced), [[dog(1)]], "the dog enters bob's view whole")
+        XCTAssertEqual(bobSees.map(\.changesets), [0], "not as instructions: bob never had it")
+
+        let renamed = try write("alice", [setName(dog(1), "fido")])
+        XCTAssertEqual(downloads(messages(renamed, to: "bob")).map(\.changesets), [1], "bob holds it now")
+
+        let unshared = try write("alice", [.set(dog(1), path: ["shared"], value: .bool(false))])
+        let bobLoses = downloads(messages(unshared, to: "bob"))
+        XCTAssertEqual(bobLoses.map(\.removed), [[dog(1)]], "it leaves bob's view")
+        XCTAssertEqual(bobLoses.map(\.changesets), [0], "without the write that made it leave")
+    }
+
+    func testANewSubscriptionSetBringsTheObjectsEnteringAndRemovesThoseLeaving() throws {
+        try open("alice", dogs("TRUEPREDICATE"))
+        try open("bob", dogs("_id == 1"))
+        _ = try write(
+            "alice", [createDog(1, owner: "alice", shared: true), createDog(2, owner: "alice", shared: true)])
+        _ = try write("alice", [createDog(3, owner: "alice")])
+
+        let changed = messages(
+            server.receive(.query(session: 1, query: dogs("_id >= 2", version: 2)), on: bobConnection), to: "bob")
+        guard case .bootstrap(_, _, _, _, let entering, true, _, 2, let removals)? = changed.last else {
+            return XCTFail("expected the last bootstrap batch of version 2, got \(changed)")
+        }
+        XCTAssertEqual(entering.map(\.object), [dog(2)], "dog 3 matches the query but bob may not read it")
+        XCTAssertEqual(removals, [dog(1)])
+    }
+
+    func testASubscriptionOutsideTheSubsetIsRefusedAndTheSessionGoesOn() throws {
+        try open("bob", dogs("TRUEPREDICATE"))
+        let refused = messages(
+            server.receive(.query(session: 1, query: dogs("name == 'rex'", version: 2)), on: bobConnection), to: "bob")
+        guard case .queryError(1, 2, let message)? = refused.first else {
+            return XCTFail("expected a query error, got \(refused)")
+        }
+        XCTAssertTrue(message.contains("'name'"), message)
+        XCTAssertFalse(try write("bob", [createDog(7, owner: "bob")]).isEmpty, "the session still uploads")
+    }
+
+    func testTheIndexTellsEqualitiesFromScans() {
+        XCTAssertEqual(SessionIndex.equalities(isUser("owner"), user: "bob")?.map(\.1), [.string("bob")])
+        XCTAssertEqual(
+            SessionIndex.equalities(.and([.constant(true), .createdByUser]), user: "bob")?.map(\.0),
+            [SessionIndex.creatorField])
+        XCTAssertEqual(
+            SessionIndex.equalities(.or([isUser("owner"), equals("shared", .bool(true))]), user: "u")?.count, 2)
+        XCTAssertNil(SessionIndex.equalities(.or([isUser("owner"), .constant(true)]), user: "u"))
+        XCTAssertNil(SessionIndex.equalities(.not(isUser("owner")), user: "u"))
+        XCTAssertNil(
+            SessionIndex.equalities(.compare(field: "owner", .equal, .user, caseInsensitive: true), user: "u"),
+            "[c] equality is not SyncValue equality")
+        XCTAssertEqual(SessionIndex.equalities(.constant(false), user: "u")?.count, 0)
+    }
+
+    func testAViewWithoutAnEqualityIsCountedAsAScan() throws {
+        try open(
+            "alice", QuerySet(version: 1, subscriptions: [SubscriptionQuery(className: "Toy", query: "TRUEPREDICATE")]))
+        XCTAssertEqual(server.scanSessionCount, 1, "Toy is readable by everyone: nothing to index by")
+    }
+}
