@@ -29,6 +29,7 @@ extension RealmLuaRuntime {
             return 0
         }
         t.field("state") { ctx in try ctx.returning(.string(try set(ctx).state.rawValue)) }
+        t.field("errorMessage") { ctx in try ctx.returning(try set(ctx).errorMessage.map { .string($0) } ?? .nil) }
         t.field("version") { ctx in try ctx.returning(.integer(try set(ctx).version)) }
         try register(
             SubscriptionSet.self, name: "SubscriptionSet", t,
