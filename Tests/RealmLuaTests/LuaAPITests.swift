@@ -198,13 +198,14 @@ final class LuaAPITests: LuaTestCase {
             local ok, err = pcall(function()
               subs:update(function(s) s:append(QuerySubscription("Dog", { name = "dogs" })) end)
             end)
-            return #subs, subs:first("dogs").queryString, subs.state, ok, tostring(err)
+            return #subs, subs:first("dogs").queryString, subs.state, ok, tostring(err), subs.errorMessage == nil
             """)
         XCTAssertEqual(r[0].integerValue, 2)
         XCTAssertEqual(r[1].stringValue, "age > 3")
         XCTAssertEqual(r[2].stringValue, "complete")
         XCTAssertEqual(r[3].boolValue, false)
         XCTAssertTrue(r[4].stringValue?.contains("A subscription named 'dogs' already exists.") == true)
+        XCTAssertEqual(r[5].boolValue, true, "a local realm's set has no error")
     }
 
     func testDeletedObjectHandle() throws {
