@@ -32,7 +32,7 @@ final class PluginSyncRulesTests: XCTestCase {
     /// The example of docs/SYNC.md.
     static let exampleSync = """
         sync = {
-          queryable = { Dog = { "owner", "age", "breed" } },
+          queryable = { Dog = { "owner", "age", "breed", "shared" } },
           permissions = {
             Dog = { read = "owner == $user OR shared == true", write = "owner == $user" },
             DogToy = { read = true, write = true },
@@ -62,7 +62,7 @@ final class PluginSyncRulesTests: XCTestCase {
     func testTheExampleRulesAreRead() throws {
         try writePlugin("p", "return { name = 'p', \(Self.schema), \(Self.exampleSync) }")
         let expected = SyncRules(
-            queryable: ["Dog": ["owner", "age", "breed"]],
+            queryable: ["Dog": ["owner", "age", "breed", "shared"]],
             permissions: [
                 "Dog": .init(read: .query("owner == $user OR shared == true"), write: .query("owner == $user")),
                 "DogToy": .init(read: .always(true), write: .always(true)),
@@ -151,6 +151,15 @@ final class PluginSyncRulesTests: XCTestCase {
                 "sync = { permissions = { Dog = { read = true, write = true, delete = false } } }",
                 "plugin p: sync.permissions.Dog.delete is not a known key (sync.permissions.Dog has read, write)"
             ),
+            (
+                "sync = { queryable = { Dog = { 'owner' } }, permissions = { Dog = { read = 'age > 3', write = true } } }",
+                "plugin p: sync.permissions.Dog.read: Invalid query 'age > 3' at column 1: "
+                    + "'age' is not a queryable field of 'Dog'"
+            ),
+            (
+                "sync = { permissions = { Dog = { read = 'owner ==', write = true } } }",
+                "plugin p: sync.permissions.Dog.read: Invalid query 'owner =='"
+            ),
         ]
         for (index, testCase) in cases.enumerated() {
             let name = "p\(index)"
@@ -174,7 +183,7 @@ final class PluginSyncRulesTests: XCTestCase {
               sync = { queryable = { Cat = { "lives" } }, permissions = { Cat = { read = true, write = false } } } }
             """)
         let rules = try registry().syncRules
-        XCTAssertEqual(rules.queryable, ["Dog": ["owner", "age", "breed"], "Cat": ["lives"]])
+        XCTAssertEqual(rules.queryable, ["Dog": ["owner", "age", "breed", "shared"], "Cat": ["lives"]])
         XCTAssertEqual(Set(rules.permissions.keys), ["Dog", "DogToy", "Cat"])
         XCTAssertEqual(rules.permissions["Cat"], .init(read: .always(true), write: .always(false)))
     }
