@@ -140,7 +140,10 @@ struct DownloadApplier {
     func removeEntries(notIn snapshot: [ObjectSnapshot]) throws {
         for objectSnapshot in snapshot {
             let ref = objectSnapshot.object
-            guard let object = try SyncValueConversion.object(ref, in: realm) else { continue }
+            // Nothing to compare without a list in the class or a set or map in the snapshot.
+            let hasLists = realm.schema[ref.className]?.properties.contains { $0.collection == .list } ?? true
+            guard hasLists || !objectSnapshot.sets.isEmpty || !objectSnapshot.maps.isEmpty,
+                let object = try SyncValueConversion.object(ref, in: realm) else { continue }
             for property in object.objectSchema?.properties ?? [] where property.collection == .list {
                 let listed = objectSnapshot.lists.first { $0.field == property.name }?.elements.map(\.id) ?? []
                 let kept = Set(listed).union(pendingListInserts(ref, property.name))
@@ -254,7 +257,8 @@ struct DownloadApplier {
                 try links.fieldWritten(created, field.name, field.value)
                 voidEarlierWrites(ref, [field.name], before: time)
             }
-            try links.objectCreated(created)
+            // Most downloads find no link waiting at all: one cheap look before the one per object.
+            if try store.hasUnresolved() { try links.objectCreated(created, ref: ref) }
             try replayPending(on: ref, created, existed: false)
             return
         }

@@ -61,30 +61,35 @@ public struct ServerState {
     func snapshot(view: SessionView, user: String, batchSize: Int) throws -> (
         serverVersion: UInt64, latestClock: HLCTimestamp, batches: [[ObjectSnapshot]]
     ) {
-        try store.read { reader in
-            var batches: [[ObjectSnapshot]] = []
-            var batch: [ObjectSnapshot] = []
-            for (className, predicate) in view.predicates.sorted(by: { $0.key < $1.key }) {
-                guard let objectSchema = rules.schema[className] else { continue }
-                var cursor: UInt64 = 0
-                while true {
-                    let page = try reader.existingObjects(
-                        ofClass: className, matching: predicate, user: user, after: cursor, limit: max(1, batchSize))
-                    guard let last = page.last else { break }
-                    cursor = last.cursor
-                    for (_, ref) in page {
-                        batch.append(try snapshot(of: ref, objectSchema, reader))
-                        if batch.count >= batchSize {
-                            batches.append(batch)
-                            batch = []
-                        }
+        try store.read { try snapshot(view: view, user: user, batchSize: batchSize, $0) }
+    }
+
+    /// `snapshot(view:user:batchSize:)` in the caller's transaction.
+    func snapshot(view: SessionView, user: String, batchSize: Int, _ reader: any SyncStoreReader) throws -> (
+        serverVersion: UInt64, latestClock: HLCTimestamp, batches: [[ObjectSnapshot]]
+    ) {
+        var batches: [[ObjectSnapshot]] = []
+        var batch: [ObjectSnapshot] = []
+        for (className, predicate) in view.predicates.sorted(by: { $0.key < $1.key }) {
+            guard let objectSchema = rules.schema[className] else { continue }
+            var cursor: UInt64 = 0
+            while true {
+                let page = try reader.existingObjects(
+                    ofClass: className, matching: predicate, user: user, after: cursor, limit: max(1, batchSize))
+                guard let last = page.last else { break }
+                cursor = last.cursor
+                for (_, ref) in page {
+                    batch.append(try snapshot(of: ref, objectSchema, reader))
+                    if batch.count >= batchSize {
+                        batches.append(batch)
+                        batch = []
                     }
                 }
             }
-            if !batch.isEmpty || batches.isEmpty { batches.append(batch) }
-            let serverVersion = try reader.latestServerVersion()
-            return (serverVersion, try reader.latestClock(atOrBelow: serverVersion), batches)
         }
+        if !batch.isEmpty || batches.isEmpty { batches.append(batch) }
+        let serverVersion = try reader.latestServerVersion()
+        return (serverVersion, try reader.latestClock(atOrBelow: serverVersion), batches)
     }
 
     /// The state of `classes` in the form replicas dump theirs: every property present, unset fields
