@@ -78,8 +78,8 @@ public struct ServerState {
                     ofClass: className, matching: predicate, user: user, after: cursor, limit: max(1, batchSize))
                 guard let last = page.last else { break }
                 cursor = last.cursor
-                for (_, ref) in page {
-                    batch.append(try snapshot(of: ref, objectSchema, reader))
+                for object in try snapshots(of: page.map(\.ref), objectSchema, reader) {
+                    batch.append(object)
                     if batch.count >= batchSize {
                         batches.append(batch)
                         batch = []
@@ -106,7 +106,20 @@ public struct ServerState {
     func snapshot(of ref: ObjectRef, _ objectSchema: ObjectSchema, _ reader: any SyncStoreReader) throws
         -> ObjectSnapshot
     {
-        let stored = try reader.topLevelFields(of: ref)
+        try snapshot(of: ref, objectSchema, reader, topLevel: try reader.topLevelFields(of: ref))
+    }
+
+    /// `snapshot(of:_:_:)` of several objects of one class, in order, their fields read in one go.
+    func snapshots(of refs: [ObjectRef], _ objectSchema: ObjectSchema, _ reader: any SyncStoreReader) throws
+        -> [ObjectSnapshot]
+    {
+        let fields = try reader.topLevelFields(ofObjects: refs)
+        return try refs.map { try snapshot(of: $0, objectSchema, reader, topLevel: fields[$0] ?? [:]) }
+    }
+
+    private func snapshot(
+        of ref: ObjectRef, _ objectSchema: ObjectSchema, _ reader: any SyncStoreReader, topLevel stored: [String: SyncValue]
+    ) throws -> ObjectSnapshot {
         var result = ObjectSnapshot(object: ref, fields: [])
         for property in objectSchema.persistedProperties {
             let name = property.name

@@ -82,9 +82,8 @@ extension SyncServer {
                     ofClass: className, matching: predicate, user: user, after: cursor, limit: 1000)
                 guard let last = page.last else { break }
                 cursor = last.cursor
-                for (_, ref) in page where try !reader.holds(fileID, ref) {
-                    result.append(try state.snapshot(of: ref, objectSchema, reader))
-                }
+                let missing = try page.map(\.ref).filter { try !reader.holds(fileID, $0) }
+                result += try state.snapshots(of: missing, objectSchema, reader)
             }
         }
         return result

@@ -42,12 +42,13 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
         WriteTime(clock: HLCTimestamp(rawValue: row[at].u64), clientFileID: row[at + 1].u64)
     }
 
-    private func value(_ column: SQLiteValue, _ what: String) throws -> SyncValue? {
+    /// `what` is only built for the error: a bootstrap decodes hundreds of thousands of values.
+    private func value(_ column: SQLiteValue, _ what: @autoclosure () -> String) throws -> SyncValue? {
         guard let bytes = column.byteArray else { return nil }
         do {
             return try StoreEncoding.decodeValue(bytes)
         } catch {
-            throw SyncStoreError("\(error) (the stored \(what))")
+            throw SyncStoreError("\(error) (the stored \(what()))")
         }
     }
 
@@ -125,6 +126,30 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
         }
         return result
     }
+
+    func topLevelFields(ofObjects refs: [ObjectRef]) throws -> [ObjectRef: [String: SyncValue]] {
+        var refsByID: [Int64: ObjectRef] = [:]
+        for ref in refs { if let id = try objectID(ref) { refsByID[id] = ref } }
+        let ids = Array(refsByID.keys)
+        var result: [ObjectRef: [String: SyncValue]] = [:]
+        for start in stride(from: 0, to: ids.count, by: Self.objectsPerFieldQuery) {
+            let chunk = ids[start..<min(start + Self.objectsPerFieldQuery, ids.count)]
+            // One statement for every chunk: a short chunk repeats its first id.
+            let padding = [SQLiteValue](repeating: .integer(chunk[chunk.startIndex]), count: Self.objectsPerFieldQuery - chunk.count)
+            for row in try db.rows(Self.fieldsOfObjectsSQL, chunk.map { .integer($0) } + padding) {
+                guard case .integer(let id) = row[0], let ref = refsByID[id] else { continue }
+                let path = row[1].string
+                guard !path.utf8.contains(Self.pathSeparatorByte) else { continue }
+                result[ref, default: [:]][path] = try value(row[2], "value of \(ref).\(path)")
+            }
+        }
+        return result
+    }
+
+    private static let objectsPerFieldQuery = 100
+    private static let fieldsOfObjectsSQL =
+        "SELECT object, path, value FROM fields WHERE object IN ("
+        + (1...objectsPerFieldQuery).map { "?\($0)" }.joined(separator: ", ") + ") AND value IS NOT NULL"
 
     private static let elementColumns =
         "clock, client, idx, position, position_clock, position_client, value, value_clock, value_client, erased"
