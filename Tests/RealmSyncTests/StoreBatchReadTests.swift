@@ -14,13 +14,16 @@ final class StoreBatchReadTests: XCTestCase {
         let instructions: [Instruction] = (Int64(1)...250).map { key in
             var fields = [SyncField("name", .string("item \(key)")), SyncField("count", .int(key))]
             if key % 3 == 0 {
-                fields.append(SyncField("spec", .embedded([SyncField("color", .string("red")), SyncField("size", .int(key))])))
+                fields.append(
+                    SyncField("spec", .embedded([SyncField("color", .string("red")), SyncField("size", .int(key))])))
             }
             return .create(item(key), fields: fields)
         }
         try fixture.integrate(changeset(1, 1, clock: serverTestNow - 100, instructions + [.erase(item(7))]))
         try fixture.integrate(
-            changeset(1, 2, basedOn: 1, clock: serverTestNow - 50, [.set(item(9), path: ["spec", "color"], value: .string("blue"))]))
+            changeset(
+                1, 2, basedOn: 1, clock: serverTestNow - 50,
+                [.set(item(9), path: ["spec", "color"], value: .string("blue"))]))
         return fixture
     }
 

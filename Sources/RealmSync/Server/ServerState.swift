@@ -118,7 +118,8 @@ public struct ServerState {
     }
 
     private func snapshot(
-        of ref: ObjectRef, _ objectSchema: ObjectSchema, _ reader: any SyncStoreReader, topLevel stored: [String: SyncValue]
+        of ref: ObjectRef, _ objectSchema: ObjectSchema, _ reader: any SyncStoreReader,
+        topLevel stored: [String: SyncValue]
     ) throws -> ObjectSnapshot {
         var result = ObjectSnapshot(object: ref, fields: [])
         for property in objectSchema.persistedProperties {

@@ -135,7 +135,8 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
         for start in stride(from: 0, to: ids.count, by: Self.objectsPerFieldQuery) {
             let chunk = ids[start..<min(start + Self.objectsPerFieldQuery, ids.count)]
             // One statement for every chunk: a short chunk repeats its first id.
-            let padding = [SQLiteValue](repeating: .integer(chunk[chunk.startIndex]), count: Self.objectsPerFieldQuery - chunk.count)
+            let padding = [SQLiteValue](
+                repeating: .integer(chunk[chunk.startIndex]), count: Self.objectsPerFieldQuery - chunk.count)
             for row in try db.rows(Self.fieldsOfObjectsSQL, chunk.map { .integer($0) } + padding) {
                 guard case .integer(let id) = row[0], let ref = refsByID[id] else { continue }
                 let path = row[1].string
