@@ -18,6 +18,8 @@ struct Measurement {
     let baseline: String
     let size: Int
     var runs: Int
+    /// The most seconds ours may take (nil: the target is the ratio alone).
+    var maxSeconds: Double?
     var ours = SideResult()
     var raw = SideResult()
     /// Set when the two sides disagreed on what they read or wrote.
@@ -39,7 +41,10 @@ struct Measurement {
         return ours.cpuSeconds / raw.cpuSeconds
     }
 
-    var passed: Bool? { ratio.map { $0 <= target } }
+    /// The ratio is within its target and, when the target is also absolute, ours within its seconds.
+    var passed: Bool? {
+        ratio.map { $0 <= target && maxSeconds.map { ours.bestSeconds <= $0 } ?? true }
+    }
 
     static func skipped(_ name: String, target: Double, reason: String) -> Measurement {
         var m = Measurement(name: name, target: target, baseline: "raw SQLite", size: 0, runs: 0)
@@ -56,7 +61,9 @@ struct Runner {
     let context: BenchContext
 
     func measure(_ c: Comparison) throws -> Measurement {
-        var m = Measurement(name: c.name, target: c.target, baseline: c.baseline, size: c.size, runs: context.runs)
+        var m = Measurement(
+            name: c.name, target: c.target, baseline: c.baseline, size: c.size, runs: context.runs,
+            maxSeconds: c.maxSeconds)
         if let warm = c.warmUpSize {
             context.log("\(c.name): warm-up (\(warm))")
             _ = try once(c.ours, size: warm)

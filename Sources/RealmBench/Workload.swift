@@ -22,6 +22,8 @@ struct Comparison {
     let size: Int
     /// The warm-up size (nil: no warm-up), run once per side before the measured runs.
     let warmUpSize: Int?
+    /// The most seconds ours may take, for a workload whose target is also absolute (nil: none).
+    var maxSeconds: Double? = nil
     let ours: SideBuilder
     let raw: SideBuilder
 }
@@ -39,7 +41,7 @@ protocol Workload: Sendable {
 enum Catalog {
     static let workloads: [any Workload] = [
         InsertBulk(), AppendImplicit(), Open(), ReadAll(), QueryCount(), QueryList(), LuaInsertBulk(),
-        SwiftMigration(), LuaMigration(), MigrateTenants(), SyncInsertBulk(), SyncIntegrate(),
+        SwiftMigration(), LuaMigration(), MigrateTenants(), SyncInsertBulk(), SyncIntegrate(), SyncBootstrap(),
     ]
     static var names: [String] { workloads.map(\.name) }
 }

@@ -82,10 +82,13 @@ final class ChangesetRecorder: CommitRecorder {
                 try builder.forgetCollections(of: schema, key: key)
                 try store.forgetUnresolved(className, key)
             }
+            // A class without collections has no mirror: its objects are not even read.
+            let collections = schema.persistedProperties.filter(\.isCollection)
+            guard !collections.isEmpty else { continue }
             let touched = classChanges.insertions.sorted() + classChanges.modifications.keys.sorted()
             for key in touched {
                 guard let object = try realm.object(ofType: className, forKey: key) else { continue }
-                for property in schema.persistedProperties where property.isCollection {
+                for property in collections {
                     try CollectionDiff(store: store).refreshMirror(for: property, of: object, key: key)
                 }
             }

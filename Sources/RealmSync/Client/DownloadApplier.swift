@@ -140,7 +140,11 @@ struct DownloadApplier {
     func removeEntries(notIn snapshot: [ObjectSnapshot]) throws {
         for objectSnapshot in snapshot {
             let ref = objectSnapshot.object
-            guard let object = try SyncValueConversion.object(ref, in: realm) else { continue }
+            // Nothing to compare without a list in the class or a set or map in the snapshot.
+            let hasLists = realm.schema[ref.className]?.properties.contains { $0.collection == .list } ?? true
+            guard hasLists || !objectSnapshot.sets.isEmpty || !objectSnapshot.maps.isEmpty,
+                let object = try SyncValueConversion.object(ref, in: realm)
+            else { continue }
             for property in object.objectSchema?.properties ?? [] where property.collection == .list {
                 let listed = objectSnapshot.lists.first { $0.field == property.name }?.elements.map(\.id) ?? []
                 let kept = Set(listed).union(pendingListInserts(ref, property.name))
@@ -251,10 +255,12 @@ struct DownloadApplier {
             for field in kept {
                 // A link to the object itself could not be made before the object existed.
                 if case .link(ref) = field.value { try created.setValue(.object(created), forKey: field.name) }
-                try links.fieldWritten(created, field.name, field.value)
-                voidEarlierWrites(ref, [field.name], before: time)
+                // Only a link field can hold an unresolved link; only pending writes can be voided.
+                if schema[field.name]?.type == .object { try links.fieldWritten(created, field.name, field.value) }
+                if !pending.isEmpty { voidEarlierWrites(ref, [field.name], before: time) }
             }
-            try links.objectCreated(created)
+            // Most downloads find no link waiting at all: one cheap look before the one per object.
+            if try store.hasUnresolved() { try links.objectCreated(created, ref: ref) }
             try replayPending(on: ref, created, existed: false)
             return
         }
@@ -271,6 +277,7 @@ struct DownloadApplier {
     /// overwrites (the same field, or an ancestor: the create writes every field) is left out: the
     /// server applies it first, so the replica's later value stands.
     private mutating func replayPending(on ref: ObjectRef, _ object: DynamicObject, existed: Bool) throws {
+        guard !pending.isEmpty else { return }
         let lastCreate = pending.lastIndex { changeset in
             changeset.instructions.contains { if case .create(ref, _) = $0 { true } else { false } }
         }

@@ -41,7 +41,11 @@ struct UnresolvedLinks {
 
     /// After `object` was created (here or by a download): the links waiting for it point at it again.
     func objectCreated(_ object: DynamicObject) throws {
-        let ref = try SyncValueConversion.ref(of: object)
+        try objectCreated(object, ref: try SyncValueConversion.ref(of: object))
+    }
+
+    /// `objectCreated(_:)` when the caller knows the object's reference.
+    func objectCreated(_ object: DynamicObject, ref: ObjectRef) throws {
         for waiting in try store.takeUnresolved(to: ref) {
             guard let source = try realm.object(ofType: waiting.className, forKey: waiting.key) else { continue }
             try source.setValue(.object(object), forKey: waiting.field)

@@ -105,9 +105,12 @@ struct ByteReader {
     mutating func string(_ what: String) throws -> String {
         let start = offset
         let raw = try lengthPrefixed(what)
-        guard let text = String(validating: raw, as: UTF8.self) else {
-            throw error("invalid UTF-8 in \(what)", at: start)
+        // ASCII (most names and values) is valid UTF-8 as it is: validation cost more than decoding.
+        let text = raw.withUnsafeBufferPointer { buffer -> String? in
+            buffer.allSatisfy { $0 < 0x80 }
+                ? String(decoding: buffer, as: UTF8.self) : String(validating: buffer, as: UTF8.self)
         }
+        guard let text else { throw error("invalid UTF-8 in \(what)", at: start) }
         return text
     }
 

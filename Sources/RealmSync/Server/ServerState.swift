@@ -61,30 +61,35 @@ public struct ServerState {
     func snapshot(view: SessionView, user: String, batchSize: Int) throws -> (
         serverVersion: UInt64, latestClock: HLCTimestamp, batches: [[ObjectSnapshot]]
     ) {
-        try store.read { reader in
-            var batches: [[ObjectSnapshot]] = []
-            var batch: [ObjectSnapshot] = []
-            for (className, predicate) in view.predicates.sorted(by: { $0.key < $1.key }) {
-                guard let objectSchema = rules.schema[className] else { continue }
-                var cursor: UInt64 = 0
-                while true {
-                    let page = try reader.existingObjects(
-                        ofClass: className, matching: predicate, user: user, after: cursor, limit: max(1, batchSize))
-                    guard let last = page.last else { break }
-                    cursor = last.cursor
-                    for (_, ref) in page {
-                        batch.append(try snapshot(of: ref, objectSchema, reader))
-                        if batch.count >= batchSize {
-                            batches.append(batch)
-                            batch = []
-                        }
+        try store.read { try snapshot(view: view, user: user, batchSize: batchSize, $0) }
+    }
+
+    /// `snapshot(view:user:batchSize:)` in the caller's transaction.
+    func snapshot(view: SessionView, user: String, batchSize: Int, _ reader: any SyncStoreReader) throws -> (
+        serverVersion: UInt64, latestClock: HLCTimestamp, batches: [[ObjectSnapshot]]
+    ) {
+        var batches: [[ObjectSnapshot]] = []
+        var batch: [ObjectSnapshot] = []
+        for (className, predicate) in view.predicates.sorted(by: { $0.key < $1.key }) {
+            guard let objectSchema = rules.schema[className] else { continue }
+            var cursor: UInt64 = 0
+            while true {
+                let page = try reader.existingObjects(
+                    ofClass: className, matching: predicate, user: user, after: cursor, limit: max(1, batchSize))
+                guard let last = page.last else { break }
+                cursor = last.cursor
+                for object in try snapshots(of: page.map(\.ref), objectSchema, reader) {
+                    batch.append(object)
+                    if batch.count >= batchSize {
+                        batches.append(batch)
+                        batch = []
                     }
                 }
             }
-            if !batch.isEmpty || batches.isEmpty { batches.append(batch) }
-            let serverVersion = try reader.latestServerVersion()
-            return (serverVersion, try reader.latestClock(atOrBelow: serverVersion), batches)
         }
+        if !batch.isEmpty || batches.isEmpty { batches.append(batch) }
+        let serverVersion = try reader.latestServerVersion()
+        return (serverVersion, try reader.latestClock(atOrBelow: serverVersion), batches)
     }
 
     /// The state of `classes` in the form replicas dump theirs: every property present, unset fields
@@ -101,7 +106,21 @@ public struct ServerState {
     func snapshot(of ref: ObjectRef, _ objectSchema: ObjectSchema, _ reader: any SyncStoreReader) throws
         -> ObjectSnapshot
     {
-        let stored = try reader.topLevelFields(of: ref)
+        try snapshot(of: ref, objectSchema, reader, topLevel: try reader.topLevelFields(of: ref))
+    }
+
+    /// `snapshot(of:_:_:)` of several objects of one class, in order, their fields read in one go.
+    func snapshots(of refs: [ObjectRef], _ objectSchema: ObjectSchema, _ reader: any SyncStoreReader) throws
+        -> [ObjectSnapshot]
+    {
+        let fields = try reader.topLevelFields(ofObjects: refs)
+        return try refs.map { try snapshot(of: $0, objectSchema, reader, topLevel: fields[$0] ?? [:]) }
+    }
+
+    private func snapshot(
+        of ref: ObjectRef, _ objectSchema: ObjectSchema, _ reader: any SyncStoreReader,
+        topLevel stored: [String: SyncValue]
+    ) throws -> ObjectSnapshot {
         var result = ObjectSnapshot(object: ref, fields: [])
         for property in objectSchema.persistedProperties {
             let name = property.name

@@ -5,10 +5,17 @@ extension SyncServer {
     /// `bootstrapBatchSize` objects, for a replica that never downloaded; the session's cursor moves
     /// to that version and the replica holds exactly those objects.
     func bootstrap(_ session: inout ServerSession, fileID: UInt64) throws -> [Outgoing] {
-        let (serverVersion, latestClock, batches) = try state.snapshot(
-            view: session.view, user: session.user, batchSize: options.bootstrapBatchSize)
+        let view = session.view
+        let user = session.user
+        let batchSize = options.bootstrapBatchSize
+        // Read and recorded in one transaction: the held set is what was read, and the objects the
+        // snapshot found are not looked up again to be written.
+        let (serverVersion, latestClock, batches) = try state.store.write { transaction in
+            let snapshot = try state.snapshot(view: view, user: user, batchSize: batchSize, transaction)
+            try transaction.resetHeld(of: fileID, to: snapshot.batches.joined().map(\.object))
+            return snapshot
+        }
         let acknowledged = try state.highestClientVersion(of: fileID, atOrBelow: serverVersion)
-        try state.store.write { try $0.resetHeld(of: fileID, to: batches.joined().map(\.object)) }
         session.downloadCursor = serverVersion
         let count = Double(batches.count)
         return batches.enumerated().map { index, objects in

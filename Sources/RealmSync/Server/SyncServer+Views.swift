@@ -44,16 +44,15 @@ extension SyncServer {
     private func viewChange(_ session: inout ServerSession, fileID: UInt64) throws -> [Outgoing] {
         let view = session.view
         let user = session.user
-        let entering: [ObjectSnapshot] = try state.store.read { reader in
-            try self.entering(view, user: user, fileID: fileID, reader)
-        }
-        let leaving: [ObjectRef] = try state.store.read { reader in
-            try self.leaving(view, user: user, fileID: fileID, reader)
-        }
         let position = ViewPosition(serverVersion: session.downloadCursor, queryVersion: view.queryVersion)
-        try state.store.write { transaction in
+        // One transaction reads the difference and records it: one state, and the objects the
+        // reads found are not looked up again to be written.
+        let (entering, leaving) = try state.store.write { transaction in
+            let entering = try self.entering(view, user: user, fileID: fileID, transaction)
+            let leaving = try self.leaving(view, user: user, fileID: fileID, transaction)
             for snapshot in entering { try transaction.setHeld(fileID, snapshot.object, true, at: position) }
             for ref in leaving { try transaction.setHeld(fileID, ref, false, at: position) }
+            return (entering, leaving)
         }
         let acknowledged = try state.highestClientVersion(of: fileID, atOrBelow: session.downloadCursor)
         let latestClock = try state.store.read { try $0.latestClock(atOrBelow: session.downloadCursor) }
@@ -86,9 +85,8 @@ extension SyncServer {
                     ofClass: className, matching: predicate, user: user, after: cursor, limit: 1000)
                 guard let last = page.last else { break }
                 cursor = last.cursor
-                for (_, ref) in page where try !reader.holds(fileID, ref) {
-                    result.append(try state.snapshot(of: ref, objectSchema, reader))
-                }
+                let missing = try page.map(\.ref).filter { try !reader.holds(fileID, $0) }
+                result += try state.snapshots(of: missing, objectSchema, reader)
             }
         }
         return result

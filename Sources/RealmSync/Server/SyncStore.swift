@@ -38,6 +38,9 @@ public protocol SyncStoreReader {
     func field(_ ref: ObjectRef, path: [String]) throws -> StoredField?
     /// The top-level fields written since the object was (re)created, by name.
     func topLevelFields(of ref: ObjectRef) throws -> [String: SyncValue]
+    /// `topLevelFields(of:)` of several objects (a page of a bootstrap) in one go; an object without
+    /// fields may be absent.
+    func topLevelFields(ofObjects refs: [ObjectRef]) throws -> [ObjectRef: [String: SyncValue]]
 
     func listElement(_ ref: ObjectRef, field: String, id: ElementID) throws -> StoredListElement?
     /// Every element of the list ever inserted, live or erased, in no particular order.
@@ -107,4 +110,13 @@ public protocol SyncStoreTransaction: SyncStoreReader {
     /// Runs `body` in a savepoint: when it throws, everything it wrote is undone and the
     /// transaction goes on as it was.
     func savepoint<T>(_ body: () throws -> T) throws -> T
+}
+
+extension SyncStoreReader {
+    /// One object at a time, for a store without a faster way.
+    public func topLevelFields(ofObjects refs: [ObjectRef]) throws -> [ObjectRef: [String: SyncValue]] {
+        var result: [ObjectRef: [String: SyncValue]] = [:]
+        for ref in refs { result[ref] = try topLevelFields(of: ref) }
+        return result
+    }
 }

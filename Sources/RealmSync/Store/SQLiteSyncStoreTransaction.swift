@@ -17,6 +17,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     /// Paths are stored as names joined by U+0001 (which no valid property name holds), so the paths
     /// below one are a key range.
     private static let pathSeparator = "\u{1}"
+    private static let pathSeparatorByte: UInt8 = 1
     private static func key(_ path: [String]) -> String { path.joined(separator: pathSeparator) }
 
     /// Row ids of objects read or written in this transaction (`object`, `writeObject`). An object's
@@ -41,12 +42,13 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
         WriteTime(clock: HLCTimestamp(rawValue: row[at].u64), clientFileID: row[at + 1].u64)
     }
 
-    private func value(_ column: SQLiteValue, _ what: String) throws -> SyncValue? {
+    /// `what` is only built for the error: a bootstrap decodes hundreds of thousands of values.
+    private func value(_ column: SQLiteValue, _ what: @autoclosure () -> String) throws -> SyncValue? {
         guard let bytes = column.byteArray else { return nil }
         do {
             return try StoreEncoding.decodeValue(bytes)
         } catch {
-            throw SyncStoreError("\(error) (the stored \(what))")
+            throw SyncStoreError("\(error) (the stored \(what()))")
         }
     }
 
@@ -75,13 +77,11 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func existingObjects(ofClass className: String, after cursor: UInt64, limit: Int) throws
         -> [(cursor: UInt64, ref: ObjectRef)]
     {
-        try db.rows(
-            "SELECT id, pk FROM objects WHERE class = ? AND live = 1 AND id > ? ORDER BY id LIMIT ?",
-            [.text(className), .u64(cursor), .integer(Int64(max(0, limit)))]
-        ).map { row in
-            let key = try StoreEncoding.decodePrimaryKey(row[1].byteArray ?? [])
-            return (row[0].u64, ObjectRef(className, key))
-        }
+        try objectPage(
+            className,
+            try db.rows(
+                "SELECT id, pk FROM objects WHERE class = ? AND live = 1 AND id > ? ORDER BY id LIMIT ?",
+                [.text(className), .u64(cursor), .integer(Int64(max(0, limit)))]))
     }
 
     func existingObjects(
@@ -90,9 +90,16 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
         let query = SQLiteViewQuery.select(
             className: className, matching: predicate, user: user, defaults: fieldDefaults[className] ?? [:],
             after: cursor, limit: limit)
-        return try db.rows(query.sql, query.bindings).map { row in
-            let key = try StoreEncoding.decodePrimaryKey(row[1].byteArray ?? [])
-            return (row[0].u64, ObjectRef(className, key))
+        return try objectPage(className, try db.rows(query.sql, query.bindings))
+    }
+
+    /// Rows of `(id, pk)` as refs with their cursor. Their ids are remembered: a bootstrap reads
+    /// each object's fields and held state next, which would otherwise look each id up again.
+    private func objectPage(_ className: String, _ rows: [[SQLiteValue]]) throws -> [(cursor: UInt64, ref: ObjectRef)] {
+        try rows.map { row in
+            let ref = ObjectRef(className, try StoreEncoding.decodePrimaryKey(row[1].byteArray ?? []))
+            if case .integer(let id) = row[0] { objectIDs[ref] = id }
+            return (row[0].u64, ref)
         }
     }
 
@@ -113,11 +120,37 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
         for row in try db.rows("SELECT path, value FROM fields WHERE object = ? AND value IS NOT NULL", [.integer(id)])
         {
             let path = row[0].string
-            guard !path.contains(Self.pathSeparator) else { continue }
+            // A byte test: Foundation's substring search cost as much as the query itself here.
+            guard !path.utf8.contains(Self.pathSeparatorByte) else { continue }
             result[path] = try value(row[1], "value of \(ref).\(path)")
         }
         return result
     }
+
+    func topLevelFields(ofObjects refs: [ObjectRef]) throws -> [ObjectRef: [String: SyncValue]] {
+        var refsByID: [Int64: ObjectRef] = [:]
+        for ref in refs { if let id = try objectID(ref) { refsByID[id] = ref } }
+        let ids = Array(refsByID.keys)
+        var result: [ObjectRef: [String: SyncValue]] = [:]
+        for start in stride(from: 0, to: ids.count, by: Self.objectsPerFieldQuery) {
+            let chunk = ids[start..<min(start + Self.objectsPerFieldQuery, ids.count)]
+            // One statement for every chunk: a short chunk repeats its first id.
+            let padding = [SQLiteValue](
+                repeating: .integer(chunk[chunk.startIndex]), count: Self.objectsPerFieldQuery - chunk.count)
+            for row in try db.rows(Self.fieldsOfObjectsSQL, chunk.map { .integer($0) } + padding) {
+                guard case .integer(let id) = row[0], let ref = refsByID[id] else { continue }
+                let path = row[1].string
+                guard !path.utf8.contains(Self.pathSeparatorByte) else { continue }
+                result[ref, default: [:]][path] = try value(row[2], "value of \(ref).\(path)")
+            }
+        }
+        return result
+    }
+
+    private static let objectsPerFieldQuery = 100
+    private static let fieldsOfObjectsSQL =
+        "SELECT object, path, value FROM fields WHERE object IN ("
+        + (1...objectsPerFieldQuery).map { "?\($0)" }.joined(separator: ", ") + ") AND value IS NOT NULL"
 
     private static let elementColumns =
         "clock, client, idx, position, position_clock, position_client, value, value_clock, value_client, erased"
