@@ -60,6 +60,7 @@ struct SessionView {
         guard let predicate = predicates[ref.className], let stored = try reader.object(ref), stored.exists else {
             return false
         }
+        if case .constant(let value) = predicate { return value }  // No field to read.
         return predicate.matches(try Self.subject(ref, stored, reader, rules: rules), user: user)
     }
 

@@ -40,14 +40,10 @@ extension SyncServer {
         let round = try state.store.read { reader in
             try downloadRound(session, fileID: fileID, corrections: corrections, reader)
         }
-        if !round.heldChanges.isEmpty {
-            let queryVersion = session.view.queryVersion
-            try state.store.write { transaction in
-                for (ref, change) in round.heldChanges.sorted(by: { $0.key < $1.key }) {
-                    let position = ViewPosition(serverVersion: change.page ?? round.cursor, queryVersion: queryVersion)
-                    try transaction.setHeld(fileID, ref, change.held, at: position)
-                }
-            }
+        let position = ViewPosition(serverVersion: round.cursor, queryVersion: session.view.queryVersion)
+        for (ref, change) in round.heldChanges.sorted(by: { $0.key < $1.key }) {
+            heldWrites.append(
+                HeldWrite(fileID: fileID, ref: ref, held: change.held, at: change.logged ? position : nil))
         }
         session.downloadCursor = round.cursor
         var pages = round.pages
@@ -67,6 +63,21 @@ extension SyncServer {
         }
     }
 
+    /// Records what the rounds since the last call changed in what replicas hold, in one store
+    /// transaction (one fsync for every session of an integration). Routing reads a file's own
+    /// records only, and each file is routed once per round, so the writes can wait until then.
+    func recordHeldWrites() throws {
+        guard !heldWrites.isEmpty || !heldLogConfirmations.isEmpty else { return }
+        let writes = heldWrites
+        let confirmations = heldLogConfirmations
+        heldWrites = []
+        heldLogConfirmations = [:]
+        try state.store.write { transaction in
+            for (fileID, basedOn) in confirmations { try transaction.forgetHeldLog(of: fileID, before: basedOn) }
+            for write in writes { try transaction.setHeld(write.fileID, write.ref, write.held, at: write.at) }
+        }
+    }
+
     /// One `download` message's worth of history.
     struct DownloadPage {
         var cursor: UInt64
@@ -81,7 +92,7 @@ extension SyncServer {
         var acknowledged: UInt64
         var replacements: [ObjectSnapshot] = []
         var removals: [ObjectRef] = []
-        var heldChanges: [ObjectRef: (held: Bool, page: UInt64?)] = [:]
+        var heldChanges: [ObjectRef: (held: Bool, logged: Bool)] = [:]
     }
 
     private func downloadRound(
@@ -108,11 +119,9 @@ extension SyncServer {
                     round.acknowledged = entry.kept.clientVersion
                     // Its own writes can move objects into or out of its view.
                     for instruction in entry.kept.instructions {
-                        _ = try router.route(instruction.object, page: round.cursor)
+                        _ = try router.route(instruction.object)
                     }
-                } else if let changeset = try routed(
-                    entry, &router, page: round.cursor, recipientClientVersion: round.acknowledged)
-                {
+                } else if let changeset = try routed(entry, &router, recipientClientVersion: round.acknowledged) {
                     changesets.append(changeset)
                 }
             }
@@ -143,12 +152,12 @@ extension SyncServer {
     /// their instructions, the bare creates and erases of tombstones; nil when nothing is left. It names the session's last changeset
     /// integrated before it (`recipientClientVersion`), which the client must not count as pending
     /// against it.
-    private func routed(
-        _ entry: HistoryEntry, _ router: inout ViewRouter, page: UInt64, recipientClientVersion: UInt64
-    ) throws -> IntegratedChangeset? {
+    private func routed(_ entry: HistoryEntry, _ router: inout ViewRouter, recipientClientVersion: UInt64) throws
+        -> IntegratedChangeset?
+    {
         var origin = entry.kept
         origin.instructions = try origin.instructions.compactMap { instruction in
-            switch try router.route(instruction.object, page: page) {
+            switch try router.route(instruction.object) {
             case .instructions: return instruction
             case .tombstone:
                 if case .create(let ref, _) = instruction { return .create(ref, fields: []) }

@@ -25,6 +25,8 @@ extension SyncServer {
             ]
         }
         var out = try downloads(for: key, force: false)
+        // The difference is computed from what the replica holds: recorded first.
+        try recordHeldWrites()
         guard var session = sessions[key] else { return out }
         defer {
             sessions[key] = session

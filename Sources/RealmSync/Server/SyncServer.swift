@@ -19,6 +19,11 @@ public final class SyncServer {
     /// Built from the sessions' views when needed; dropped (set to nil) wherever a session is
     /// identified, changes its view, or goes.
     var sessionIndex: SessionIndex?
+    /// Changes to what replicas hold, decided by download rounds, not yet recorded.
+    var heldWrites: [HeldWrite] = []
+    /// Per client file, the highest server version its uploads were based on: its replica had every
+    /// message up to there, so what was logged before can be forgotten.
+    var heldLogConfirmations: [UInt64: UInt64] = [:]
     /// Uploads waiting for the next integration, in arrival order, with the session they came on.
     private var pending: [(key: SessionKey, upload: Upload)] = []
 
@@ -124,12 +129,15 @@ public final class SyncServer {
         }
         sessions[key] = session
         sessionIndex = nil
-        return out + (try downloads(for: key, force: true))
+        return out + (try downloads(for: key, force: true)) + recordHeldWritesOrFail()
     }
 
     private func upload(_ key: SessionKey, _ changesets: [Changeset]) throws -> [Outgoing] {
         guard let session = sessions[key], let fileID = session.clientFileID else {
             throw SyncError(.badSession, "session \(key.session) uploaded before it identified")
+        }
+        if let basedOn = changesets.map(\.basedOnServerVersion).max() {
+            heldLogConfirmations[fileID] = max(heldLogConfirmations[fileID] ?? 0, basedOn)
         }
         // One upload per session per integration: a later message continues the earlier one.
         if let index = pending.firstIndex(where: { $0.key == key }) {
@@ -196,7 +204,23 @@ public final class SyncServer {
             }
             out += answerMarks(key)
         }
-        return out
+        return out + recordHeldWritesOrFail()
+    }
+
+    /// `recordHeldWrites`; when the store fails, the sessions of the files concerned end (they
+    /// identify again, and the server routes them from what it had recorded).
+    func recordHeldWritesOrFail() -> [Outgoing] {
+        let files = Set(heldWrites.map(\.fileID)).union(heldLogConfirmations.keys)
+        do {
+            try recordHeldWrites()
+            return []
+        } catch {
+            heldWrites = []
+            heldLogConfirmations = [:]
+            let keys = sessions.filter { $0.value.clientFileID.map(files.contains) ?? false }.keys
+            return keys.sorted { ($0.connection.rawValue, $0.session) < ($1.connection.rawValue, $1.session) }
+                .flatMap { fail($0, error) }
+        }
     }
 
     /// The sessions an integration may concern: those holding a changed object, and those the

@@ -57,6 +57,15 @@ struct ServerSession {
     }
 }
 
+/// A change to what a replica holds, waiting for `SyncServer.recordHeldWrites`.
+struct HeldWrite {
+    let fileID: UInt64
+    let ref: ObjectRef
+    let held: Bool
+    /// Where it is logged; nil: not logged.
+    let at: ViewPosition?
+}
+
 /// A session's address: its connection and its number there.
 struct SessionKey: Hashable {
     let connection: ConnectionID

@@ -97,7 +97,12 @@ public protocol SyncStoreTransaction: SyncStoreReader {
 
     /// Records that the replica of `fileID` holds `ref` (or no longer does) from `position` on. The
     /// change is logged until the replica says where it stands (`rewindHeld`).
-    func setHeld(_ fileID: UInt64, _ ref: ObjectRef, _ held: Bool, at position: ViewPosition) throws
+    /// `position` nil: not logged — the change came with the object's instructions from its creation
+    /// or with its erase, which a replica that misses them gets again from its cursor.
+    func setHeld(_ fileID: UInt64, _ ref: ObjectRef, _ held: Bool, at position: ViewPosition?) throws
+    /// Forgets the logged changes of `fileID` before `serverVersion`: its replica has them (it
+    /// committed on top of that version).
+    func forgetHeldLog(of fileID: UInt64, before serverVersion: UInt64) throws
     /// The replica of `fileID` created `ref` itself: it holds it, whatever it was sent (not logged,
     /// never rewound). Nothing when the store has no record of `ref`.
     func markHeld(_ fileID: UInt64, _ ref: ObjectRef) throws

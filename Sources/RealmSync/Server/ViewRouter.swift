@@ -18,10 +18,8 @@
 /// only from the remote creates and erases, so those travel without their data.
 /// A compensating write forces the whole object, or its removal when it is out of the view.
 ///
-/// A change to what the replica holds is recorded at the position of the message that makes it:
-/// for instructions, the page where the object is first routed (its instructions travel there or
-/// later; a replica that stops before gets them again from its cursor); for whole objects and
-/// removals, the round's last message, which carries them.
+/// A change to what the replica holds that comes whole or as a removal is logged at the round's
+/// last message, which carries it (`SyncStore.rewindHeld` undoes it if the replica never got it).
 struct ViewRouter {
     enum Route: Equatable {
         case instructions
@@ -40,9 +38,11 @@ struct ViewRouter {
     let cursor: UInt64
     let rules: SyncSchemaRules
     private(set) var routes: [ObjectRef: Route] = [:]
-    /// What the replica holds after the round, for the objects whose state changes, with the server
-    /// version of the page that changes it (nil: the round's last message).
-    private(set) var heldChanges: [ObjectRef: (held: Bool, page: UInt64?)] = [:]
+    /// What the replica holds after the round, for the objects whose state changes, and whether the
+    /// change is logged (`rewindHeld`): a change that comes with the object's instructions is not —
+    /// a replica that misses them gets them again from its cursor (the creation is after it, or the
+    /// erase is) — one that comes whole or as a removal is, at the round's last message.
+    private(set) var heldChanges: [ObjectRef: (held: Bool, logged: Bool)] = [:]
 
     init(
         reader: any SyncStoreReader, view: SessionView, user: String, fileID: UInt64, cursor: UInt64,
@@ -56,8 +56,8 @@ struct ViewRouter {
         self.rules = rules
     }
 
-    /// The route of `ref`, decided once per round, on the page ending at server version `page`.
-    mutating func route(_ ref: ObjectRef, page: UInt64) throws -> Route {
+    /// The route of `ref`, decided once per round.
+    mutating func route(_ ref: ObjectRef) throws -> Route {
         if let route = routes[ref] { return route }
         let held = try reader.holds(fileID, ref)
         let stored = try reader.object(ref)
@@ -70,7 +70,7 @@ struct ViewRouter {
         case (false, false):
             route = stored?.exists != true && view.classes.contains(ref.className) ? .tombstone : .drop
         }
-        if held != inView { heldChanges[ref] = (inView, route == .instructions ? page : nil) }
+        if held != inView { heldChanges[ref] = (inView, route != .instructions) }
         routes[ref] = route
         return route
     }
@@ -80,7 +80,7 @@ struct ViewRouter {
         let held = try reader.holds(fileID, ref)
         let inView = try view.contains(ref, user: user, reader, rules: rules)
         routes[ref] = inView ? .replace : .remove
-        heldChanges[ref] = held != inView ? (inView, nil) : nil
+        heldChanges[ref] = held != inView ? (inView, true) : nil
     }
 
     /// The objects to send whole, sorted.

@@ -109,6 +109,7 @@ public final class SQLiteSyncStore: SyncStore {
             seq INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, object INTEGER NOT NULL,
             server_version INTEGER NOT NULL, query_version INTEGER NOT NULL, held INTEGER NOT NULL);
         CREATE INDEX IF NOT EXISTS held_log_by_file ON held_log(file_id, seq);
+        CREATE INDEX IF NOT EXISTS held_log_by_object ON held_log(file_id, object);
         """
 }
 

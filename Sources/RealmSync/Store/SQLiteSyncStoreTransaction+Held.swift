@@ -27,15 +27,21 @@ extension SQLiteSyncStoreTransaction {
         }
     }
 
-    func setHeld(_ fileID: UInt64, _ ref: ObjectRef, _ held: Bool, at position: ViewPosition) throws {
+    func setHeld(_ fileID: UInt64, _ ref: ObjectRef, _ held: Bool, at position: ViewPosition?) throws {
         let id = try requireObjectID(ref)
         try write(fileID, id, held)
+        guard let position else { return }
         try db.run(
             "INSERT INTO held_log(file_id, object, server_version, query_version, held) VALUES (?, ?, ?, ?, ?)",
             [
                 .u64(fileID), .integer(id), .u64(position.serverVersion), .integer(position.queryVersion),
                 .integer(held ? 1 : 0),
             ])
+    }
+
+    func forgetHeldLog(of fileID: UInt64, before serverVersion: UInt64) throws {
+        try db.run(
+            "DELETE FROM held_log WHERE file_id = ? AND server_version < ?", [.u64(fileID), .u64(serverVersion)])
     }
 
     func markHeld(_ fileID: UInt64, _ ref: ObjectRef) throws {
