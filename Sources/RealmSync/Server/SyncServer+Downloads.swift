@@ -34,11 +34,15 @@ extension SyncServer {
     /// also carries the objects sent whole, the removals, and `corrections` (this client's writes the
     /// server refused). A message goes out when it carries something, when the acknowledgement
     /// moved, or when `force` asks for one (the uploader gets its ack; an identify gets its state).
-    func downloads(for key: SessionKey, force: Bool, corrections: [CompensatingWrite] = []) throws -> [Outgoing] {
+    /// `states`: the objects as already read in this call of the server, shared by its rounds.
+    func downloads(
+        for key: SessionKey, force: Bool, corrections: [CompensatingWrite] = [], states: ObjectStates? = nil
+    ) throws -> [Outgoing] {
+        let states = states ?? ObjectStates(rules: state.rules)
         guard var session = sessions[key], let fileID = session.clientFileID else { return [] }
         defer { sessions[key] = session }
         let round = try state.store.read { reader in
-            try downloadRound(session, fileID: fileID, corrections: corrections, reader)
+            try downloadRound(session, fileID: fileID, corrections: corrections, states: states, reader)
         }
         let position = ViewPosition(serverVersion: round.cursor, queryVersion: session.view.queryVersion)
         for (ref, change) in round.heldChanges.sorted(by: { $0.key < $1.key }) {
@@ -96,11 +100,12 @@ extension SyncServer {
     }
 
     private func downloadRound(
-        _ session: ServerSession, fileID: UInt64, corrections: [CompensatingWrite], _ reader: any SyncStoreReader
+        _ session: ServerSession, fileID: UInt64, corrections: [CompensatingWrite], states: ObjectStates,
+        _ reader: any SyncStoreReader
     ) throws -> DownloadRound {
         var router = ViewRouter(
             reader: reader, view: session.view, user: session.user, fileID: fileID, cursor: session.downloadCursor,
-            rules: state.rules)
+            states: states)
         for write in corrections { try router.correct(write.object) }
         // The highest client version of the session's file integrated at or below the cursor: read
         // once, then moved by the file's own entries as the pages go by (a file's client versions

@@ -185,6 +185,7 @@ public final class SyncServer {
             for key in Set(batch.map(\.key)) { out += fail(key, error) }
         }
         let uploaders = Set(batch.map(\.key))
+        let states = ObjectStates(rules: state.rules)
         for key in sessions.keys.sorted(by: {
             ($0.connection.rawValue, $0.session) < ($1.connection.rawValue, $1.session)
         }) {
@@ -198,7 +199,7 @@ public final class SyncServer {
                     continue
                 }
                 out += try downloads(
-                    for: key, force: uploaders.contains(key), corrections: corrections[key] ?? [])
+                    for: key, force: uploaders.contains(key), corrections: corrections[key] ?? [], states: states)
             } catch {
                 out += fail(key, error)
             }

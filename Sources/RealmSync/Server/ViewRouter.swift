@@ -36,7 +36,6 @@ struct ViewRouter {
     let fileID: UInt64
     /// The session's cursor when the round began.
     let cursor: UInt64
-    let rules: SyncSchemaRules
     private(set) var routes: [ObjectRef: Route] = [:]
     /// What the replica holds after the round, for the objects whose state changes, and whether the
     /// change is logged (`rewindHeld`): a change that comes with the object's instructions is not —
@@ -44,24 +43,27 @@ struct ViewRouter {
     /// erase is) — one that comes whole or as a removal is, at the round's last message.
     private(set) var heldChanges: [ObjectRef: (held: Bool, logged: Bool)] = [:]
 
+    /// The objects as read by every session's router in this call of the server.
+    let states: ObjectStates
+
     init(
         reader: any SyncStoreReader, view: SessionView, user: String, fileID: UInt64, cursor: UInt64,
-        rules: SyncSchemaRules
+        states: ObjectStates
     ) {
         self.reader = reader
         self.view = view
         self.user = user
         self.fileID = fileID
         self.cursor = cursor
-        self.rules = rules
+        self.states = states
     }
 
     /// The route of `ref`, decided once per round.
     mutating func route(_ ref: ObjectRef) throws -> Route {
         if let route = routes[ref] { return route }
-        let held = try reader.holds(fileID, ref)
-        let stored = try reader.object(ref)
-        let inView = try view.contains(ref, user: user, reader, rules: rules)
+        let held = try states.holds(fileID, ref, reader)
+        let stored = try states.object(ref, reader)
+        let inView = try states.isInView(ref, view, user: user, reader)
         let route: Route
         switch (held, inView) {
         case (true, true): route = .instructions
@@ -77,8 +79,8 @@ struct ViewRouter {
 
     /// A compensating write on `ref`: the replica gets the server's object, or loses it.
     mutating func correct(_ ref: ObjectRef) throws {
-        let held = try reader.holds(fileID, ref)
-        let inView = try view.contains(ref, user: user, reader, rules: rules)
+        let held = try states.holds(fileID, ref, reader)
+        let inView = try states.isInView(ref, view, user: user, reader)
         routes[ref] = inView ? .replace : .remove
         heldChanges[ref] = held != inView ? (inView, true) : nil
     }
