@@ -110,9 +110,12 @@ extension SyncServer {
             for entry in page {
                 if entry.kept.clientFileID == fileID {
                     round.acknowledged = entry.kept.clientVersion
-                    // Its own writes can move objects into or out of its view.
-                    for instruction in entry.kept.instructions {
-                        _ = try router.route(instruction.object, page: round.cursor)
+                    // Its own writes can move objects into or out of its view. One it wrote outside
+                    // what it holds (kept while it left the view: its pending writes keep it on the
+                    // replica) is removed.
+                    for instruction in entry.kept.instructions
+                    where try router.route(instruction.object, page: round.cursor) == .drop {
+                        try router.correct(instruction.object)
                     }
                     // Its writes the server did not keep: the replica still has them unless it got
                     // a correction before (then its cursor would be past this entry).
