@@ -303,11 +303,7 @@ public final class SyncClient: SyncClientEndpoint {
             }
             let stored = try store.takeBootstrap()
             let view = ViewCorrection(replacements: stored.objects, removals: stored.removals)
-            // Only the bootstrap answering `identify` (before the session's first download) is the
-            // file's first state. A new subscription set's bootstrap can find the cursor still at 0
-            // (the server was empty, or nothing reached this view yet) after uploads went out: it
-            // must not rebase changesets the server may have integrated as they were.
-            if awaitingFirstDownload, try store.number(.downloadCursor) == 0 {
+            if try store.number(.downloadCursor) == 0 {
                 try applyFirstBootstrap(bootstrap, snapshot: view.replacements)
             } else {
                 try applyViewChange(bootstrap, view)

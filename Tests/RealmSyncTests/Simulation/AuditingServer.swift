@@ -1,3 +1,4 @@
+import Foundation
 import RealmSync
 
 /// The audit tap: the server as the transport sees it, with everything in and out watched. From
@@ -22,6 +23,9 @@ final class AuditingServer: SyncServerEndpoint {
     let server: SyncServer
     private let audit: ViewAudit
     private var sessions: [Key: Session] = [:]
+    /// `SYNC_VIEW_SIMULATION_TRACE=<client file id>`: every message to and from that file is
+    /// printed, to trace a failing seed.
+    private let tracedFile = ProcessInfo.processInfo.environment["SYNC_VIEW_SIMULATION_TRACE"].flatMap { UInt64($0) }
 
     init(_ server: SyncServer, audit: ViewAudit) {
         self.server = server
@@ -30,6 +34,7 @@ final class AuditingServer: SyncServerEndpoint {
 
     func receive(_ message: SyncMessage, on connection: ConnectionID) -> [Outgoing] {
         let key = Key(connection: connection, session: message.session)
+        trace("<-", message, key)
         switch message {
         case .bind(_, let user, _):
             if sessions[key] == nil { sessions[key] = Session(user: user) }
@@ -83,6 +88,7 @@ final class AuditingServer: SyncServerEndpoint {
     private func watched(_ out: [Outgoing]) -> [Outgoing] {
         for delivery in out {
             let key = Key(connection: delivery.connection, session: delivery.message.session)
+            trace("->", delivery.message, key)
             if case .error = delivery.message {
                 sessions[key] = nil
                 continue
@@ -91,6 +97,13 @@ final class AuditingServer: SyncServerEndpoint {
             audit.sent(delivery.message, to: session.user, fileID: session.fileID)
         }
         return out
+    }
+}
+
+extension AuditingServer {
+    private func trace(_ direction: String, _ message: SyncMessage, _ key: Key) {
+        guard let tracedFile, sessions[key]?.fileID == tracedFile else { return }
+        print("trace file \(tracedFile) at server version \(audit.oracle.serverVersion) \(direction) \(message)")
     }
 }
 
