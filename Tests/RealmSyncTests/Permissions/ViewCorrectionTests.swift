@@ -16,11 +16,17 @@ final class ViewCorrectionTests: XCTestCase {
     override func setUpWithError() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-view-fix-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try start()
+    }
+
+    /// A server on a new store in `folder`, with the permission tests' rules, and its transport.
+    private func start(options: SyncServerOptions = .init()) throws {
         let store = try SQLiteSyncStore(
             path: folder.appendingPathComponent("sync.sqlite").path, historySalt: 42, schema: permissionTestSchema)
         var salt: UInt64 = 7
         server = try SyncServer(
-            store: store, schema: permissionTestSchema, wallClock: serverClock, permissions: permissionTestRules,
+            store: store, schema: permissionTestSchema, wallClock: serverClock, options: options,
+            permissions: permissionTestRules,
             salts: {
                 salt += 1
                 return salt
@@ -56,7 +62,8 @@ final class ViewCorrectionTests: XCTestCase {
     /// Everyone online until nothing is in flight and every change is acknowledged (a replica
     /// uploads only after its session's first download, which a round may end with).
     private func settle() throws {
-        for _ in 0..<5 where clients.contains(where: \.hasUnacknowledgedChanges) || !transport.isQuiescent {
+        try transport.runUntilQuiescent()
+        for _ in 0..<5 where clients.contains(where: \.hasUnacknowledgedChanges) {
             try transport.runUntilQuiescent()
         }
     }
@@ -115,5 +122,48 @@ final class ViewCorrectionTests: XCTestCase {
         let serverState = try server.state.canonicalState(classes: ["Toy"])
         XCTAssertEqual(serverState.objects[toy(1)]?.first { $0.name == "name" }?.value, .string("bob's"))
         XCTAssertEqual(try clients[alice].canonicalState().restricted(to: ["Toy"]), serverState)
+    }
+
+    func testAnOwnWriteKeptUnderTheOldViewIsRemovedFromAReplicaWhoseViewNoLongerHasIt() throws {
+        let alice = try replica("alice", now: serverTestNow, [("Toy", "TRUEPREDICATE")])
+        try clients[alice].realm.write {
+            _ = try clients[alice].realm.create("Toy", value: .dictionary(["_id": .int(1), "name": .string("a")]))
+        }
+        try settle()
+        // The write leaves before the new set: the server judges it under the view it was made in.
+        try clients[alice].realm.write {
+            try clients[alice].realm.objects("Toy").first?.setValue(.string("b"), forKey: "name")
+        }
+        transport.flushUploads(alice)
+        try subscribe(clients[alice], [("Toy", "_id == 2")])
+        try settle()
+        XCTAssertEqual(try server.state.canonicalState(classes: ["Toy"]).objects[toy(1)]?.count, 2, "the write stood")
+        XCTAssertNil(try clients[alice].realm.object(ofType: "Toy", forPrimaryKey: .int(1)), "outside the view")
+        XCTAssertFalse(clients[alice].hasUnacknowledgedChanges)
+    }
+
+    func testARoundWithWholeObjectsOrRemovalsGoesAsOneMessage() throws {
+        try start(options: SyncServerOptions(downloadBatchSize: 1))
+        let alice = try replica("alice", now: serverTestNow, [("Toy", "TRUEPREDICATE"), ("Dog", "TRUEPREDICATE")])
+        let bob = try replica("bob", now: serverTestNow, [("Toy", "TRUEPREDICATE")])
+        try settle()
+        for key in Int64(1)...3 {
+            try clients[bob].realm.write {
+                _ = try clients[bob].realm.create("Toy", value: .dictionary(["_id": .int(key)]))
+            }
+        }
+        try clients[alice].realm.write {
+            _ = try clients[alice].realm.create("Dog", value: .dictionary(["_id": .int(1), "owner": .string("bob")]))
+        }
+        transport.flushUploads(bob)
+        transport.flushUploads(alice)
+        while try transport.deliverToServer(from: bob) {}
+        while try transport.deliverToServer(from: alice) {}
+        transport.integrate()
+        // Bob's three changesets (a page each) and alice's refused dog's removal: one message.
+        XCTAssertEqual(transport.queued(alice).toClient, 1)
+        try settle()
+        XCTAssertNil(try dogName(alice, 1))
+        XCTAssertEqual(try clients[alice].realm.objects("Toy").count, 3)
     }
 }
