@@ -247,6 +247,18 @@ final class ClientViewTests: XCTestCase {
         XCTAssertEqual(c.downloadCursor, 3)
     }
 
+    func testARemovalSparesAnObjectAPendingChangesetWritesUntilTheServerHasJudgedIt() throws {
+        let c = try downloadedClient("a")
+        try subscribe(c, "Person")
+        try c.realm.write { try c.person("a").setValue(.string("mine"), forKey: "name") }
+        _ = try c.receive(
+            .download(session: 1, downloadCursor: 2, uploadAcknowledged: 0, changesets: [], removals: [ref("a")]))
+        XCTAssertEqual(try name(c, "a"), .string("mine"), "deleted now, it would come back with its fields at defaults")
+        _ = try c.receive(
+            .download(session: 1, downloadCursor: 3, uploadAcknowledged: 1, changesets: [], removals: [ref("a")]))
+        XCTAssertFalse(try has(c, "a"))
+    }
+
     // MARK: Compensating writes
 
     func testCompensatingWritesReachTheHandlerAfterTheCorrection() throws {

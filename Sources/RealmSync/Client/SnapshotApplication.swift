@@ -21,9 +21,13 @@ extension DownloadApplier {
     }
 
     /// Objects that left the view: deleted, recording nothing; links to them become unresolved,
-    /// as for a remote erase.
+    /// as for a remote erase. Except an object a pending changeset writes: its writes are on their
+    /// way, and the server judges them (a refusal, or a write outside the view, comes back as a
+    /// correction). Deleted now, the object would come back with its pending fields at their
+    /// defaults: a later snapshot or remote write skips the fields a pending write holds.
     func remove(_ objects: [ObjectRef]) throws {
-        for object in objects { try deleteObject(object) }
+        let written = Set(pending.flatMap { $0.instructions.map(\.object) })
+        for object in objects where !written.contains(object) { try deleteObject(object) }
     }
 
     private static func instructions(_ snapshot: ObjectSnapshot) -> [Instruction] {

@@ -107,6 +107,7 @@ public final class Integrator {
             if changeset.clientVersion < next { continue }  // Already integrated: acknowledged again.
             try checkOrder(of: changeset, from: upload.clientFileID, expected: next, now: now, transaction)
             let serverVersion = try transaction.latestServerVersion() + 1
+            let unheld = try existingUnheldObjects(createdBy: changeset, transaction)
             let decider = InstructionDecider(
                 transaction: transaction, rules: rules, changeset: changeset, serverVersion: serverVersion,
                 user: client.user)
@@ -116,7 +117,10 @@ public final class Integrator {
             kept.instructions = decision.kept
             try transaction.appendHistory(HistoryRecord(serverVersion: serverVersion, original: changeset, kept: kept))
             // The replica has what it created, kept or dropped: it must hear of what becomes of it.
-            for case .create(let ref, _) in changeset.instructions {
+            // Except an object that existed outside what it holds: its create merged into the
+            // server's object, whose other writes the replica never got; left unheld, the next
+            // download sends it whole (or its removal, when it is outside the view).
+            for case .create(let ref, _) in changeset.instructions where !unheld.contains(ref) {
                 try transaction.markHeld(upload.clientFileID, ref)
             }
             client.lastIntegratedClientVersion = changeset.clientVersion
@@ -127,6 +131,19 @@ public final class Integrator {
         try transaction.writeClient(client)
         done.acknowledged = client.lastIntegratedClientVersion
         return done
+    }
+
+    /// The objects `changeset` creates that exist already and that its file does not hold.
+    private func existingUnheldObjects(createdBy changeset: Changeset, _ transaction: any SyncStoreTransaction)
+        throws -> Set<ObjectRef>
+    {
+        var result: Set<ObjectRef> = []
+        for case .create(let ref, _) in changeset.instructions where !result.contains(ref) {
+            if try transaction.object(ref)?.exists == true, try !transaction.holds(changeset.clientFileID, ref) {
+                result.insert(ref)
+            }
+        }
+        return result
     }
 
     /// The permission checks of `upload`'s writer; nil without permissions. With them the upload must

@@ -20,12 +20,15 @@ public struct ServerState {
         try store.read { try $0.history(after: serverVersion, limit: limit) }
     }
 
-    /// Every changeset as uploaded, in integration order (the oracle replays them independently).
-    public func integrationLog() throws -> [(serverVersion: UInt64, changeset: Changeset)] {
+    /// Every changeset as uploaded after `serverVersion`, in integration order (the oracle replays
+    /// them independently; the view simulation's audit tap after each integration).
+    public func integrationLog(after serverVersion: UInt64 = 0) throws -> [(
+        serverVersion: UInt64, changeset: Changeset
+    )] {
         try store.read { reader in
             var log: [(serverVersion: UInt64, changeset: Changeset)] = []
             while true {
-                let page = try reader.originalChangesets(after: log.last?.serverVersion ?? 0, limit: 1000)
+                let page = try reader.originalChangesets(after: log.last?.serverVersion ?? serverVersion, limit: 1000)
                 if page.isEmpty { return log }
                 log += page.map { (serverVersion: $0.serverVersion, changeset: $0.1) }
             }

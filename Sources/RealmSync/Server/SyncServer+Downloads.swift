@@ -44,16 +44,26 @@ extension SyncServer {
         let round = try state.store.read { reader in
             try downloadRound(session, fileID: fileID, corrections: corrections, states: states, reader)
         }
-        let position = ViewPosition(serverVersion: round.cursor, queryVersion: session.view.queryVersion)
         for (ref, change) in round.heldChanges.sorted(by: { $0.key < $1.key }) {
-            heldWrites.append(
-                HeldWrite(fileID: fileID, ref: ref, held: change.held, at: change.logged ? position : nil))
+            let position = ViewPosition(
+                serverVersion: change.page ?? round.cursor, queryVersion: session.view.queryVersion)
+            heldWrites.append(HeldWrite(fileID: fileID, ref: ref, held: change.held, at: position))
         }
         session.downloadCursor = round.cursor
         var pages = round.pages
         let hasCorrections = !round.replacements.isEmpty || !round.removals.isEmpty || !corrections.isEmpty
         if pages.isEmpty && (force || hasCorrections || round.acknowledged != session.acknowledged) {
             pages.append(DownloadPage(cursor: round.cursor, acknowledged: round.acknowledged, changesets: []))
+        }
+        // Whole objects and removals are the state at the round's end: they travel in its last
+        // message. Were the round split, a replica could apply its first pages, move its cursor past
+        // the changes that called for them, lose the last one with the connection, and never be
+        // sent them again (the next round starts at its cursor). Such a round goes as one message.
+        if hasCorrections, let last = pages.last, pages.count > 1 {
+            pages = [
+                DownloadPage(
+                    cursor: last.cursor, acknowledged: last.acknowledged, changesets: pages.flatMap(\.changesets))
+            ]
         }
         session.acknowledged = round.acknowledged
         return pages.enumerated().map { index, page in
@@ -96,7 +106,7 @@ extension SyncServer {
         var acknowledged: UInt64
         var replacements: [ObjectSnapshot] = []
         var removals: [ObjectRef] = []
-        var heldChanges: [ObjectRef: (held: Bool, logged: Bool)] = [:]
+        var heldChanges: [ObjectRef: (held: Bool, page: UInt64?)] = [:]
     }
 
     private func downloadRound(
@@ -119,14 +129,23 @@ extension SyncServer {
             guard let last = page.last else { break }
             round.cursor = last.serverVersion
             var changesets: [IntegratedChangeset] = []
+            let refused = try refusedObjects(in: page, of: fileID, reader)
             for entry in page {
                 if entry.kept.clientFileID == fileID {
                     round.acknowledged = entry.kept.clientVersion
-                    // Its own writes can move objects into or out of its view.
-                    for instruction in entry.kept.instructions {
-                        _ = try router.route(instruction.object)
+                    // Its own writes can move objects into or out of its view. One it wrote outside
+                    // what it holds (kept while it left the view: its pending writes keep it on the
+                    // replica) is removed.
+                    for instruction in entry.kept.instructions
+                    where try router.route(instruction.object, page: round.cursor) == .drop {
+                        try router.correct(instruction.object)
                     }
-                } else if let changeset = try routed(entry, &router, recipientClientVersion: round.acknowledged) {
+                    // Its writes the server did not keep: the replica still has them unless it got
+                    // a correction before (then its cursor would be past this entry).
+                    for ref in refused[entry.serverVersion] ?? [] { try router.correct(ref) }
+                } else if let changeset = try routed(
+                    entry, &router, page: round.cursor, recipientClientVersion: round.acknowledged)
+                {
                     changesets.append(changeset)
                 }
             }
@@ -153,16 +172,56 @@ extension SyncServer {
         return round
     }
 
+    /// Per server version of `page`, the objects a changeset of `fileID` wrote that the server did
+    /// not keep all of: refused by the permissions, or instructions lost to the merge rules. The
+    /// replica still has them as it wrote them unless the download carrying their correction
+    /// reached it; and where it got the object whole (a bootstrap, a replacement: no write times)
+    /// it let its pending writes win whatever their times, so it cannot know they lost. Only with
+    /// permissions (views): without, every replica gets the winning writes themselves, which it
+    /// merges by their times, and a replacement would be worse than none.
+    private func refusedObjects(in page: [HistoryEntry], of fileID: UInt64, _ reader: any SyncStoreReader) throws
+        -> [UInt64: [ObjectRef]]
+    {
+        guard permissions != nil, let first = page.first, page.contains(where: { $0.kept.clientFileID == fileID })
+        else { return [:] }
+        var refused: [UInt64: [ObjectRef]] = [:]
+        for (serverVersion, original) in try reader.originalChangesets(
+            after: first.serverVersion - 1, limit: page.count)
+        where original.clientFileID == fileID {
+            guard let kept = page.first(where: { $0.serverVersion == serverVersion })?.kept else { continue }
+            let written = writeCounts(original.instructions)
+            let stood = writeCounts(kept.instructions)
+            let objects = written.filter { stood[$0.key, default: 0] < $0.value }.map(\.key)
+            if !objects.isEmpty { refused[serverVersion] = objects.sorted() }
+        }
+        return refused
+    }
+
+    /// Per object, its instructions, a create counting once plus once per field it sets (its primary
+    /// key aside: a kept create leaves it out).
+    private func writeCounts(_ instructions: [Instruction]) -> [ObjectRef: Int] {
+        var counts: [ObjectRef: Int] = [:]
+        for instruction in instructions {
+            var count = 1
+            if case .create(let ref, let fields) = instruction {
+                let primaryKey = state.rules.schema[ref.className]?.primaryKey
+                count += fields.filter { $0.name != primaryKey }.count
+            }
+            counts[instruction.object, default: 0] += count
+        }
+        return counts
+    }
+
     /// Another file's history entry as the session sees it: the instructions on objects routed by
     /// their instructions, the bare creates and erases of tombstones; nil when nothing is left. It names the session's last changeset
     /// integrated before it (`recipientClientVersion`), which the client must not count as pending
     /// against it.
-    private func routed(_ entry: HistoryEntry, _ router: inout ViewRouter, recipientClientVersion: UInt64) throws
-        -> IntegratedChangeset?
-    {
+    private func routed(
+        _ entry: HistoryEntry, _ router: inout ViewRouter, page: UInt64, recipientClientVersion: UInt64
+    ) throws -> IntegratedChangeset? {
         var origin = entry.kept
         origin.instructions = try origin.instructions.compactMap { instruction in
-            switch try router.route(instruction.object) {
+            switch try router.route(instruction.object, page: page) {
             case .instructions: return instruction
             case .tombstone:
                 if case .create(let ref, _) = instruction { return .create(ref, fields: []) }

@@ -62,8 +62,8 @@ struct HeldWrite {
     let fileID: UInt64
     let ref: ObjectRef
     let held: Bool
-    /// Where it is logged; nil: not logged.
-    let at: ViewPosition?
+    /// Where it is logged.
+    let at: ViewPosition
 }
 
 /// A session's address: its connection and its number there.

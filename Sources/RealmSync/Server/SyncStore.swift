@@ -97,9 +97,7 @@ public protocol SyncStoreTransaction: SyncStoreReader {
 
     /// Records that the replica of `fileID` holds `ref` (or no longer does) from `position` on. The
     /// change is logged until the replica says where it stands (`rewindHeld`).
-    /// `position` nil: not logged — the change came with the object's instructions from its creation
-    /// or with its erase, which a replica that misses them gets again from its cursor.
-    func setHeld(_ fileID: UInt64, _ ref: ObjectRef, _ held: Bool, at position: ViewPosition?) throws
+    func setHeld(_ fileID: UInt64, _ ref: ObjectRef, _ held: Bool, at position: ViewPosition) throws
     /// Forgets the logged changes of `fileID` before `serverVersion`: its replica has them (it
     /// committed on top of that version).
     func forgetHeldLog(of fileID: UInt64, before serverVersion: UInt64) throws

@@ -18,8 +18,11 @@
 /// only from the remote creates and erases, so those travel without their data.
 /// A compensating write forces the whole object, or its removal when it is out of the view.
 ///
-/// A change to what the replica holds that comes whole or as a removal is logged at the round's
-/// last message, which carries it (`SyncStore.rewindHeld` undoes it if the replica never got it).
+/// A change to what the replica holds is logged at the position of the message that makes it
+/// (`SyncStore.rewindHeld` undoes it if the replica never got it): for instructions, the page where
+/// the object is first routed (its instructions travel there or later; a replica that stops before
+/// gets them again from its cursor); for whole objects and removals, the round's last message,
+/// which carries them.
 struct ViewRouter {
     enum Route: Equatable {
         case instructions
@@ -37,11 +40,9 @@ struct ViewRouter {
     /// The session's cursor when the round began.
     let cursor: UInt64
     private(set) var routes: [ObjectRef: Route] = [:]
-    /// What the replica holds after the round, for the objects whose state changes, and whether the
-    /// change is logged (`rewindHeld`): a change that comes with the object's instructions is not —
-    /// a replica that misses them gets them again from its cursor (the creation is after it, or the
-    /// erase is) — one that comes whole or as a removal is, at the round's last message.
-    private(set) var heldChanges: [ObjectRef: (held: Bool, logged: Bool)] = [:]
+    /// What the replica holds after the round, for the objects whose state changes, with the server
+    /// version of the page that changes it (nil: the round's last message).
+    private(set) var heldChanges: [ObjectRef: (held: Bool, page: UInt64?)] = [:]
 
     /// The objects as read by every session's router in this call of the server.
     let states: ObjectStates
@@ -58,8 +59,8 @@ struct ViewRouter {
         self.states = states
     }
 
-    /// The route of `ref`, decided once per round.
-    mutating func route(_ ref: ObjectRef) throws -> Route {
+    /// The route of `ref`, decided once per round, on the page ending at server version `page`.
+    mutating func route(_ ref: ObjectRef, page: UInt64) throws -> Route {
         if let route = routes[ref] { return route }
         let held = try states.holds(fileID, ref, reader)
         let stored = try states.object(ref, reader)
@@ -72,7 +73,7 @@ struct ViewRouter {
         case (false, false):
             route = stored?.exists != true && view.classes.contains(ref.className) ? .tombstone : .drop
         }
-        if held != inView { heldChanges[ref] = (inView, route != .instructions) }
+        if held != inView { heldChanges[ref] = (inView, route == .instructions ? page : nil) }
         routes[ref] = route
         return route
     }
@@ -82,7 +83,7 @@ struct ViewRouter {
         let held = try states.holds(fileID, ref, reader)
         let inView = try states.isInView(ref, view, user: user, reader)
         routes[ref] = inView ? .replace : .remove
-        heldChanges[ref] = held != inView ? (inView, true) : nil
+        heldChanges[ref] = held != inView ? (inView, nil) : nil
     }
 
     /// The objects to send whole, sorted.

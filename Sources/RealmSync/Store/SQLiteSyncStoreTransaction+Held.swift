@@ -27,10 +27,9 @@ extension SQLiteSyncStoreTransaction {
         }
     }
 
-    func setHeld(_ fileID: UInt64, _ ref: ObjectRef, _ held: Bool, at position: ViewPosition?) throws {
+    func setHeld(_ fileID: UInt64, _ ref: ObjectRef, _ held: Bool, at position: ViewPosition) throws {
         let id = try requireObjectID(ref)
         try write(fileID, id, held)
-        guard let position else { return }
         try db.run(
             "INSERT INTO held_log(file_id, object, server_version, query_version, held) VALUES (?, ?, ?, ?, ?)",
             [

@@ -12,16 +12,27 @@ struct Oracle {
         case clientVersionGap(clientFileID: UInt64, expected: UInt64, found: UInt64)
         /// Server versions are not dense and increasing.
         case serverVersionOutOfOrder(expected: UInt64, found: UInt64)
+        /// With permissions, a changeset whose writer (user and subscriptions) nobody recorded.
+        case writerUnknown(clientFileID: UInt64, serverVersion: UInt64)
     }
 
     let schema: Schema
-    private(set) var objects: [ObjectRef: OracleObject] = [:]
+    /// The rules the server checks writes against (docs/SYNC.md "Permissions"); nil: none, every
+    /// write stands (part 1). With them, `OraclePermissions.swift` decides object by object.
+    let permissions: SyncPermissions?
+    // Set only here and by the permission checks, which restore an object's state when they refuse it.
+    var objects: [ObjectRef: OracleObject] = [:]
     /// The last erase of each object, kept after it is created again (rule 1).
-    private(set) var erasures: [ObjectRef: OracleEvent] = [:]
+    var erasures: [ObjectRef: OracleEvent] = [:]
     private(set) var highestClientVersion: [UInt64: UInt64] = [:]
     private(set) var serverVersion: UInt64 = 0
+    /// The objects the permission checks refused: each a compensating write the writer must get.
+    var refusals: [OracleRefusal] = []
 
-    init(schema: Schema) { self.schema = schema }
+    init(schema: Schema, permissions: SyncPermissions? = nil) {
+        self.schema = schema
+        self.permissions = permissions
+    }
 
     /// The canonical state after integrating `log` from an empty store.
     static func state(
@@ -34,7 +45,8 @@ struct Oracle {
 
     // MARK: - Rule 0: idempotence and order
 
-    mutating func integrate(_ c: Changeset, at v: UInt64) throws {
+    /// `writer`: who uploaded `c` and the subscriptions its session had; required with permissions.
+    mutating func integrate(_ c: Changeset, at v: UInt64, writer: OracleWriter? = nil) throws {
         let highest = highestClientVersion[c.clientFileID] ?? 0
         if c.clientVersion <= highest { return }  // already integrated: acknowledged again
         guard c.clientVersion == highest + 1 else {
@@ -46,7 +58,12 @@ struct Oracle {
         serverVersion = v
         highestClientVersion[c.clientFileID] = c.clientVersion
         let w = WriteTime(clock: c.clock, clientFileID: c.clientFileID)
-        for instruction in c.instructions { apply(instruction, of: c, w: w, v: v) }
+        if let permissions {
+            guard let writer else { throw LogError.writerUnknown(clientFileID: c.clientFileID, serverVersion: v) }
+            applyChecked(c, w: w, v: v, writer: writer, permissions: permissions)
+            return
+        }
+        for instruction in c.instructions { apply(instruction, of: c, w: w, v: v, creator: writer?.user ?? "") }
     }
 
     // MARK: - Rule 2: objects
@@ -55,12 +72,13 @@ struct Oracle {
         erasures[o]?.isConcurrent(with: c) ?? false
     }
 
-    private mutating func apply(_ instruction: Instruction, of c: Changeset, w: WriteTime, v: UInt64) {
+    /// One instruction by the merge rules; an object it creates records `creator` (the writer's user).
+    mutating func apply(_ instruction: Instruction, of c: Changeset, w: WriteTime, v: UInt64, creator: String) {
         let o = instruction.object
         switch instruction {
         case .create(_, let fields):
             if isConcurrentWithErase(o, c) { return }
-            if objects[o] == nil { objects[o] = OracleObject() }
+            if objects[o] == nil { objects[o] = OracleObject(creator: creator) }
             for field in fields { set(o, path: [field.name], value: field.value, c: c, w: w, v: v) }
             return
         case .erase:

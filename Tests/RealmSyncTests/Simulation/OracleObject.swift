@@ -46,6 +46,8 @@ struct OracleList {
 /// `.embedded` values), the time of every written path, the replacements of embedded fields, and
 /// its collections with their per-element times.
 struct OracleObject {
+    /// The user whose create made it exist (the `createdByUser` rule of classes without rules).
+    var creator = ""
     var fields: [String: SyncValue] = [:]
     var times: [[String]: WriteTime] = [:]
     var replacements: [[String]: OracleEvent] = [:]

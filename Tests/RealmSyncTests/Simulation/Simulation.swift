@@ -145,15 +145,8 @@ final class Simulation {
 
     /// Every commit is visible atomically: a replica never holds part of another commit's entries.
     private func checkAtomicity(_ index: Int) throws {
-        var counts: [String: (of: Int64, seen: Int)] = [:]
-        try clients[index].realm.objects("Entry").forEach { entry in
-            guard case .string(let group) = try entry.value(forKey: "group"),
-                case .int(let of) = try entry.value(forKey: "of")
-            else { return }
-            counts[group, default: (of, 0)].seen += 1
-        }
-        for (group, count) in counts where Int64(count.seen) != count.of {
-            throw fail("replica \(index) sees \(count.seen) of the \(count.of) entries of commit \(group)")
+        if let problem = try SimulationChecks.atomicityProblem(clients[index].realm) {
+            throw fail("replica \(index) \(problem)")
         }
     }
 
@@ -166,7 +159,7 @@ final class Simulation {
         let serverState = try server.state.canonicalState(classes: classes)
         let log = try server.state.integrationLog()
         figures.integratedChangesets = log.count
-        try checkLog(log)
+        if let problem = SimulationChecks.logProblem(log) { throw fail(problem) }
         let oracleState = try Oracle.state(schema: schema, log: log)
         if oracleState != serverState {
             throw fail(
@@ -181,23 +174,6 @@ final class Simulation {
                         + replica.differences(from: serverState).joined(separator: "\n"))
             }
             try checkAtomicity(index)
-        }
-    }
-
-    /// No acknowledged changeset lost, none applied twice: each client file's changesets are in the
-    /// log once each, densely numbered from 1.
-    private func checkLog(_ log: [(serverVersion: UInt64, changeset: Changeset)]) throws {
-        var next: [UInt64: UInt64] = [:]
-        for (position, entry) in log.enumerated() {
-            if entry.serverVersion != UInt64(position + 1) {
-                throw fail("the log's server versions are not dense at \(position + 1)")
-            }
-            let file = entry.changeset.clientFileID
-            let expected = next[file, default: 1]
-            if entry.changeset.clientVersion != expected {
-                throw fail("client file \(file): version \(entry.changeset.clientVersion) where \(expected) was due")
-            }
-            next[file] = expected + 1
         }
     }
 }

@@ -33,6 +33,16 @@ enum SimulationSchema {
             ]),
     ])
 
+    /// The view simulation's schema: the same classes, `Item` and `Entry` each with `author`, a
+    /// user's name the workloads write, which `$user` rules compare with.
+    nonisolated(unsafe) static let viewSchema = Schema(
+        schema.objectSchemas.map { objectSchema in
+            guard syncedClasses.contains(objectSchema.className) else { return objectSchema }
+            var withAuthor = objectSchema
+            withAuthor.properties.append(Property(name: "author", type: .string))
+            return withAuthor
+        })
+
     /// The classes that sync (those with a primary key).
     static let syncedClasses: Set<String> = ["Item", "Entry"]
 }

@@ -39,12 +39,13 @@ final class SimulationTests: XCTestCase {
         XCTAssertGreaterThan(totals.transport.dropped, 0, "no connection was ever dropped")
     }
 
-    static func seeds() -> [UInt64] {
+    /// The seeds to run, from the environment variables named `<prefix>_SEED`, `_SEEDS`, `_FIRST`.
+    static func seeds(prefix: String = "SYNC_SIMULATION", ciSeeds: Int = ciSeeds) -> [UInt64] {
         let environment = ProcessInfo.processInfo.environment
-        if let text = environment["SYNC_SIMULATION_SEED"], let seed = UInt64(text) { return [seed] }
-        let count = environment["SYNC_SIMULATION_SEEDS"].flatMap { Int($0) } ?? ciSeeds
+        if let text = environment["\(prefix)_SEED"], let seed = UInt64(text) { return [seed] }
+        let count = environment["\(prefix)_SEEDS"].flatMap { Int($0) } ?? ciSeeds
         let first: UInt64
-        if let text = environment["SYNC_SIMULATION_FIRST"], let value = UInt64(text) {
+        if let text = environment["\(prefix)_FIRST"], let value = UInt64(text) {
             first = value
         } else if environment["CI"]?.lowercased() == "true" {
             first = 1

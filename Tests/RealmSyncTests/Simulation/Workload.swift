@@ -1,6 +1,15 @@
 import RealmDatabase
 import RealmTestSupport
 
+/// What a view simulation's workload may write: the classes its replica subscribes to (a write to
+/// another is refused locally), and `author` values: its user's name, or one of `users`.
+struct WorkloadScope {
+    var user: String
+    var users: [String]
+    var writesItems: Bool
+    var writesEntries: Bool
+}
+
 /// Random transactions over a small key space, so that replicas conflict often: creates with
 /// colliding primary keys, updates, deletes, every list, set and map operation, embedded objects
 /// replaced and written inside, links. Each transaction is one local commit.
@@ -19,32 +28,45 @@ struct Workload {
     mutating func key() -> Int64 { Int64(number(Int(keySpace))) + 1 }
 
     /// One commit on `realm`: 1–4 operations, and sometimes a group of entries (the atomicity probe)
-    /// named after `commitName`.
-    mutating func commit(on realm: Realm, named commitName: String) throws {
+    /// named after `commitName`. `scope` (the view simulation's): the classes it may write and the
+    /// authors it writes; nil (part 1): every class, no author, and exactly part 1's random draws.
+    mutating func commit(on realm: Realm, named commitName: String, scope: WorkloadScope? = nil) throws {
         try realm.write {
-            for _ in 0..<(1 + number(4)) { try operation(on: realm) }
-            if chance(40) {
+            let operations = 1 + number(4)
+            if scope?.writesItems ?? true {
+                for _ in 0..<operations { try operation(on: realm, scope: scope) }
+            }
+            if chance(40), scope?.writesEntries ?? true {
                 let size = 2 + number(3)
+                var fields: [String: RealmValue] = ["group": .string(commitName), "of": .int(Int64(size))]
+                if let scope { fields["author"] = .string(author(scope)) }
                 for index in 0..<size {
-                    _ = try realm.create(
-                        "Entry",
-                        value: .dictionary([
-                            "_id": .string("\(commitName)-\(index)"), "group": .string(commitName),
-                            "of": .int(Int64(size)),
-                        ]))
+                    fields["_id"] = .string("\(commitName)-\(index)")
+                    _ = try realm.create("Entry", value: .dictionary(fields))
                 }
             }
         }
     }
 
-    private mutating func operation(on realm: Realm) throws {
+    /// Mostly the writer itself, sometimes another user: a write its rules may refuse.
+    private mutating func author(_ scope: WorkloadScope) -> String {
+        chance(80) ? scope.user : scope.users[number(scope.users.count)]
+    }
+
+    private mutating func operation(on realm: Realm, scope: WorkloadScope?) throws {
         let pk = key()
         guard let item = try realm.object(ofType: "Item", forPrimaryKey: .int(pk)) else {
-            // Absent here (never created, or deleted): create it, maybe colliding with another replica.
-            _ = try realm.create(
-                "Item",
-                value: .dictionary(["_id": .int(pk), "name": .string(word()), "count": .int(Int64(number(9)))]),
-                update: .modified)
+            // Absent here (never created, deleted, or outside the view): create it, maybe colliding
+            // with another replica's.
+            var fields: [String: RealmValue] = [
+                "_id": .int(pk), "name": .string(word()), "count": .int(Int64(number(9))),
+            ]
+            if let scope { fields["author"] = .string(author(scope)) }
+            _ = try realm.create("Item", value: .dictionary(fields), update: .modified)
+            return
+        }
+        if let scope, chance(8) {
+            try item.setValue(.string(author(scope)), forKey: "author")
             return
         }
         switch number(16) {

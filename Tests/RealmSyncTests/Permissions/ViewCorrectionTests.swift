@@ -1,0 +1,169 @@
+import Foundation
+import RealmDatabase
+import XCTest
+
+@testable import RealmSync
+
+/// End-to-end regressions found by the view simulation (issue 16): a server with permissions,
+/// replicas in `.subscriptions` mode, the in-memory transport. Each test is a bug that was.
+final class ViewCorrectionTests: XCTestCase {
+    private var folder: URL!
+    private var server: SyncServer!
+    private var transport: InMemoryTransport!
+    private var clients: [SyncClient] = []
+    private let serverClock = ManualWallClock(serverTestNow)
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-view-fix-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try start()
+    }
+
+    /// A server on a new store in `folder`, with the permission tests' rules, and its transport.
+    private func start(options: SyncServerOptions = .init()) throws {
+        let store = try SQLiteSyncStore(
+            path: folder.appendingPathComponent("sync.sqlite").path, historySalt: 42, schema: permissionTestSchema)
+        var salt: UInt64 = 7
+        server = try SyncServer(
+            store: store, schema: permissionTestSchema, wallClock: serverClock, options: options,
+            permissions: permissionTestRules,
+            salts: {
+                salt += 1
+                return salt
+            })
+        var random: UInt64 = 1
+        transport = InMemoryTransport(
+            server: server,
+            random: {
+                random = random &* 6_364_136_223_846_793_005 &+ 1
+                return random >> 33
+            })
+    }
+
+    override func tearDownWithError() throws {
+        clients = []
+        transport = nil
+        server = nil
+        try FileManager.default.removeItem(at: folder)
+    }
+
+    /// A replica of `user` whose clock reads `now`, subscribed to `queries` (class, query).
+    private func replica(_ user: String, now: UInt64, _ queries: [(String, String)]) throws -> Int {
+        var configuration = Realm.Configuration(
+            fileURL: folder.appendingPathComponent("\(user)-\(clients.count).realm"), schema: permissionTestSchema)
+        configuration.schemaVersion = 1
+        let client = try SyncClient(
+            configuration: configuration, user: user, wallClock: ManualWallClock(now), viewSource: .subscriptions)
+        try subscribe(client, queries)
+        clients.append(client)
+        return transport.addClient(client)
+    }
+
+    /// Everyone online until nothing is in flight and every change is acknowledged (a replica
+    /// uploads only after its session's first download, which a round may end with).
+    private func settle() throws {
+        try transport.runUntilQuiescent()
+        for _ in 0..<5 where clients.contains(where: \.hasUnacknowledgedChanges) {
+            try transport.runUntilQuiescent()
+        }
+    }
+
+    private func subscribe(_ client: SyncClient, _ queries: [(String, String)]) throws {
+        try client.realm.subscriptions.update { set in
+            try set.removeAll()
+            for (className, query) in queries { try set.append(QuerySubscription(className: className, query: query)) }
+        }
+    }
+
+    private func dogName(_ index: Int, _ key: Int64) throws -> RealmValue? {
+        try clients[index].realm.object(ofType: "Dog", forPrimaryKey: .int(key))?.value(forKey: "name")
+    }
+
+    func testARefusedWriteIsRevertedEvenWhenTheDownloadCarryingItsCorrectionIsLost() throws {
+        let alice = try replica("alice", now: serverTestNow, [("Dog", "TRUEPREDICATE"), ("Toy", "TRUEPREDICATE")])
+        // An allowed write first: the replica's cursor moves, so a reconnection downloads, not bootstraps.
+        try clients[alice].realm.write {
+            _ = try clients[alice].realm.create("Toy", value: .dictionary(["_id": .int(5)]))
+        }
+        try settle()
+        XCTAssertGreaterThan(clients[alice].downloadCursor, 0)
+        // Bob's dog: alice's write rule (owner == $user) refuses it.
+        try clients[alice].realm.write {
+            _ = try clients[alice].realm.create(
+                "Dog", value: .dictionary(["_id": .int(1), "owner": .string("bob"), "name": .string("rex")]))
+        }
+        transport.flushUploads(alice)
+        XCTAssertTrue(try transport.deliverToServer(from: alice))
+        transport.integrate()
+        XCTAssertEqual(transport.queued(alice).toClient, 1, "the correction is on its way")
+        transport.drop(alice)
+        try settle()
+        XCTAssertNil(try dogName(alice, 1), "the refused create stayed on the replica")
+        XCTAssertFalse(clients[alice].hasUnacknowledgedChanges)
+    }
+
+    func testACreateMergedIntoAnObjectTheReplicaGotWholeEndsAsTheServerHasIt() throws {
+        // Alice's replica reads a slower clock: her create of toy 1 loses, field by field, to bob's.
+        let alice = try replica("alice", now: serverTestNow - 60_000, [("Toy", "_id == 99")])
+        let bob = try replica("bob", now: serverTestNow, [("Toy", "TRUEPREDICATE")])
+        try settle()
+        try clients[bob].realm.write {
+            _ = try clients[bob].realm.create("Toy", value: .dictionary(["_id": .int(1), "name": .string("bob's")]))
+        }
+        try settle()
+        // Outside alice's view: she creates the same toy, then widens her view, which brings bob's
+        // whole (without write times: her pending create wins there until the server says otherwise).
+        try clients[alice].realm.write {
+            _ = try clients[alice].realm.create(
+                "Toy", value: .dictionary(["_id": .int(1), "name": .string("alice's")]))
+        }
+        try subscribe(clients[alice], [("Toy", "TRUEPREDICATE")])
+        try settle()
+        let serverState = try server.state.canonicalState(classes: ["Toy"])
+        XCTAssertEqual(serverState.objects[toy(1)]?.first { $0.name == "name" }?.value, .string("bob's"))
+        XCTAssertEqual(try clients[alice].canonicalState().restricted(to: ["Toy"]), serverState)
+    }
+
+    func testAnOwnWriteKeptUnderTheOldViewIsRemovedFromAReplicaWhoseViewNoLongerHasIt() throws {
+        let alice = try replica("alice", now: serverTestNow, [("Toy", "TRUEPREDICATE")])
+        try clients[alice].realm.write {
+            _ = try clients[alice].realm.create("Toy", value: .dictionary(["_id": .int(1), "name": .string("a")]))
+        }
+        try settle()
+        // The write leaves before the new set: the server judges it under the view it was made in.
+        try clients[alice].realm.write {
+            try clients[alice].realm.objects("Toy").first?.setValue(.string("b"), forKey: "name")
+        }
+        transport.flushUploads(alice)
+        try subscribe(clients[alice], [("Toy", "_id == 2")])
+        try settle()
+        XCTAssertEqual(try server.state.canonicalState(classes: ["Toy"]).objects[toy(1)]?.count, 2, "the write stood")
+        XCTAssertNil(try clients[alice].realm.object(ofType: "Toy", forPrimaryKey: .int(1)), "outside the view")
+        XCTAssertFalse(clients[alice].hasUnacknowledgedChanges)
+    }
+
+    func testARoundWithWholeObjectsOrRemovalsGoesAsOneMessage() throws {
+        try start(options: SyncServerOptions(downloadBatchSize: 1))
+        let alice = try replica("alice", now: serverTestNow, [("Toy", "TRUEPREDICATE"), ("Dog", "TRUEPREDICATE")])
+        let bob = try replica("bob", now: serverTestNow, [("Toy", "TRUEPREDICATE")])
+        try settle()
+        for key in Int64(1)...3 {
+            try clients[bob].realm.write {
+                _ = try clients[bob].realm.create("Toy", value: .dictionary(["_id": .int(key)]))
+            }
+        }
+        try clients[alice].realm.write {
+            _ = try clients[alice].realm.create("Dog", value: .dictionary(["_id": .int(1), "owner": .string("bob")]))
+        }
+        transport.flushUploads(bob)
+        transport.flushUploads(alice)
+        while try transport.deliverToServer(from: bob) {}
+        while try transport.deliverToServer(from: alice) {}
+        transport.integrate()
+        // Bob's three changesets (a page each) and alice's refused dog's removal: one message.
+        XCTAssertEqual(transport.queued(alice).toClient, 1)
+        try settle()
+        XCTAssertNil(try dogName(alice, 1))
+        XCTAssertEqual(try clients[alice].realm.objects("Toy").count, 3)
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import RealmSync
+
+/// The audit tap: the server as the transport sees it, with everything in and out watched. From
+/// the messages alone it follows each session (user, client file, subscription set in force) and
+/// records the writer of each upload as the server does (the session's set when the first upload
+/// since the last integration arrived); after each integration it feeds the audit the new history;
+/// it shows the audit everything the server sends.
+final class AuditingServer: SyncServerEndpoint {
+    private struct Key: Hashable {
+        var connection: ConnectionID
+        var session: UInt32
+    }
+
+    private struct Session {
+        var user: String
+        var fileID: UInt64?
+        var subscriptions: [String: ViewPredicate] = [:]
+        /// The writer of the upload waiting for the next integration, if any.
+        var pendingWriter: OracleWriter?
+    }
+
+    let server: SyncServer
+    private let audit: ViewAudit
+    private var sessions: [Key: Session] = [:]
+    /// `SYNC_VIEW_SIMULATION_TRACE=<client file id>`: every message to and from that file is
+    /// printed, to trace a failing seed.
+    private let tracedFile = ProcessInfo.processInfo.environment["SYNC_VIEW_SIMULATION_TRACE"].flatMap { UInt64($0) }
+
+    init(_ server: SyncServer, audit: ViewAudit) {
+        self.server = server
+        self.audit = audit
+    }
+
+    func receive(_ message: SyncMessage, on connection: ConnectionID) -> [Outgoing] {
+        let key = Key(connection: connection, session: message.session)
+        trace("<-", message, key)
+        switch message {
+        case .bind(_, let user, _):
+            if sessions[key] == nil { sessions[key] = Session(user: user) }
+        case .identify(_, let fileID, _, _, let query):
+            sessions[key]?.fileID = fileID
+            sessions[key]?.subscriptions = subscriptions(query)
+        case .upload:
+            if var session = sessions[key], session.fileID != nil, session.pendingWriter == nil {
+                session.pendingWriter = OracleWriter(user: session.user, subscriptions: session.subscriptions)
+                sessions[key] = session
+            }
+        case .unbind:
+            sessions[key] = nil
+        default:
+            break
+        }
+        let out = server.receive(message, on: connection)
+        // A refused set leaves the session's view as it was.
+        if case .query(_, let query) = message, !out.contains(where: { $0.isQueryError(for: key.session) }) {
+            sessions[key]?.subscriptions = subscriptions(query)
+        }
+        return watched(out)
+    }
+
+    func integratePending() -> [Outgoing] {
+        var writers: [UInt64: OracleWriter] = [:]
+        for key in sessions.keys {
+            guard let fileID = sessions[key]?.fileID, let writer = sessions[key]?.pendingWriter else { continue }
+            writers[fileID] = writer
+            sessions[key]?.pendingWriter = nil
+        }
+        let out = server.integratePending()
+        audit.integrated(server, writers: writers)
+        return watched(out)
+    }
+
+    func disconnect(_ connection: ConnectionID) {
+        sessions = sessions.filter { $0.key.connection != connection }
+        server.disconnect(connection)
+    }
+
+    private func subscriptions(_ query: QuerySet) -> [String: ViewPredicate] {
+        guard let compiled = audit.subscriptions(of: query) else {
+            audit.violation("the server accepted subscription set \(query.version), which is outside the subset")
+            return [:]
+        }
+        return compiled
+    }
+
+    /// Shows the audit each message; an error ends its session (and its pending upload) on the server.
+    private func watched(_ out: [Outgoing]) -> [Outgoing] {
+        for delivery in out {
+            let key = Key(connection: delivery.connection, session: delivery.message.session)
+            trace("->", delivery.message, key)
+            if case .error = delivery.message {
+                sessions[key] = nil
+                continue
+            }
+            guard let session = sessions[key] else { continue }
+            audit.sent(delivery.message, to: session.user, fileID: session.fileID)
+        }
+        return out
+    }
+}
+
+extension AuditingServer {
+    private func trace(_ direction: String, _ message: SyncMessage, _ key: Key) {
+        guard let tracedFile, sessions[key]?.fileID == tracedFile else { return }
+        print("trace file \(tracedFile) at server version \(audit.oracle.serverVersion) \(direction) \(message)")
+    }
+}
+
+extension Outgoing {
+    fileprivate func isQueryError(for session: UInt32) -> Bool {
+        if case .queryError(session, _, _) = message { return true }
+        return false
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import RealmTestSupport
+import XCTest
+
+/// The deterministic simulation with views and rules over many seeds (issue 16, "Prove it").
+///
+/// - CI (`CI=true`): seeds 1…200, fixed, so a run is reproducible.
+/// - `SYNC_VIEW_SIMULATION_SEED=<n>`: that one seed (replays a failure).
+/// - `SYNC_VIEW_SIMULATION_SEEDS=<count>` (and optionally `SYNC_VIEW_SIMULATION_FIRST=<n>`): that many.
+/// - Otherwise 200 seeds from a random start, printed.
+final class ViewSimulationTests: XCTestCase {
+    static let ciSeeds = 200
+    static let steps = 300
+    /// Seeds that fail on bugs diagnosed but not fixed yet (issue 16's note): each still runs and
+    /// must still fail (its failure is printed); one that passes fails the test, so that it leaves
+    /// the list and the list stays true:
+    /// - 57: a replacement's embedded object (`spec`, sent whole at time zero) voids the replica's
+    ///   pending write inside it (`spec.color`), which the server keeps.
+    /// - 78: an object spared from a removal because later pending writes hold it keeps the state
+    ///   of its earlier, refused writes (a set value) when the server's create brings it back.
+    static let knownFailures: Set<UInt64> = [57, 78]
+
+    func testReplicasHoldTheirViewsAndTheServerObeysTheRules() throws {
+        let seeds = SimulationTests.seeds(prefix: "SYNC_VIEW_SIMULATION", ciSeeds: Self.ciSeeds)
+        print(
+            "view simulation: seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count)), \(Self.steps) steps each")
+        var totals = ViewSimulation.Figures()
+        var failed: [UInt64] = []
+        for seed in seeds {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "sync-view-sim-\(seed)-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            do {
+                let simulation = try ViewSimulation(seed: seed, folder: folder)
+                defer { totals.add(simulation.figures) }
+                try simulation.run(steps: Self.steps)
+                if Self.knownFailures.contains(seed) {
+                    XCTFail("seed \(seed) now passes: remove it from ViewSimulationTests.knownFailures")
+                }
+            } catch  where Self.knownFailures.contains(seed) {
+                print("view simulation: known failure: \(error)")
+            } catch {
+                // Every failing seed is reported, each replayable alone.
+                XCTFail("\(error)")
+                failed.append(seed)
+            }
+        }
+        print("view simulation: \(totals); \(failed.count) of \(seeds.count) seeds failed \(failed)")
+        guard failed.isEmpty, seeds.count >= 50 else { return }
+        // The run exercised what it claims to prove.
+        XCTAssertGreaterThan(totals.base.commits, seeds.count * Self.steps / 10, "too few commits")
+        XCTAssertGreaterThan(totals.compensatingWrites, 0, "no write was ever refused")
+        XCTAssertGreaterThan(totals.refusedSets, 0, "no subscription set was ever refused")
+        XCTAssertGreaterThan(totals.refusedLocalWrites, 0, "no write to an unsubscribed class was tried")
+        XCTAssertGreaterThan(totals.auditedObjects, 0, "the tap audited nothing")
+        XCTAssertGreaterThan(totals.base.transport.dropped, 0, "no connection was ever dropped")
+    }
+}
+
+extension ViewSimulation.Figures: CustomStringConvertible {
+    mutating func add(_ other: ViewSimulation.Figures) {
+        base.add(other.base)
+        subscriptionSets += other.subscriptionSets
+        refusedSets += other.refusedSets
+        refusedLocalWrites += other.refusedLocalWrites
+        compensatingWrites += other.compensatingWrites
+        auditedObjects += other.auditedObjects
+    }
+
+    var description: String {
+        "\(base); \(subscriptionSets) subscription sets (\(refusedSets) refused), \(refusedLocalWrites) local writes "
+            + "to unsubscribed classes refused, \(compensatingWrites) compensating writes, "
+            + "\(auditedObjects) objects audited in messages"
+    }
+}
