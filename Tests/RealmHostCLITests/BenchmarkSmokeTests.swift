@@ -33,7 +33,7 @@ final class BenchmarkSmokeTests: XCTestCase {
             [
                 "insert_bulk", "append_implicit", "open", "read_all", "query_count/plain", "query_count/indexed",
                 "query_list", "lua_insert_bulk", "swift_migration", "lua_migration", "migrate_tenants",
-                "migrate_tenants/jobs=1", "sync_insert_bulk", "sync_integrate",
+                "migrate_tenants/jobs=1", "sync_insert_bulk", "sync_integrate", "sync_bootstrap",
             ])
         for row in rows {
             let name = row["workload"] as? String ?? "?"

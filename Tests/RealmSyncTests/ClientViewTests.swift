@@ -152,6 +152,31 @@ final class ClientViewTests: XCTestCase {
 
     // MARK: Messages
 
+    func testANewSetTravelsBetweenTheChangesetsMadeBeforeItAndThoseMadeUnderIt() throws {
+        let c = try client("a")
+        try subscribe(c, "Person")
+        _ = try c.connect(session: 1)
+        _ = try c.receive(.ident(session: 1, clientFileID: 1, salt: 7))
+        _ = try c.receive(bootstrap(1, serverVersion: 3, objects: [person("b", name: "B")]))
+        _ = try c.receive(.download(session: 1, downloadCursor: 3, uploadAcknowledged: 0, changesets: []))
+        XCTAssertEqual(try c.pendingUploads(), [])
+        try c.realm.write { _ = try c.realm.create("Person", value: ["id": "c", "name": "C"]) }
+        try subscribe(c, "Person", "Dog")
+        try c.realm.write { _ = try c.realm.create("Dog", value: ["id": "rex", "name": "Rex"]) }
+        let sent = try c.pendingUploads()
+        guard sent.count == 3, case .upload(1, let before) = sent[0], case .upload(1, let under) = sent[2] else {
+            return XCTFail("expected upload, query, upload; got \(sent)")
+        }
+        XCTAssertEqual(sent[1], .query(session: 1, query: query(2, "Person", "Dog")))
+        XCTAssertEqual(before.map(\.clientVersion), [1], "made under set 1: judged in set 1's view")
+        XCTAssertEqual(under.map(\.clientVersion), [2], "made under set 2")
+
+        // A new connection waits for the uploads before asking for the set again.
+        c.disconnect()
+        XCTAssertEqual(try c.connect(session: 2).count, 2, "bind and identify, no query yet")
+        XCTAssertEqual(try c.pendingUploads().count, 3)
+    }
+
     func testIdentifySendsTheActiveSetAndEachNewerVersionIsQueriedOnce() throws {
         let c = try client("a")
         try subscribe(c, "Person")

@@ -41,7 +41,9 @@ extension Realm {
     }
 
     /// The server is sending the bootstrap of set `version` (inside the open write transaction).
-    package func markSubscriptionsBootstrapping(_ version: Int64) throws {
+    /// `nil`: no set is bootstrapping (an interrupted bootstrap's batches were dropped: its set is
+    /// pending again).
+    package func markSubscriptionsBootstrapping(_ version: Int64?) throws {
         try updateSubscriptionProgress { $0.bootstrapping = version }
     }
 
@@ -60,6 +62,9 @@ extension Realm {
     /// The server refused set `version` with `message`; the replica keeps its previous view.
     package func markSubscriptionsError(_ version: Int64, message: String) throws {
         try updateSubscriptionProgress { progress in
+            // The newest refusal is kept: an older set refused later (the rules changed) is
+            // superseded by the newer one anyway.
+            guard (progress.errorVersion ?? .min) <= version else { return }
             progress.errorVersion = version
             progress.errorMessage = message
             if progress.bootstrapping == version { progress.bootstrapping = nil }

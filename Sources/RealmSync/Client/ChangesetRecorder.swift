@@ -56,7 +56,8 @@ final class ChangesetRecorder: CommitRecorder {
             clientVersion: state.lastClientVersion + 1, basedOnServerVersion: state.downloadCursor, clock: reading,
             clientFileID: state.clientFileID)
         try store.appendHistory(
-            clientVersion: metadata.clientVersion, encoded: ChangesetCodec.encodedData(metadata, body))
+            clientVersion: metadata.clientVersion, encoded: ChangesetCodec.encodedData(metadata, body),
+            queryVersion: requiresSubscriptions ? try realm.subscriptions.version : 0)
         try store.setNumber(.lastClientVersion, metadata.clientVersion)
         try store.setNumber(.lastClock, reading.rawValue)
     }

@@ -28,7 +28,10 @@ struct ClientStore {
 
     static let creation = [
         "CREATE TABLE IF NOT EXISTS _sync_state (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
-        "CREATE TABLE IF NOT EXISTS _sync_history (client_version INTEGER PRIMARY KEY, changeset BLOB NOT NULL)",
+        """
+        CREATE TABLE IF NOT EXISTS _sync_history (client_version INTEGER PRIMARY KEY, changeset BLOB NOT NULL,
+        query_version INTEGER NOT NULL DEFAULT 0)
+        """,
         """
         CREATE TABLE IF NOT EXISTS _sync_list (tbl TEXT NOT NULL, row INTEGER NOT NULL, owner INTEGER NOT NULL,
         element BLOB NOT NULL, position BLOB NOT NULL, value BLOB NOT NULL, PRIMARY KEY (tbl, owner, row)) WITHOUT ROWID
@@ -90,15 +93,32 @@ struct ClientStore {
 
     // MARK: History
 
+    /// Stores `changeset`, replacing the one of its client version (which keeps the subscription set
+    /// version it was made under).
     func appendHistory(_ changeset: Changeset) throws {
         try appendHistory(clientVersion: changeset.clientVersion, encoded: Data(ClientEncodings.encode(changeset)))
     }
 
-    /// A changeset already encoded (`ChangesetCodec`), as a commit records it.
-    func appendHistory(clientVersion: UInt64, encoded: Data) throws {
+    /// A changeset already encoded (`ChangesetCodec`), as a commit records it, with the version of
+    /// the subscription set it was made under (its writes are judged under that set's view).
+    func appendHistory(clientVersion: UInt64, encoded: Data, queryVersion: Int64? = nil) throws {
         try realm.executeSQL(
-            "INSERT OR REPLACE INTO _sync_history (client_version, changeset) VALUES (?, ?)",
-            [.integer(Int64(bitPattern: clientVersion)), .blob(encoded)])
+            """
+            INSERT INTO _sync_history (client_version, changeset, query_version) VALUES (?, ?, ?)
+            ON CONFLICT(client_version) DO UPDATE SET changeset = excluded.changeset
+            """,
+            [.integer(Int64(bitPattern: clientVersion)), .blob(encoded), .integer(queryVersion ?? 0)])
+    }
+
+    /// The first local changeset after client version `after` made under subscription set `version`
+    /// or a later one; nil when there is none.
+    func firstClientVersion(after: UInt64, madeUnder version: Int64) throws -> UInt64? {
+        let row = try realm.querySQL(
+            "SELECT min(client_version) FROM _sync_history WHERE client_version > ? AND query_version >= ?",
+            [.integer(Int64(bitPattern: after)), .integer(version)]
+        ).first
+        guard case .integer(let value)? = row?.first else { return nil }
+        return UInt64(bitPattern: value)
     }
 
     /// Local changesets after client version `after`, in order.

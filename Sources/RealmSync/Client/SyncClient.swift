@@ -118,15 +118,23 @@ public final class SyncClient: SyncClientEndpoint {
         self.session = session
         sentThrough = uploadAcknowledged
         // A bootstrap belongs to one session: the batches of an interrupted one are stale.
-        if try store.hasBootstrapBatches() { try writeRemote { try store.forgetBootstrapBatches() } }
+        if try store.hasBootstrapBatches() {
+            try writeRemote {
+                try store.forgetBootstrapBatches()
+                try realm.markSubscriptionsBootstrapping(nil)
+            }
+        }
         let state = try store.state()
         awaitingFirstDownload = state.downloadCursor == 0
         // A version the server refused is not asked for again; a newer one is.
         queriedThrough = max(try store.activeQuerySet().version, try realm.subscriptionProgress().errorVersion ?? 0)
         sentQueries = [:]
         guard state.clientFileID != 0 else { return [.bind(session: session, user: user, needsClientFileID: true)] }
+        // Changesets made before a newer set go first (`pendingUploads` sends the set between them).
+        let hasPending = try store.firstClientVersion(after: uploadAcknowledged, madeUnder: .min) != nil
+        let uploadsFirst = !awaitingFirstDownload && hasPending
         return [.bind(session: session, user: user, needsClientFileID: false), try identify(session, state)]
-            + (try newerQuery(session))
+            + (uploadsFirst ? [] : try newerQuery(session))
     }
 
     private func identify(_ session: UInt32, _ state: ClientState) throws -> SyncMessage {
@@ -195,15 +203,26 @@ public final class SyncClient: SyncClientEndpoint {
     }
 
     /// Uploads of the local changesets not yet sent on this connection (none before the file has its id).
-    /// A subscription set committed since the last call comes first, as a `query` message.
+    /// A subscription set committed since the last call goes as a `query` message between the
+    /// changesets made before it and those made under it (realm-core's order): the server judges
+    /// each write under the view it was made in.
     public func pendingUploads() throws -> [SyncMessage] {
         guard let session, try store.number(.clientFileID) != 0 else { return [] }
         let query = try newerQuery(session)
         guard !awaitingFirstDownload else { return query }
-        let changesets = try store.history(after: max(sentThrough, uploadAcknowledged))
+        let after = max(sentThrough, uploadAcknowledged)
+        let changesets = try store.history(after: after)
         guard let last = changesets.last else { return query }
         sentThrough = last.clientVersion
-        return query + [.upload(session: session, changesets: changesets)]
+        guard case .query(_, let set)? = query.first,
+            let split = try store.firstClientVersion(after: after, madeUnder: set.version)
+        else {
+            return [.upload(session: session, changesets: changesets)] + query
+        }
+        let before = changesets.filter { $0.clientVersion < split }
+        let under = changesets.filter { $0.clientVersion >= split }
+        return (before.isEmpty ? [] : [.upload(session: session, changesets: before)]) + query
+            + [.upload(session: session, changesets: under)]
     }
 
     // MARK: Applying

@@ -53,14 +53,27 @@ struct SessionIndex {
         var result = scans[ref.className] ?? []
         for field in fields[ref.className] ?? [] {
             let value = field == Self.creatorField ? .string(subject.creator) : subject.field(field)
-            result.formUnion(byKey[Key(className: ref.className, field: field, value: value)] ?? [])
+            guard let key = Self.indexKey(value) else { continue }
+            result.formUnion(byKey[Key(className: ref.className, field: field, value: key)] ?? [])
         }
         return result
     }
 
+    /// A value as the index keys it, so that two values Realm's `==` finds equal have one key:
+    /// numbers compare across types by value (`5 == 5.0`), so an integral float or double is keyed
+    /// as the integer; strings (compared by bytes), booleans, object ids and UUIDs as they are. Nil
+    /// for what is not indexed (other numbers, dates, decimals, data, null).
+    static func indexKey(_ value: SyncValue) -> SyncValue? {
+        switch value {
+        case .string, .int, .bool, .objectId, .uuid: return value
+        case .double(let d): return Int64(exactly: d).map { .int($0) }
+        case .float(let f): return Int64(exactly: f).map { .int($0) }
+        default: return nil
+        }
+    }
+
     /// The equality alternatives every object matching `predicate` satisfies one of, or nil when
-    /// there are none to index by. Only kinds whose equality is `SyncValue` equality are indexed
-    /// (strings compared exactly, integers, booleans, object ids, UUIDs).
+    /// there are none to index by (see `indexKey`).
     static func equalities(_ predicate: ViewPredicate, user: String) -> [(String, SyncValue)]? {
         switch predicate {
         case .compare(let field, .equal, let operand, caseInsensitive: false):
@@ -69,10 +82,7 @@ struct SessionIndex {
             case .user: value = .string(user)
             case .value(let v): value = v
             }
-            switch value {
-            case .string, .int, .bool, .objectId, .uuid: return [(field, value)]
-            default: return nil
-            }
+            return indexKey(value).map { [(field, $0)] }
         case .and(let parts):
             return parts.lazy.compactMap { equalities($0, user: user) }.first
         case .or(let parts):

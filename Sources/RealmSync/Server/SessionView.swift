@@ -53,17 +53,6 @@ struct SessionView {
             query, className: className, schema: rules.schema, queryable: queryable, allowsUser: false)
     }
 
-    /// Whether `ref` exists and is in the view, as the store has it now.
-    func contains(_ ref: ObjectRef, user: String, _ reader: any SyncStoreReader, rules: SyncSchemaRules) throws
-        -> Bool
-    {
-        guard let predicate = predicates[ref.className], let stored = try reader.object(ref), stored.exists else {
-            return false
-        }
-        if case .constant(let value) = predicate { return value }  // No field to read.
-        return predicate.matches(try Self.subject(ref, stored, reader, rules: rules), user: user)
-    }
-
     /// An object as predicates see it: its top-level fields (never-written ones at their default)
     /// and its creator.
     static func subject(_ ref: ObjectRef, _ stored: StoredObject, _ reader: any SyncStoreReader, rules: SyncSchemaRules)

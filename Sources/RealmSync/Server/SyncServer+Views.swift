@@ -100,11 +100,12 @@ extension SyncServer {
     {
         var result: [ObjectRef] = []
         var cursor: UInt64 = 0
+        let states = ObjectStates(rules: state.rules)
         while true {
             let page = try reader.heldObjects(by: fileID, after: cursor, limit: 1000)
             guard let last = page.last else { break }
             cursor = last.cursor
-            for (_, ref) in page where try !view.contains(ref, user: user, reader, rules: state.rules) {
+            for (_, ref) in page where try !states.isInView(ref, view, user: user, reader) {
                 result.append(ref)
             }
         }

@@ -129,7 +129,7 @@ public final class SyncServer {
         }
         sessions[key] = session
         sessionIndex = nil
-        return out + (try downloads(for: key, force: true)) + recordHeldWritesOrFail()
+        return recordHeldWritesOrFail(out + (try downloads(for: key, force: true)))
     }
 
     private func upload(_ key: SessionKey, _ changesets: [Changeset]) throws -> [Outgoing] {
@@ -139,12 +139,13 @@ public final class SyncServer {
         if let basedOn = changesets.map(\.basedOnServerVersion).max() {
             heldLogConfirmations[fileID] = max(heldLogConfirmations[fileID] ?? 0, basedOn)
         }
-        // One upload per session per integration: a later message continues the earlier one.
-        if let index = pending.firstIndex(where: { $0.key == key }) {
+        // The writer as it uploads: its user and the view its commits were made in (a client sends a
+        // new subscription set between the changesets made before it and those made under it).
+        let writer = permissions.map { _ in UploadWriter(user: session.user, view: session.view.predicates) }
+        // A later message continues the session's last upload when made in the same view.
+        if let index = pending.lastIndex(where: { $0.key == key }), pending[index].upload.writer == writer {
             pending[index].upload.changesets += changesets
         } else {
-            // The writer as it uploads: its user and the view its commits were made in.
-            let writer = permissions.map { _ in UploadWriter(user: session.user, view: session.view.predicates) }
             pending.append((key, Upload(clientFileID: fileID, changesets: changesets, writer: writer)))
         }
         return []
@@ -173,10 +174,11 @@ public final class SyncServer {
         let before = (try? state.latestServerVersion()) ?? 0
         do {
             let result = try integrator.integrate(batch.map(\.upload))
-            concerned = try sessionsConcerned(by: result.integrated)
+            // Committed: a failure to find the sessions concerned only routes them all.
+            concerned = try? sessionsConcerned(by: result.integrated)
             for ((key, _), outcome) in zip(batch, result.outcomes) {
                 switch outcome {
-                case .refused(let error): out += fail(key, error)
+                case .refused(let error): if sessions[key] != nil { out += fail(key, error) }
                 case .acknowledged(_, let compensating): corrections[key, default: []] += compensating
                 }
             }
@@ -205,21 +207,27 @@ public final class SyncServer {
             }
             out += answerMarks(key)
         }
-        return out + recordHeldWritesOrFail()
+        return recordHeldWritesOrFail(out)
     }
 
-    /// `recordHeldWrites`; when the store fails, the sessions of the files concerned end (they
-    /// identify again, and the server routes them from what it had recorded).
-    func recordHeldWritesOrFail() -> [Outgoing] {
+    /// `recordHeldWrites`, then `out` is what to send. When the store fails, the sessions of the
+    /// files concerned end instead of getting what `out` had for them: a replica must not apply what
+    /// the server did not record it has (they identify again, and are routed from what was recorded).
+    func recordHeldWritesOrFail(_ out: [Outgoing]) -> [Outgoing] {
         let files = Set(heldWrites.map(\.fileID)).union(heldLogConfirmations.keys)
         do {
             try recordHeldWrites()
-            return []
+            return out
         } catch {
             heldWrites = []
             heldLogConfirmations = [:]
             let keys = sessions.filter { $0.value.clientFileID.map(files.contains) ?? false }.keys
-            return keys.sorted { ($0.connection.rawValue, $0.session) < ($1.connection.rawValue, $1.session) }
+            let failed = Set(keys)
+            let kept = out.filter {
+                !failed.contains(SessionKey(connection: $0.connection, session: $0.message.session))
+            }
+            return kept
+                + keys.sorted { ($0.connection.rawValue, $0.session) < ($1.connection.rawValue, $1.session) }
                 .flatMap { fail($0, error) }
         }
     }
@@ -230,13 +238,16 @@ public final class SyncServer {
         if sessionIndex == nil { sessionIndex = SessionIndex(sessions) }
         guard let index = sessionIndex else { return Set(sessions.keys) }
         let touched = Set(integrated.flatMap { $0.kept.instructions.map(\.object) })
+        // A file may have more than one session (a replica that reconnected before its old
+        // connection was seen to drop): each is concerned.
         let byFile = Dictionary(
-            sessions.compactMap { key, session in session.clientFileID.map { ($0, key) } },
-            uniquingKeysWith: { a, _ in a })
+            grouping: sessions.compactMap { key, session in session.clientFileID.map { (file: $0, key: key) } },
+            by: \.file
+        ).mapValues { $0.map(\.key) }
         return try state.store.read { reader in
             var result = Set<SessionKey>()
             for ref in touched {
-                for file in try reader.holders(of: ref) { if let key = byFile[file] { result.insert(key) } }
+                for file in try reader.holders(of: ref) { result.formUnion(byFile[file] ?? []) }
                 let stored = try reader.object(ref)
                 let subject = try stored.flatMap { stored in
                     stored.exists ? try SessionView.subject(ref, stored, reader, rules: state.rules) : nil

@@ -3,8 +3,8 @@ import RealmSync
 
 /// The audit tap: the server as the transport sees it, with everything in and out watched. From
 /// the messages alone it follows each session (user, client file, subscription set in force) and
-/// records the writer of each upload as the server does (the session's set when the first upload
-/// since the last integration arrived); after each integration it feeds the audit the new history;
+/// records the writer of each uploaded changeset as the server does (the session's set when its
+/// upload message arrived); after each integration it feeds the audit the new history;
 /// it shows the audit everything the server sends.
 final class AuditingServer: SyncServerEndpoint {
     private struct Key: Hashable {
@@ -16,13 +16,14 @@ final class AuditingServer: SyncServerEndpoint {
         var user: String
         var fileID: UInt64?
         var subscriptions: [String: ViewPredicate] = [:]
-        /// The writer of the upload waiting for the next integration, if any.
-        var pendingWriter: OracleWriter?
     }
 
     let server: SyncServer
     private let audit: ViewAudit
     private var sessions: [Key: Session] = [:]
+    /// Per client file, the writer of each changeset waiting for the next integration, by client
+    /// version (the first upload of a version counts: a repeat is skipped by the server).
+    private var pendingWriters: [UInt64: [UInt64: OracleWriter]] = [:]
     /// `SYNC_VIEW_SIMULATION_TRACE=<client file id>`: every message to and from that file is
     /// printed, to trace a failing seed.
     private let tracedFile = ProcessInfo.processInfo.environment["SYNC_VIEW_SIMULATION_TRACE"].flatMap { UInt64($0) }
@@ -41,12 +42,15 @@ final class AuditingServer: SyncServerEndpoint {
         case .identify(_, let fileID, _, _, let query):
             sessions[key]?.fileID = fileID
             sessions[key]?.subscriptions = subscriptions(query)
-        case .upload:
-            if var session = sessions[key], session.fileID != nil, session.pendingWriter == nil {
-                session.pendingWriter = OracleWriter(user: session.user, subscriptions: session.subscriptions)
-                sessions[key] = session
+        case .upload(_, let changesets):
+            if let session = sessions[key], let fileID = session.fileID {
+                let writer = OracleWriter(user: session.user, subscriptions: session.subscriptions)
+                for changeset in changesets where pendingWriters[fileID]?[changeset.clientVersion] == nil {
+                    pendingWriters[fileID, default: [:]][changeset.clientVersion] = writer
+                }
             }
         case .unbind:
+            forgetPendingWriters(of: key)
             sessions[key] = nil
         default:
             break
@@ -60,20 +64,22 @@ final class AuditingServer: SyncServerEndpoint {
     }
 
     func integratePending() -> [Outgoing] {
-        var writers: [UInt64: OracleWriter] = [:]
-        for key in sessions.keys {
-            guard let fileID = sessions[key]?.fileID, let writer = sessions[key]?.pendingWriter else { continue }
-            writers[fileID] = writer
-            sessions[key]?.pendingWriter = nil
-        }
+        let writers = pendingWriters
+        pendingWriters = [:]
         let out = server.integratePending()
         audit.integrated(server, writers: writers)
         return watched(out)
     }
 
     func disconnect(_ connection: ConnectionID) {
+        for key in sessions.keys where key.connection == connection { forgetPendingWriters(of: key) }
         sessions = sessions.filter { $0.key.connection != connection }
         server.disconnect(connection)
+    }
+
+    /// The server forgets a session's uploads not yet integrated when the session ends.
+    private func forgetPendingWriters(of key: Key) {
+        if let fileID = sessions[key]?.fileID { pendingWriters[fileID] = nil }
     }
 
     private func subscriptions(_ query: QuerySet) -> [String: ViewPredicate] {
@@ -90,6 +96,7 @@ final class AuditingServer: SyncServerEndpoint {
             let key = Key(connection: delivery.connection, session: delivery.message.session)
             trace("->", delivery.message, key)
             if case .error = delivery.message {
+                forgetPendingWriters(of: key)
                 sessions[key] = nil
                 continue
             }

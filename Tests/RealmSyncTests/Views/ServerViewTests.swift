@@ -144,6 +144,24 @@ final class ServerViewTests: XCTestCase {
         XCTAssertEqual(SessionIndex.equalities(.constant(false), user: "u")?.count, 0)
     }
 
+    func testTheIndexFindsAViewByValueAcrossNumberTypes() {
+        var session = ServerSession(connection: aliceConnection, id: 1, user: "alice")
+        session.clientFileID = 1
+        session.view = SessionView(
+            queryVersion: 1,
+            predicates: ["Dog": .compare(field: "weight", .equal, .value(.int(5)), caseInsensitive: false)])
+        let key = SessionKey(connection: aliceConnection, session: 1)
+        let index = SessionIndex([key: session])
+        func subject(_ weight: SyncValue) -> ViewSubject {
+            ViewSubject(creator: "bob") { $0 == "weight" ? weight : .null }
+        }
+        XCTAssertEqual(index.candidates(for: dog(1), subject(.double(5.0))), [key], "5 == 5.0 in Realm")
+        XCTAssertEqual(index.candidates(for: dog(1), subject(.float(5))), [key])
+        XCTAssertEqual(index.candidates(for: dog(1), subject(.double(5.5))), [])
+        XCTAssertEqual(index.candidates(for: dog(1), subject(.null)), [])
+        XCTAssertEqual(index.candidates(for: dog(1), nil), [key], "an erased object concerns every subscriber")
+    }
+
     func testAViewWithoutAnEqualityIsCountedAsAScan() throws {
         try open(
             "alice", QuerySet(version: 1, subscriptions: [SubscriptionQuery(className: "Toy", query: "TRUEPREDICATE")]))
