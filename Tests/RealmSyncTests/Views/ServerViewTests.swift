@@ -129,6 +129,31 @@ final class ServerViewTests: XCTestCase {
         XCTAssertFalse(try write("bob", [createDog(7, owner: "bob")]).isEmpty, "the session still uploads")
     }
 
+    func testEverySessionOfAFileHearsOfAnObjectLeavingItsView() throws {
+        try open("alice", dogs("TRUEPREDICATE"))
+        try open("bob", dogs("TRUEPREDICATE"))
+        // Alice's file on a second connection too (a replica that reconnected before its old
+        // connection was seen to drop).
+        let second = ConnectionID(rawValue: 3)
+        guard let file = files["alice"] else { return XCTFail("alice has no file") }
+        _ = server.receive(.bind(session: 1, user: "alice", needsClientFileID: false), on: second)
+        _ = server.receive(
+            .identify(
+                session: 1, clientFileID: file.id, salt: file.salt, downloadCursor: 0, query: dogs("TRUEPREDICATE")),
+            on: second)
+        let shared = try write("bob", [createDog(1, owner: "bob", shared: true)])
+        XCTAssertEqual(shared.filter { $0.connection != bobConnection }.count, 2, "both of alice's sessions get it")
+        // It leaves alice's view: no index key of hers matches it now; only what her file holds does.
+        let unshared = try write("bob", [.set(dog(1), path: ["shared"], value: .bool(false))])
+        for connection in [aliceConnection, second] {
+            let removals = unshared.filter { $0.connection == connection }.compactMap { outgoing -> [ObjectRef]? in
+                if case .download(_, _, _, _, _, let removed, _) = outgoing.message { return removed }
+                return nil
+            }
+            XCTAssertEqual(removals, [[dog(1)]], "\(connection)")
+        }
+    }
+
     func testTheIndexTellsEqualitiesFromScans() {
         XCTAssertEqual(SessionIndex.equalities(isUser("owner"), user: "bob")?.map(\.1), [.string("bob")])
         XCTAssertEqual(
