@@ -59,7 +59,9 @@ extension SyncServer {
         // message. Were the round split, a replica could apply its first pages, move its cursor past
         // the changes that called for them, lose the last one with the connection, and never be
         // sent them again (the next round starts at its cursor). Such a round goes as one message.
-        if hasCorrections, let last = pages.last, pages.count > 1 {
+        // Likewise a tombstone's bare create and its erase: a replica that applied the create alone
+        // would keep an object the next rounds never mention again (it is out of its view).
+        if hasCorrections || round.hasTombstones, let last = pages.last, pages.count > 1 {
             pages = [
                 DownloadPage(
                     cursor: last.cursor, acknowledged: last.acknowledged, changesets: pages.flatMap(\.changesets))
@@ -107,6 +109,8 @@ extension SyncServer {
         var replacements: [ObjectSnapshot] = []
         var removals: [ObjectRef] = []
         var heldChanges: [ObjectRef: (held: Bool, page: UInt64?)] = [:]
+        /// Some object was routed as a tombstone (bare creates and erases).
+        var hasTombstones = false
     }
 
     private func downloadRound(
@@ -169,6 +173,7 @@ extension SyncServer {
         }
         round.removals = router.removed
         round.heldChanges = router.heldChanges
+        round.hasTombstones = router.routes.values.contains(.tombstone)
         return round
     }
 

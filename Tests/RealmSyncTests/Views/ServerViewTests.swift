@@ -18,11 +18,16 @@ final class ServerViewTests: XCTestCase {
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-views-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        server = try makeServer(options: .init())
+    }
+
+    private func makeServer(options: SyncServerOptions) throws -> SyncServer {
         let store = try SQLiteSyncStore(
-            path: directory.appendingPathComponent("sync.sqlite").path, historySalt: 42, schema: permissionTestSchema)
+            path: directory.appendingPathComponent("sync-\(UUID().uuidString).sqlite").path, historySalt: 42,
+            schema: permissionTestSchema)
         var salt: UInt64 = 500
-        server = try SyncServer(
-            store: store, schema: permissionTestSchema, wallClock: ManualWallClock(serverTestNow),
+        return try SyncServer(
+            store: store, schema: permissionTestSchema, wallClock: ManualWallClock(serverTestNow), options: options,
             permissions: permissionTestRules,
             salts: {
                 salt += 1
@@ -152,6 +157,27 @@ final class ServerViewTests: XCTestCase {
             }
             XCTAssertEqual(removals, [[dog(1)]], "\(connection)")
         }
+    }
+
+    func testATombstonesCreateAndEraseTravelInOneMessage() throws {
+        server = try makeServer(options: SyncServerOptions(downloadBatchSize: 1))
+        try open("alice", dogs("TRUEPREDICATE"))
+        try open("bob", dogs("TRUEPREDICATE"))
+        guard let file = files["alice"] else { return XCTFail("alice has no file") }
+        // Alice's private dog, created and erased before bob hears of either.
+        let upload = [
+            changeset(file.id, 1, basedOn: 0, clock: 101, [createDog(1, owner: "alice")]),
+            changeset(file.id, 2, basedOn: 0, clock: 102, [.erase(dog(1))]),
+        ]
+        _ = server.receive(.upload(session: 1, changesets: upload), on: aliceConnection)
+        let bobGets = messages(server.integratePending(), to: "bob")
+        XCTAssertEqual(bobGets.count, 1, "one message, though a page holds one changeset: \(bobGets)")
+        guard case .download(_, _, _, let changesets, _, _, _)? = bobGets.first else {
+            return XCTFail("expected a download, got \(bobGets)")
+        }
+        XCTAssertEqual(
+            changesets.map(\.origin.instructions), [[.create(dog(1), fields: [])], [.erase(dog(1))]],
+            "the create without alice's data, and the erase")
     }
 
     func testTheIndexTellsEqualitiesFromScans() {
