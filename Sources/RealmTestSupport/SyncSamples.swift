@@ -135,7 +135,26 @@ public struct SyncSamples {
             sets: (0..<below(3)).map { _ in
                 SetSnapshot(field: pick(Self.fieldNames), values: (0..<below(4)).map { _ in value() })
             },
-            maps: (0..<below(3)).map { _ in MapSnapshot(field: pick(Self.fieldNames), entries: fields(depth: 1)) })
+            maps: (0..<below(3)).map { _ in MapSnapshot(field: pick(Self.fieldNames), entries: fields(depth: 1)) },
+            times: snapshotTimes())
+    }
+
+    private mutating func writeTime() -> WriteTime {
+        WriteTime(clock: HLCTimestamp(rawValue: uint64()), clientFileID: uint64())
+    }
+
+    private mutating func snapshotTimes() -> SnapshotTimes {
+        SnapshotTimes(
+            erasedAt: uint64(), erasedBy: uint64(),
+            fields: (0..<below(3)).map { _ in
+                .init(
+                    path: (0..<below(3) + 1).map { _ in pick(Self.fieldNames) }, time: writeTime(),
+                    replacedAt: uint64(), replacedBy: uint64())
+            },
+            elements: (0..<below(3)).map { _ in
+                .init(field: pick(Self.fieldNames), id: elementID(), position: writeTime(), value: writeTime())
+            },
+            entries: (0..<below(3)).map { _ in .init(field: pick(Self.fieldNames), key: value(), time: writeTime()) })
     }
 
     public mutating func message() -> SyncMessage {

@@ -284,6 +284,82 @@ final class ClientViewTests: XCTestCase {
         XCTAssertFalse(try has(c, "a"))
     }
 
+    // MARK: Objects sent whole, with their times
+
+    func testAnObjectSentWholeBeatsEarlierPendingWritesAndYieldsToLaterOnes() throws {
+        let c = try downloadedClient("a")
+        try subscribe(c, "Person")
+        try c.realm.write {
+            try c.person("a").setValue(.string("mine"), forKey: "name")
+            try c.person("a").setValue(.int(1), forKey: "age")
+            try c.person("a").dynamicMutableSet("scores").insert(.int(7))
+            try c.person("a").dynamicMap("attrs").setValue(.string("v"), forKey: "k")
+        }
+        let pending = try XCTUnwrap(try c.storedHistory().last)
+        let earlier = RealmSync.WriteTime(clock: HLCTimestamp(rawValue: pending.clock.rawValue - 1), clientFileID: 9)
+        let later = RealmSync.WriteTime(clock: HLCTimestamp(rawValue: pending.clock.rawValue + 1), clientFileID: 9)
+        let whole = ObjectSnapshot(
+            object: ref("a"), fields: [SyncField("name", .string("server")), SyncField("age", .int(2))],
+            sets: [SetSnapshot(field: "scores", values: [])], maps: [MapSnapshot(field: "attrs", entries: [])],
+            times: SnapshotTimes(
+                fields: [.init(path: ["name"], time: later), .init(path: ["age"], time: earlier)],
+                entries: [
+                    .init(field: "scores", key: .int(7), time: later),
+                    .init(field: "attrs", key: .string("k"), time: earlier),
+                ]))
+        _ = try c.receive(
+            .download(
+                session: 1, downloadCursor: 2, uploadAcknowledged: 0, changesets: [], replacements: [whole]))
+        XCTAssertEqual(try name(c, "a"), .string("server"), "the server's write is later")
+        XCTAssertEqual(try c.person("a").value(forKey: "age"), .int(1), "the pending write is later")
+        XCTAssertEqual(try c.person("a").dynamicMutableSet("scores").values(), [], "removed later on the server")
+        XCTAssertEqual(Array(try c.person("a").dynamicMap("attrs").keys), ["k"], "put later here")
+        XCTAssertFalse(
+            try c.lastInstructions().contains(.set(ref("a"), path: ["name"], value: .string("mine"))),
+            "the server drops the earlier write")
+    }
+
+    func testAPendingWriteInsideAnEmbeddedObjectSentWholeStaysUnlessTheServerDropsIt() throws {
+        let c = try downloadedClient("a")
+        try subscribe(c, "Person")
+        let oslo = SyncValue.embedded([SyncField("city", .string("Oslo")), SyncField("zip", .string("0"))])
+        _ = try c.receive(
+            .download(
+                session: 1, downloadCursor: 2, uploadAcknowledged: 0,
+                changesets: [remote(2, [.set(ref("a"), path: ["address"], value: oslo)])]))
+        try c.realm.write {
+            guard case .object(let address) = try c.person("a").value(forKey: "address") else {
+                return XCTFail("no address")
+            }
+            try address.setValue("Bergen", forKey: "city")
+        }
+        func whole(replacedAt: UInt64) -> ObjectSnapshot {
+            let time = RealmSync.WriteTime(clock: HLCTimestamp(milliseconds: 12, counter: 0), clientFileID: 9)
+            return ObjectSnapshot(
+                object: ref("a"), fields: [SyncField("name", .string("A")), SyncField("address", oslo)],
+                times: SnapshotTimes(fields: [
+                    .init(path: ["address"], time: time, replacedAt: replacedAt, replacedBy: 9)
+                ]))
+        }
+        func city() throws -> RealmValue {
+            guard case .object(let address) = try c.person("a").value(forKey: "address") else { return .null }
+            return try address.value(forKey: "city")
+        }
+        let bergen = Instruction.set(ref("a"), path: ["address", "city"], value: .string("Bergen"))
+        _ = try c.receive(
+            .download(
+                session: 1, downloadCursor: 3, uploadAcknowledged: 0, changesets: [],
+                replacements: [whole(replacedAt: 2)]))
+        XCTAssertEqual(try city(), .string("Bergen"), "made after the replacement it saw: the server keeps it")
+        XCTAssertEqual(try c.lastInstructions(), [bergen])
+        _ = try c.receive(
+            .download(
+                session: 1, downloadCursor: 4, uploadAcknowledged: 0, changesets: [],
+                replacements: [whole(replacedAt: 3)]))
+        XCTAssertEqual(try city(), .string("Oslo"), "concurrent with a replacement: the server drops it")
+        XCTAssertFalse(try c.storedHistory().flatMap(\.instructions).contains(bergen))
+    }
+
     // MARK: Compensating writes
 
     func testCompensatingWritesReachTheHandlerAfterTheCorrection() throws {

@@ -12,7 +12,7 @@ struct DownloadApplier {
     let syncedClasses: Set<String>
     /// The local changesets not yet acknowledged, as they will be uploaded (voiding rewrites them).
     private(set) var pending: [Changeset]
-    private var writes: PendingWrites
+    private(set) var writes: PendingWrites
     private(set) var voided = false
 
     init(realm: Realm, store: ClientStore, syncedClasses: Set<String>, pending: [Changeset]) {
@@ -155,24 +155,31 @@ struct DownloadApplier {
             for set in objectSnapshot.sets {
                 let kept =
                     try set.values.compactMap { try SyncValueConversion.collectionItem($0, in: realm) }
-                    + pendingSetValues(ref, set.field)
+                    + pendingSetValues(ref, set.field, winningOver: objectSnapshot.times)
                 let local = try object.dynamicMutableSet(set.field)
                 for value in try local.values() where !kept.contains(value) { try local.remove(value) }
             }
             for map in objectSnapshot.maps {
-                let kept = Set(map.entries.map(\.name)).union(pendingMapKeys(ref, map.field))
+                let kept = Set(map.entries.map(\.name)).union(
+                    pendingMapKeys(ref, map.field, winningOver: objectSnapshot.times))
                 let local = try object.dynamicMap(map.field)
                 for key in local.keys where !kept.contains(key) { try local.removeValue(forKey: key) }
             }
         }
     }
 
-    private func pendingSetValues(_ ref: ObjectRef, _ field: String) throws -> [RealmValue] {
-        try pending.flatMap(\.instructions).compactMap { instruction in
-            switch instruction {
-            case .setAdd(ref, field, let value), .setRemove(ref, field, let value):
-                return try SyncValueConversion.collectionItem(value, in: realm)
-            default: return nil
+    /// The values of the set that pending writes later than the server's (`times`) keep.
+    private func pendingSetValues(_ ref: ObjectRef, _ field: String, winningOver times: SnapshotTimes) throws
+        -> [RealmValue]
+    {
+        try pending.flatMap { changeset in
+            try changeset.instructions.compactMap { instruction in
+                switch instruction {
+                case .setAdd(ref, field, let value), .setRemove(ref, field, let value):
+                    guard WriteTime(of: changeset) > times.time(of: field, key: value) else { return nil }
+                    return try SyncValueConversion.collectionItem(value, in: realm)
+                default: return nil
+                }
             }
         }
     }
@@ -185,12 +192,16 @@ struct DownloadApplier {
             })
     }
 
-    private func pendingMapKeys(_ ref: ObjectRef, _ field: String) -> Set<String> {
+    /// The keys of the map that pending writes later than the server's (`times`) keep.
+    private func pendingMapKeys(_ ref: ObjectRef, _ field: String, winningOver times: SnapshotTimes) -> Set<String> {
         Set(
-            pending.flatMap(\.instructions).compactMap { instruction in
-                switch instruction {
-                case .mapPut(ref, field, let key, _), .mapRemove(ref, field, let key): return key
-                default: return nil
+            pending.flatMap { changeset in
+                changeset.instructions.compactMap { instruction -> String? in
+                    switch instruction {
+                    case .mapPut(ref, field, let key, _), .mapRemove(ref, field, let key):
+                        return WriteTime(of: changeset) > times.time(of: field, key: .string(key)) ? key : nil
+                    default: return nil
+                    }
                 }
             })
     }
@@ -214,7 +225,7 @@ struct DownloadApplier {
         for instruction in changeset.instructions { try apply(instruction, at: time) }
     }
 
-    private mutating func apply(_ instruction: Instruction, at time: WriteTime) throws {
+    mutating func apply(_ instruction: Instruction, at time: WriteTime) throws {
         let ref = instruction.object
         if case .erase = instruction { return try erase(ref) }
         if writes.erased.contains(ref) {
@@ -310,7 +321,7 @@ struct DownloadApplier {
 
     /// Writes what `instruction` says to `object`, as it says it: a remote one past the checks
     /// against the pending writes (`apply`), or a replayed pending one.
-    private func write(_ instruction: Instruction, on object: DynamicObject, at time: WriteTime) throws {
+    func write(_ instruction: Instruction, on object: DynamicObject, at time: WriteTime) throws {
         switch instruction {
         case .erase:
             return
@@ -345,7 +356,7 @@ struct DownloadApplier {
     /// Writes `value` at `path` below `object`; returns the object written to, nil (nothing written)
     /// when an embedded object on the way is missing.
     @discardableResult
-    private func writeField(_ object: DynamicObject, path: [String], value: SyncValue) throws -> DynamicObject? {
+    func writeField(_ object: DynamicObject, path: [String], value: SyncValue) throws -> DynamicObject? {
         guard let last = path.last else { return nil }
         var target = object
         for name in path.dropLast() {
@@ -357,8 +368,11 @@ struct DownloadApplier {
         return target
     }
 
-    private mutating func set(
-        _ object: DynamicObject, _ ref: ObjectRef, path: [String], value: SyncValue, at time: WriteTime
+    /// `whole`: the times of an object sent whole, whose embedded object at `path` is not a new
+    /// replacement: the pending writes below it the server keeps are written again (`rewritePending`).
+    mutating func set(
+        _ object: DynamicObject, _ ref: ObjectRef, path: [String], value: SyncValue, at time: WriteTime,
+        whole: SnapshotTimes? = nil
     ) throws {
         guard !writes.fieldIsLater(ref, path, than: time),
             let target = try writeField(object, path: path, value: value),
@@ -366,6 +380,7 @@ struct DownloadApplier {
         else { return }
         voidEarlierWrites(ref, path, before: time)
         if let property = target.objectSchema?[last], holdsEmbedded(property) {
+            if let whole { return try rewritePending(below: path, of: ref, on: object, whole) }
             // A replacement: the server drops the pending writes below it as concurrent.
             void {
                 guard case .set(ref, let p, _) = $0 else { return false }
@@ -409,12 +424,17 @@ struct DownloadApplier {
 
     /// Removes the pending instructions `matching` from the local changesets (up to client
     /// version `through`).
-    private mutating func void(through: UInt64 = .max, _ matching: (Instruction) -> Bool) {
+    mutating func void(through: UInt64 = .max, _ matching: (Instruction) -> Bool) {
+        void { changeset, instruction in changeset.clientVersion <= through && matching(instruction) }
+    }
+
+    /// Removes the pending instructions `matching` (with the changeset that holds them).
+    mutating func void(_ matching: (Changeset, Instruction) -> Bool) {
         var changed = false
-        for i in pending.indices where pending[i].clientVersion <= through {
-            let before = pending[i].instructions.count
-            pending[i].instructions.removeAll(where: matching)
-            if pending[i].instructions.count != before { changed = true }
+        for i in pending.indices {
+            let changeset = pending[i]
+            pending[i].instructions.removeAll { matching(changeset, $0) }
+            if pending[i].instructions.count != changeset.instructions.count { changed = true }
         }
         guard changed else { return }
         voided = true

@@ -133,6 +133,38 @@ extension ByteWriter {
             string(map.field)
             namedValues(map.entries)
         }
+        snapshotTimes(s.times)
+    }
+
+    private mutating func writeTime(_ t: WriteTime) {
+        varint(t.clock.rawValue)
+        varint(t.clientFileID)
+    }
+
+    private mutating func snapshotTimes(_ t: SnapshotTimes) {
+        varint(t.erasedAt)
+        varint(t.erasedBy)
+        count(t.fields.count)
+        for field in t.fields {
+            count(field.path.count)
+            for name in field.path { string(name) }
+            writeTime(field.time)
+            varint(field.replacedAt)
+            varint(field.replacedBy)
+        }
+        count(t.elements.count)
+        for element in t.elements {
+            string(element.field)
+            elementID(element.id)
+            writeTime(element.position)
+            writeTime(element.value)
+        }
+        count(t.entries.count)
+        for entry in t.entries {
+            string(entry.field)
+            value(entry.key)
+            writeTime(entry.time)
+        }
     }
 }
 
@@ -291,6 +323,49 @@ extension ByteReader {
             let field = try string("a map field")
             maps.append(MapSnapshot(field: field, entries: try namedValues(depth: 0)))
         }
-        return ObjectSnapshot(object: object, fields: fields, lists: lists, sets: sets, maps: maps)
+        return ObjectSnapshot(
+            object: object, fields: fields, lists: lists, sets: sets, maps: maps, times: try snapshotTimes())
+    }
+
+    private mutating func writeTime(_ what: String) throws -> WriteTime {
+        let clock = HLCTimestamp(rawValue: try varint(what))
+        return WriteTime(clock: clock, clientFileID: try varint(what))
+    }
+
+    private mutating func snapshotTimes() throws -> SnapshotTimes {
+        var t = SnapshotTimes(erasedAt: try varint("the erase of a snapshot"), erasedBy: try varint("the eraser"))
+        // A field time takes at least a path count, two varints of time and two of replacement.
+        let fieldCount = try count("the field time count of a snapshot", minimumSize: 5)
+        t.fields.reserveCapacity(fieldCount)
+        for _ in 0..<fieldCount {
+            let length = try count("the length of a timed path")
+            var path: [String] = []
+            path.reserveCapacity(length)
+            for _ in 0..<length { path.append(try string("a timed path")) }
+            t.fields.append(
+                .init(
+                    path: path, time: try writeTime("the time of a path"), replacedAt: try varint("a replacement"),
+                    replacedBy: try varint("a replacer")))
+        }
+        // An element time takes at least a field length, three varints of id and four of time.
+        let elementCount = try count("the element time count of a snapshot", minimumSize: 8)
+        t.elements.reserveCapacity(elementCount)
+        for _ in 0..<elementCount {
+            let field = try string("a timed list field")
+            let id = try elementID()
+            t.elements.append(
+                .init(
+                    field: field, id: id, position: try writeTime("a position time"),
+                    value: try writeTime("a value time")))
+        }
+        // An entry time takes at least a field length, a value tag and two varints of time.
+        let entryCount = try count("the entry time count of a snapshot", minimumSize: 4)
+        t.entries.reserveCapacity(entryCount)
+        for _ in 0..<entryCount {
+            let field = try string("a timed entry field")
+            let key = try value(depth: 0)
+            t.entries.append(.init(field: field, key: key, time: try writeTime("an entry time")))
+        }
+        return t
     }
 }

@@ -69,16 +69,19 @@ public struct ObjectSnapshot: Hashable, Sendable {
     public var sets: [SetSnapshot]
     /// Maps, by field name; each map's entries by key.
     public var maps: [MapSnapshot]
+    /// The times of what it holds: what a replica applies it with (empty: all at time zero).
+    public var times: SnapshotTimes
 
     public init(
         object: ObjectRef, fields: [SyncField], lists: [ListSnapshot] = [], sets: [SetSnapshot] = [],
-        maps: [MapSnapshot] = []
+        maps: [MapSnapshot] = [], times: SnapshotTimes = SnapshotTimes()
     ) {
         self.object = object
         self.fields = fields
         self.lists = lists
         self.sets = sets
         self.maps = maps
+        self.times = times
     }
 }
 

@@ -124,7 +124,7 @@ public struct ServerState {
         of ref: ObjectRef, _ objectSchema: ObjectSchema, _ reader: any SyncStoreReader,
         topLevel stored: [String: SyncValue]
     ) throws -> ObjectSnapshot {
-        var result = ObjectSnapshot(object: ref, fields: [])
+        var result = ObjectSnapshot(object: ref, fields: [], times: try times(of: ref, reader))
         for property in objectSchema.persistedProperties {
             let name = property.name
             switch property.collection {
@@ -137,17 +137,29 @@ public struct ServerState {
                     ListSnapshot(
                         field: name,
                         elements: live.map { .init(id: $0.id, position: $0.position, value: $0.value) }))
-            case .set:
-                let present = try reader.setEntries(ref, field: name).filter(\.isPresent).map(\.value)
-                result.sets.append(SetSnapshot(field: name, values: present.sorted(by: SyncValue.order)))
-            case .map:
-                let entries = try reader.mapEntries(ref, field: name).compactMap { entry in
-                    entry.value.map { SyncField(entry.key, $0) }
+                result.times.elements += live.map {
+                    .init(field: name, id: $0.id, position: $0.positionTime, value: $0.valueTime)
                 }
+            case .set:
+                let stored = try reader.setEntries(ref, field: name)
+                let present = stored.filter(\.isPresent).map(\.value)
+                result.sets.append(SetSnapshot(field: name, values: present.sorted(by: SyncValue.order)))
+                result.times.entries += stored.map { .init(field: name, key: $0.value, time: $0.time) }
+            case .map:
+                let stored = try reader.mapEntries(ref, field: name)
+                let entries = stored.compactMap { entry in entry.value.map { SyncField(entry.key, $0) } }
+                result.times.entries += stored.map { .init(field: name, key: .string($0.key), time: $0.time) }
                 result.maps.append(MapSnapshot(field: name, entries: entries.sorted { $0.name < $1.name }))
             }
         }
         result.fields.sort { $0.name < $1.name }
         return result
+    }
+
+    /// The times of the object's erase and of every field path the store keeps.
+    private func times(of ref: ObjectRef, _ reader: any SyncStoreReader) throws -> SnapshotTimes {
+        let object = try reader.object(ref)
+        return SnapshotTimes(
+            erasedAt: object?.erasedAt ?? 0, erasedBy: object?.erasedBy ?? 0, fields: try reader.fieldTimes(of: ref))
     }
 }

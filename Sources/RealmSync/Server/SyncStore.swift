@@ -41,6 +41,9 @@ public protocol SyncStoreReader {
     /// `topLevelFields(of:)` of several objects (a page of a bootstrap) in one go; an object without
     /// fields may be absent.
     func topLevelFields(ofObjects refs: [ObjectRef]) throws -> [ObjectRef: [String: SyncValue]]
+    /// The time (and last replacement) of every field path the store keeps of the object, top-level
+    /// and inside embedded objects, by path: what an object sent whole carries (`SnapshotTimes`).
+    func fieldTimes(of ref: ObjectRef) throws -> [SnapshotTimes.FieldTime]
 
     func listElement(_ ref: ObjectRef, field: String, id: ElementID) throws -> StoredListElement?
     /// Every element of the list ever inserted, live or erased, in no particular order.

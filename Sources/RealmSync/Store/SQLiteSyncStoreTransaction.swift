@@ -16,7 +16,8 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
 
     /// Paths are stored as names joined by U+0001 (which no valid property name holds), so the paths
     /// below one are a key range.
-    private static let pathSeparator = "\u{1}"
+    private static let pathSeparatorCharacter: Character = "\u{1}"
+    private static let pathSeparator = String(pathSeparatorCharacter)
     private static let pathSeparatorByte: UInt8 = 1
     private static func key(_ path: [String]) -> String { path.joined(separator: pathSeparator) }
 
@@ -125,6 +126,20 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
             result[path] = try value(row[1], "value of \(ref).\(path)")
         }
         return result
+    }
+
+    func fieldTimes(of ref: ObjectRef) throws -> [SnapshotTimes.FieldTime] {
+        guard let id = try objectID(ref) else { return [] }
+        // Times only: a bootstrap reads the values once already (`topLevelFields`).
+        return try db.rows(
+            "SELECT path, clock, client, replaced_at, replaced_by FROM fields WHERE object = ? ORDER BY path",
+            [.integer(id)]
+        ).map { row in
+            SnapshotTimes.FieldTime(
+                path: row[0].string.split(separator: Self.pathSeparatorCharacter, omittingEmptySubsequences: false)
+                    .map(String.init),
+                time: time(row, 1), replacedAt: row[3].u64, replacedBy: row[4].u64)
+        }
     }
 
     func topLevelFields(ofObjects refs: [ObjectRef]) throws -> [ObjectRef: [String: SyncValue]] {

@@ -101,7 +101,22 @@ final class CodecRoundTripTests: XCTestCase {
                     ])
             ],
             sets: [SetSnapshot(field: "s", values: [.int(1), .int(2)])],
-            maps: [MapSnapshot(field: "m", entries: [SyncField("a", .null)])])
+            maps: [MapSnapshot(field: "m", entries: [SyncField("a", .null)])],
+            times: SnapshotTimes(
+                erasedAt: 3, erasedBy: 9,
+                fields: [
+                    .init(
+                        path: ["spec", "color"], time: RealmSync.WriteTime(clock: .zero, clientFileID: 2), replacedAt: 4
+                    )
+                ],
+                elements: [
+                    .init(
+                        field: "tags", id: ElementID(clock: .zero, clientFileID: 1, index: 0),
+                        position: RealmSync.WriteTime(clock: HLCTimestamp(rawValue: 5), clientFileID: 1), value: .zero)
+                ],
+                entries: [
+                    .init(field: "m", key: .string("b"), time: RealmSync.WriteTime(clock: .zero, clientFileID: 7))
+                ]))
         let messages: [SyncMessage] = [
             .bind(session: 1, user: "alice", needsClientFileID: true),
             .ident(session: .max, clientFileID: 42, salt: .max),

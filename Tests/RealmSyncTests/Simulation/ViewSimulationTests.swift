@@ -14,13 +14,12 @@ final class ViewSimulationTests: XCTestCase {
     /// Seeds that fail on bugs diagnosed but not fixed yet (issue 16's note): each still runs and
     /// must still fail (its failure is printed); one that passes fails the test, so that it leaves
     /// the list and the list stays true:
-    /// - 57: a replacement's embedded object (`spec`, sent whole at time zero) voids the replica's
-    ///   pending write inside it (`spec.color`), which the server keeps.
     /// - 45: an object spared from a removal because later pending writes hold it keeps the state
-    ///   of its earlier, refused writes (a set value) when the server's object comes back whole.
+    ///   of its earlier writes (a set value) that the server dropped as concurrent with an erase the
+    ///   replica never heard of (its download was lost, and the object had left the view when the
+    ///   download was sent again); the object's new create comes back as a changeset, not whole.
     ///   (Seed 78 failed the same way until uploads were ordered around new subscription sets.)
-    /// Both come from objects sent whole without their write times (docs/SYNC.md).
-    static let knownFailures: Set<UInt64> = [45, 57]
+    static let knownFailures: Set<UInt64> = [45]
 
     func testReplicasHoldTheirViewsAndTheServerObeysTheRules() throws {
         let seeds = SimulationTests.seeds(prefix: "SYNC_VIEW_SIMULATION", ciSeeds: Self.ciSeeds)
