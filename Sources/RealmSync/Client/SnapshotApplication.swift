@@ -19,7 +19,13 @@ extension DownloadApplier {
     /// them later than the server did.
     mutating func replace(with snapshots: [ObjectSnapshot], at serverVersion: UInt64) throws {
         guard !snapshots.isEmpty else { return }
-        for snapshot in snapshots { try applyWhole(snapshot) }
+        if pending.isEmpty {
+            // Times only decide against pending writes: without any, the objects are written as
+            // they are, in one changeset (a view's first objects, most often, by the thousand).
+            try apply(Self.changeset(of: snapshots, at: serverVersion))
+        } else {
+            for snapshot in snapshots { try applyWhole(snapshot) }
+        }
         try removeEntries(notIn: snapshots)
     }
 
