@@ -42,7 +42,9 @@ final class ChangesetRecorder: CommitRecorder {
             try refreshMirrors(realm, store: store, changes: changes)
             return
         }
-        if requiresSubscriptions { try refuseUnsubscribedWrites(realm, changes: changes) }
+        // The latest committed set, read once: what the commit may write, and the version it is made under.
+        let subscriptions = requiresSubscriptions ? try realm.subscriptions : nil
+        if let subscriptions { try refuseUnsubscribedWrites(changes, subscriptions) }
         let state = try store.state()
         var clock = HybridLogicalClock(last: state.lastClock)
         let reading = clock.tick(now: wallClock.nowMilliseconds())
@@ -57,7 +59,7 @@ final class ChangesetRecorder: CommitRecorder {
             clientFileID: state.clientFileID)
         try store.appendHistory(
             clientVersion: metadata.clientVersion, encoded: ChangesetCodec.encodedData(metadata, body),
-            queryVersion: requiresSubscriptions ? try realm.subscriptions.version : 0)
+            queryVersion: subscriptions?.version ?? 0)
         try store.setNumber(.lastClientVersion, metadata.clientVersion)
         try store.setNumber(.lastClock, reading.rawValue)
     }
@@ -65,10 +67,10 @@ final class ChangesetRecorder: CommitRecorder {
     /// A write to a synced class without a subscription could never reach the server's view of
     /// this replica: it is refused, with Realm's message, and the throw rolls the commit back.
     /// Checked against the latest committed set (realm-core's write validator does the same).
-    private func refuseUnsubscribedWrites(_ realm: Realm, changes: ChangeSet) throws {
+    private func refuseUnsubscribedWrites(_ changes: ChangeSet, _ subscriptions: SubscriptionSet) throws {
         let written = changes.classes.filter { syncedClasses.contains($0.key) && !$0.value.isEmpty }.keys.sorted()
         guard !written.isEmpty else { return }
-        let subscribed = Set(try realm.subscriptions.map(\.objectClassName))
+        let subscribed = Set(subscriptions.map(\.objectClassName))
         guard let refused = written.first(where: { !subscribed.contains($0) }) else { return }
         throw RealmError(
             .subscription, "Cannot write to class \(refused) when no flexible sync subscription has been created.")

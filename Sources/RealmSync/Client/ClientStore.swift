@@ -110,6 +110,13 @@ struct ClientStore {
             [.integer(Int64(bitPattern: clientVersion)), .blob(encoded), .integer(queryVersion ?? 0)])
     }
 
+    /// Whether a local changeset after client version `after` waits for its acknowledgement.
+    func hasHistory(after: UInt64) throws -> Bool {
+        !(try realm.querySQL(
+            "SELECT 1 FROM _sync_history WHERE client_version > ? LIMIT 1", [.integer(Int64(bitPattern: after))]
+        ).isEmpty)
+    }
+
     /// The first local changeset after client version `after` made under subscription set `version`
     /// or a later one; nil when there is none.
     func firstClientVersion(after: UInt64, madeUnder version: Int64) throws -> UInt64? {

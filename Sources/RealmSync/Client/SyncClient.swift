@@ -105,7 +105,7 @@ public final class SyncClient: SyncClientEndpoint {
     /// answers true: nothing may be assumed delivered.
     public var hasUnacknowledgedChanges: Bool {
         do {
-            return !(try realm.querySQL("SELECT 1 FROM _sync_history LIMIT 1").isEmpty)
+            return try store.hasHistory(after: 0)
         } catch {
             return true
         }
@@ -131,7 +131,7 @@ public final class SyncClient: SyncClientEndpoint {
         sentQueries = [:]
         guard state.clientFileID != 0 else { return [.bind(session: session, user: user, needsClientFileID: true)] }
         // Changesets made before a newer set go first (`pendingUploads` sends the set between them).
-        let hasPending = try store.firstClientVersion(after: uploadAcknowledged, madeUnder: .min) != nil
+        let hasPending = try store.hasHistory(after: uploadAcknowledged)
         let uploadsFirst = !awaitingFirstDownload && hasPending
         return [.bind(session: session, user: user, needsClientFileID: false), try identify(session, state)]
             + (uploadsFirst ? [] : try newerQuery(session))

@@ -255,8 +255,9 @@ extension ByteReader {
     }
 
     private mutating func snapshots() throws -> [ObjectSnapshot] {
-        // A snapshot takes at least a class name length, a key tag and four counts.
-        let n = try count("the object count", minimumSize: 6)
+        // A snapshot takes at least a class name length, a key tag, four counts, and its times: the
+        // erase and its writer and three counts.
+        let n = try count("the object count", minimumSize: 11)
         var objects: [ObjectSnapshot] = []
         objects.reserveCapacity(n)
         for _ in 0..<n { objects.append(try with(code: .badChangeset) { try $0.snapshot() }) }

@@ -16,9 +16,6 @@ public struct QuerySet: Hashable, Sendable {
         QuerySet(
             version: version, subscriptions: classes.map { SubscriptionQuery(className: $0, query: "TRUEPREDICATE") })
     }
-
-    /// The classes with at least one subscription, sorted.
-    public var classes: [String] { Array(Set(subscriptions.map(\.className))).sorted() }
 }
 
 /// One subscription: a class and the query choosing its objects.

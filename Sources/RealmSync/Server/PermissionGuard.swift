@@ -27,25 +27,12 @@ struct PermissionGuard {
     /// What the writer may do with `o` as the store has it now; nil when it does not exist.
     func access(to o: ObjectRef) throws -> ObjectAccess? {
         guard let object = try transaction.object(o), object.exists else { return nil }
-        let subject = try subject(of: o, creator: object.creator)
+        let subject = try SessionView.subject(o, object, transaction, rules: rules)
         let user = writer.user
         return ObjectAccess(
             readable: permissions.readRule(o.className).matches(subject, user: user),
             inView: writer.view[o.className]?.matches(subject, user: user) ?? false,
             writable: permissions.writeRule(o.className).matches(subject, user: user))
-    }
-
-    /// The object as the rules see it: its top-level fields as stored, a field never written at its
-    /// default, and its creator.
-    private func subject(of o: ObjectRef, creator: String) throws -> ViewSubject {
-        let stored = try transaction.topLevelFields(of: o)
-        let objectSchema = try rules.syncedClass(o.className)
-        let rules = self.rules
-        return ViewSubject(creator: creator) { name in
-            if let value = stored[name] { return value }
-            if name == objectSchema.primaryKey { return o.primaryKey.value }
-            return objectSchema.persistedProperties.first { $0.name == name }.map(rules.defaultValue) ?? .null
-        }
     }
 
     /// Why the writer may not make `instructions` to `o`, which it finds as `access` (nil: absent, a

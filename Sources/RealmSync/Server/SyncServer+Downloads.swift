@@ -190,10 +190,11 @@ extension SyncServer {
         guard permissions != nil, let first = page.first, page.contains(where: { $0.kept.clientFileID == fileID })
         else { return [:] }
         var refused: [UInt64: [ObjectRef]] = [:]
+        let keptByVersion = Dictionary(page.map { ($0.serverVersion, $0.kept) }, uniquingKeysWith: { a, _ in a })
         for (serverVersion, original) in try reader.originalChangesets(
             after: first.serverVersion - 1, limit: page.count)
         where original.clientFileID == fileID {
-            guard let kept = page.first(where: { $0.serverVersion == serverVersion })?.kept else { continue }
+            guard let kept = keptByVersion[serverVersion] else { continue }
             let written = writeCounts(original.instructions)
             let stood = writeCounts(kept.instructions)
             let objects = written.filter { stood[$0.key, default: 0] < $0.value }.map(\.key)

@@ -171,11 +171,13 @@ public final class SyncServer {
         var out: [Outgoing] = []
         var corrections: [SessionKey: [CompensatingWrite]] = [:]
         var concerned: Set<SessionKey>? = nil
+        var latest: UInt64 = 0
         let before = (try? state.latestServerVersion()) ?? 0
         do {
             let result = try integrator.integrate(batch.map(\.upload))
             // Committed: a failure to find the sessions concerned only routes them all.
             concerned = try? sessionsConcerned(by: result.integrated)
+            latest = result.latestServerVersion
             for ((key, _), outcome) in zip(batch, result.outcomes) {
                 switch outcome {
                 case .refused(let error): if sessions[key] != nil { out += fail(key, error) }
@@ -196,7 +198,7 @@ public final class SyncServer {
                 if let concerned, !uploaders.contains(key), !concerned.contains(key),
                     sessions[key]?.downloadCursor == before
                 {
-                    sessions[key]?.downloadCursor = try state.latestServerVersion()
+                    sessions[key]?.downloadCursor = latest
                     out += answerMarks(key)
                     continue
                 }

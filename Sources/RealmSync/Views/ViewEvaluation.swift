@@ -27,14 +27,16 @@ extension ViewPredicate {
 /// One comparison with Realm's semantics, as the local query engine evaluates it.
 enum ViewComparisonEvaluation {
     static func holds(_ left: SyncValue, _ op: ViewComparison, _ right: SyncValue, caseInsensitive: Bool) -> Bool {
-        let flags: Int64 = caseInsensitive ? 1 : 0
-        let haystack = ViewValueRepresentation.stringOperand(left)
-        let needle = ViewValueRepresentation.stringOperand(right)
-        if let code = ViewValueRepresentation.stringOperatorCode(op) {
-            return QueryRuntime.stringOp(code, flags: flags, haystack: haystack, needle: needle)
+        // String operands only for the string operators and `[c]` equality (this runs per changed
+        // object per view and rule).
+        func strings(_ code: Int64) -> Bool {
+            QueryRuntime.stringOp(
+                code, flags: caseInsensitive ? 1 : 0, haystack: ViewValueRepresentation.stringOperand(left),
+                needle: ViewValueRepresentation.stringOperand(right))
         }
+        if let code = ViewValueRepresentation.stringOperatorCode(op) { return strings(code) }
         if caseInsensitive && (op == .equal || op == .notEqual) {
-            let equal = QueryRuntime.stringOp(QueryRuntime.opEqual, flags: flags, haystack: haystack, needle: needle)
+            let equal = strings(QueryRuntime.opEqual)
             return op == .equal ? equal : !equal
         }
         if ViewValueRepresentation.isNaN(right) { return op == .notEqual }
