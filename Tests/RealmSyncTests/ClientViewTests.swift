@@ -116,6 +116,60 @@ final class ClientViewTests: XCTestCase {
         XCTAssertEqual(v2.state, .pending)
     }
 
+    /// View simulation seed 973: a file at cursor 0 uploaded after its first (empty) download, then
+    /// the bootstrap of its set arrived and rebased the changesets the server had integrated already.
+    func testAFileWithSubscriptionsUploadsNothingBeforeItsFirstBootstrap() throws {
+        let c = try client("a")
+        try c.identify(as: 1)
+        try subscribe(c, "Person")
+        try c.realm.write { _ = try c.realm.create("Person", value: .dictionary(["id": .string("p")])) }
+        XCTAssertEqual(try c.pendingUploads(), [.query(session: 1, query: query(1, "Person"))], "no upload yet")
+        let before = try c.storedHistory()
+        _ = try c.receive(bootstrap(1, serverVersion: 0))
+        let rebased = try c.storedHistory()
+        XCTAssertNotEqual(rebased.map(\.clock), before.map(\.clock), "the first bootstrap rebases: nothing was sent")
+        XCTAssertEqual(try c.pendingUploads(), [.upload(session: 1, changesets: rebased)])
+        // A later set's bootstrap still finds the cursor at 0, but the file has had its first state:
+        // the changesets just sent are not rebased again.
+        try subscribe(c, "Person", "Dog")
+        _ = try c.pendingUploads()
+        _ = try c.receive(bootstrap(2, serverVersion: 0))
+        XCTAssertEqual(try c.storedHistory(), rebased)
+        XCTAssertEqual(try c.realm.subscriptions.state, .complete)
+    }
+
+    /// View simulation seed 45 (after the fix above): a file still at cursor 0 reconnected and got
+    /// its whole view again. Nothing was uploaded on the new connection, so what the bootstrap does
+    /// not acknowledge is not integrated: rebased; the objects the view lacks go.
+    func testAWholeViewAfterAReconnectionDeletesWhatItLacksAndRebasesWhatIsUnacknowledged() throws {
+        let c = try client("a")
+        try c.identify(as: 1)
+        try subscribe(c, "Person")
+        _ = try c.pendingUploads()
+        _ = try c.receive(bootstrap(1, serverVersion: 0))
+        try c.realm.write { _ = try c.realm.create("Person", value: .dictionary(["id": .string("refused")])) }
+        try c.realm.write { _ = try c.realm.create("Person", value: .dictionary(["id": .string("mine")])) }
+        let sent = try c.storedHistory()
+        XCTAssertEqual(try c.pendingUploads(), [.upload(session: 1, changesets: sent)])
+        // The connection drops before the answer; the server integrated (and refused) the first.
+        c.disconnect()
+        let reconnect = try c.connect(session: 2)
+        XCTAssertFalse(reconnect.contains { if case .upload = $0 { true } else { false } }, "waits for its state")
+        XCTAssertEqual(try c.pendingUploads(), [])
+        _ = try c.receive(
+            .bootstrap(
+                session: 2, serverVersion: 3, latestClock: HLCTimestamp(milliseconds: 20, counter: 0),
+                uploadAcknowledged: sent[0].clientVersion, objects: [person("b", name: "B")], isLast: true,
+                progress: 1, queryVersion: 1, removals: []))
+        XCTAssertFalse(try has(c, "refused"), "integrated, and not in the server's view")
+        XCTAssertTrue(try has(c, "mine"), "its create is still pending")
+        XCTAssertTrue(try has(c, "b"))
+        let rebased = try c.storedHistory()
+        XCTAssertEqual(rebased.map(\.clientVersion), [sent[1].clientVersion])
+        XCTAssertEqual(rebased.first?.basedOnServerVersion, 3, "rebased on the bootstrap")
+        XCTAssertEqual(try c.pendingUploads(), [.upload(session: 2, changesets: rebased)])
+    }
+
     func testARefusedSetIsInErrorWithItsMessageAndTheSessionGoesOn() throws {
         let c = try downloadedClient("a")
         try subscribe(c, "Person")
@@ -272,16 +326,79 @@ final class ClientViewTests: XCTestCase {
         XCTAssertEqual(c.downloadCursor, 3)
     }
 
-    func testARemovalSparesAnObjectAPendingChangesetWritesUntilTheServerHasJudgedIt() throws {
+    /// View simulation seed 45: the replica kept an object it was told to remove because a pending
+    /// write held it; the object was created again on the server and came as instructions, which
+    /// merged into a set value the server had dropped.
+    func testARemovedObjectKeepsNothingOfTheServersAndComesBackWithItsPendingWrites() throws {
         let c = try downloadedClient("a")
         try subscribe(c, "Person")
+        try c.realm.write { try c.person("a").dynamicMutableSet("scores").insert(.int(5)) }
         try c.realm.write { try c.person("a").setValue(.string("mine"), forKey: "name") }
         _ = try c.receive(
-            .download(session: 1, downloadCursor: 2, uploadAcknowledged: 0, changesets: [], removals: [ref("a")]))
-        XCTAssertEqual(try name(c, "a"), .string("mine"), "deleted now, it would come back with its fields at defaults")
+            .download(session: 1, downloadCursor: 2, uploadAcknowledged: 1, changesets: [], removals: [ref("a")]))
+        XCTAssertFalse(try has(c, "a"), "gone, though a pending write names it")
+        XCTAssertEqual(try c.storedHistory().count, 1, "the pending write stays pending")
         _ = try c.receive(
-            .download(session: 1, downloadCursor: 3, uploadAcknowledged: 1, changesets: [], removals: [ref("a")]))
+            .download(
+                session: 1, downloadCursor: 3, uploadAcknowledged: 1,
+                changesets: [
+                    remote(
+                        3, [.create(ref("a"), fields: [SyncField("name", .string("B")), SyncField("age", .int(3))])])
+                ]))
+        XCTAssertEqual(try name(c, "a"), .string("mine"), "the pending write comes back, later than the create")
+        XCTAssertEqual(try c.person("a").value(forKey: "age"), .int(3))
+        XCTAssertEqual(try c.person("a").dynamicMutableSet("scores").values(), [], "the dropped value is gone")
+    }
+
+    /// View simulation seed 168: an object removed, then sent whole, got its pending writes replayed
+    /// before the snapshot's list elements existed, so a pending set of an element was lost.
+    func testAnObjectSentWholeAfterItsRemovalGetsItsPendingElementWritesAfterItsElements() throws {
+        let c = try downloadedClient("a")
+        try subscribe(c, "Person")
+        let element = ElementID(clock: HLCTimestamp(milliseconds: 2, counter: 0), clientFileID: 9, index: 0)
+        let position = FractionalPosition.between(nil, nil)
+        _ = try c.receive(
+            .download(
+                session: 1, downloadCursor: 2, uploadAcknowledged: 0,
+                changesets: [
+                    remote(
+                        2,
+                        [
+                            .listInsert(
+                                ref("a"), field: "tags", element: element, position: position, value: .string("d"))
+                        ])
+                ]))
+        try c.realm.write { try c.person("a").dynamicList("tags").set(.string("b"), at: 0) }
+        _ = try c.receive(
+            .download(session: 1, downloadCursor: 3, uploadAcknowledged: 0, changesets: [], removals: [ref("a")]))
         XCTAssertFalse(try has(c, "a"))
+        let whole = ObjectSnapshot(
+            object: ref("a"), fields: [SyncField("name", .string("A"))],
+            lists: [
+                ListSnapshot(field: "tags", elements: [.init(id: element, position: position, value: .string("d"))])
+            ])
+        _ = try c.receive(
+            .download(session: 1, downloadCursor: 4, uploadAcknowledged: 0, changesets: [], replacements: [whole]))
+        XCTAssertEqual(try c.person("a").dynamicList("tags").values(), [.string("b")], "the pending set is later")
+        XCTAssertEqual(try name(c, "a"), .string("A"))
+    }
+
+    func testARemovedObjectAPendingChangesetCreatesStaysAsThePendingChangesetsMakeIt() throws {
+        let c = try downloadedClient("a")
+        try subscribe(c, "Person")
+        try c.realm.write {
+            _ = try c.realm.create("Person", value: .dictionary(["id": .string("n"), "age": .int(1)]))
+        }
+        try c.realm.write { try c.person("n").dynamicMutableSet("scores").insert(.int(2)) }
+        try c.realm.write { try c.person("a").setValue(.string("mine"), forKey: "name") }
+        _ = try c.receive(
+            .download(
+                session: 1, downloadCursor: 2, uploadAcknowledged: 0, changesets: [],
+                replacements: [], removals: [ref("n"), ref("a")]))
+        XCTAssertEqual(try c.person("n").value(forKey: "age"), .int(1))
+        XCTAssertEqual(try c.person("n").dynamicMutableSet("scores").values(), [.int(2)])
+        XCTAssertFalse(try has(c, "a"), "no pending create: it comes back with a remote create or whole")
+        XCTAssertEqual(try c.storedHistory().count, 3, "nothing voided, nothing recorded")
     }
 
     // MARK: Objects sent whole, with their times

@@ -111,7 +111,7 @@ struct DownloadApplier {
         writes = PendingWrites(pending)
     }
 
-    private var links: UnresolvedLinks {
+    var links: UnresolvedLinks {
         UnresolvedLinks(realm: realm, store: store, syncedClasses: syncedClasses)
     }
 
@@ -225,7 +225,9 @@ struct DownloadApplier {
         for instruction in changeset.instructions { try apply(instruction, at: time) }
     }
 
-    mutating func apply(_ instruction: Instruction, at time: WriteTime) throws {
+    /// `replayingPending`: a create replays the pending writes on the object at once (`replayPending`);
+    /// an object sent whole replays them itself, after its data.
+    mutating func apply(_ instruction: Instruction, at time: WriteTime, replayingPending: Bool = true) throws {
         let ref = instruction.object
         if case .erase = instruction { return try erase(ref) }
         if writes.erased.contains(ref) {
@@ -236,7 +238,7 @@ struct DownloadApplier {
         }
         switch instruction {
         case .create(_, let fields):
-            try create(ref, fields: fields, at: time)
+            try create(ref, fields: fields, at: time, replayingPending: replayingPending)
         case .set(_, let path, let value):
             guard let object = try SyncValueConversion.object(ref, in: realm) else { return }
             try set(object, ref, path: path, value: value, at: time)
@@ -256,7 +258,9 @@ struct DownloadApplier {
         }
     }
 
-    private mutating func create(_ ref: ObjectRef, fields: [SyncField], at time: WriteTime) throws {
+    private mutating func create(
+        _ ref: ObjectRef, fields: [SyncField], at time: WriteTime, replayingPending: Bool
+    ) throws {
         guard let schema = realm.schema[ref.className], let pk = schema.primaryKey else { return }
         let kept = fields.filter { $0.name != pk && !writes.fieldIsLater(ref, [$0.name], than: time) }
         guard let object = try SyncValueConversion.object(ref, in: realm) else {
@@ -272,11 +276,11 @@ struct DownloadApplier {
             }
             // Most downloads find no link waiting at all: one cheap look before the one per object.
             if try store.hasUnresolved() { try links.objectCreated(created, ref: ref) }
-            try replayPending(on: ref, created, existed: false)
+            if replayingPending { try replayPending(on: ref, created, existed: false) }
             return
         }
         for field in kept { try set(object, ref, path: [field.name], value: field.value, at: time) }
-        try replayPending(on: ref, object, existed: true)
+        if replayingPending { try replayPending(on: ref, object, existed: true) }
     }
 
     /// A remote create: the server will apply the pending local writes on the object after it. The
@@ -287,7 +291,7 @@ struct DownloadApplier {
     /// it are in the replica already. A replayed write the local create or a write after it
     /// overwrites (the same field, or an ancestor: the create writes every field) is left out: the
     /// server applies it first, so the replica's later value stands.
-    private mutating func replayPending(on ref: ObjectRef, _ object: DynamicObject, existed: Bool) throws {
+    mutating func replayPending(on ref: ObjectRef, _ object: DynamicObject, existed: Bool) throws {
         guard !pending.isEmpty else { return }
         let lastCreate = pending.lastIndex { changeset in
             changeset.instructions.contains { if case .create(ref, _) = $0 { true } else { false } }

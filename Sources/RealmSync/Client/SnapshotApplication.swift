@@ -29,14 +29,42 @@ extension DownloadApplier {
         try removeEntries(notIn: snapshots)
     }
 
-    /// Objects that left the view: deleted, recording nothing; links to them become unresolved,
-    /// as for a remote erase. Except an object a pending changeset writes: its writes are on their
-    /// way, and the server judges them (a refusal, or a write outside the view, comes back as a
-    /// correction). Deleted now, the object would come back with its pending fields at their
-    /// defaults: a later snapshot or remote write skips the fields a pending write holds.
-    func remove(_ objects: [ObjectRef]) throws {
-        let written = Set(pending.flatMap { $0.instructions.map(\.object) })
-        for object in objects where !written.contains(object) { try deleteObject(object) }
+    /// Objects that left the view (or that the server no longer has for this replica): deleted,
+    /// recording nothing; links to them become unresolved, as for a remote erase. Nothing of the
+    /// server's state stays: kept, it would hold values the server dropped, and a later remote create
+    /// of the object (sent as instructions: the server knows the replica no longer holds it) would
+    /// merge into them. What pending changesets write stays pending and is applied again when the
+    /// object comes back: by a remote create or a whole object (`replayPending`), or at once when a
+    /// pending changeset creates it (`recreateFromPending`).
+    mutating func remove(_ objects: [ObjectRef]) throws {
+        for ref in objects {
+            try deleteObject(ref)
+            try recreateFromPending(ref)
+        }
+    }
+
+    /// The object as the pending changesets make it from their last create of it on, when no pending
+    /// erase follows that create: the server integrates that create (sending the object whole when it
+    /// exists there already, `Integrator`), so the replica has the object meanwhile, as its user made it.
+    private mutating func recreateFromPending(_ ref: ObjectRef) throws {
+        var start: (changeset: Int, instruction: Int)?
+        for (i, changeset) in pending.enumerated() {
+            for (j, instruction) in changeset.instructions.enumerated() where instruction.object == ref {
+                if case .create = instruction { start = (i, j) }
+                if case .erase = instruction { start = nil }
+            }
+        }
+        guard let start, let primaryKey = realm.schema[ref.className]?.primaryKey else { return }
+        let object = try realm.create(
+            ref.className, value: .dictionary([primaryKey: SyncValueConversion.realmValue(ref.primaryKey)]))
+        if try store.hasUnresolved() { try links.objectCreated(object, ref: ref) }
+        for i in start.changeset..<pending.count {
+            let time = WriteTime(of: pending[i])
+            let first = i == start.changeset ? start.instruction : 0
+            for instruction in pending[i].instructions[first...] where instruction.object == ref {
+                try write(instruction, on: object, at: time)
+            }
+        }
     }
 
     /// One object sent whole, as timed remote writes. First the pending writes on it the server will
@@ -53,13 +81,17 @@ extension DownloadApplier {
             default: return times.dropsAsConcurrent([], from: changeset)
             }
         }
-        try apply(.create(o, fields: []), at: .zero)
+        // A new object gets the pending writes on it replayed after its data, not before: a pending
+        // move or set of a list element needs the element the snapshot inserts.
+        let existed = try SyncValueConversion.object(o, in: realm) != nil
+        try apply(.create(o, fields: []), at: .zero, replayingPending: existed)
         guard !writes.erased.contains(o), let object = try SyncValueConversion.object(o, in: realm) else { return }
         let primaryKey = realm.schema[o.className]?.primaryKey
         for field in snapshot.fields where field.name != primaryKey {
             try set(object, o, path: [field.name], value: field.value, at: times.time(of: [field.name]), whole: times)
         }
         for (instruction, time) in Self.collectionWrites(snapshot) { try apply(instruction, at: time) }
+        if !existed { try replayPending(on: o, object, existed: false) }
     }
 
     /// Over an embedded object sent whole, the pending writes below it that the server keeps (as

@@ -32,8 +32,10 @@ public final class SyncClient: SyncClientEndpoint {
     /// The highest client version uploaded on this connection.
     private var sentThrough: UInt64 = 0
     /// A file that never downloaded waits, after `identify`, for the session's first download (which
-    /// follows its bootstrap, if any) before it uploads: a bootstrap rebases the pending changesets,
-    /// which must not be integrated yet.
+    /// follows its bootstrap, if any) before it uploads: a bootstrap then rebases the pending
+    /// changesets, which must not be integrated yet. With subscriptions it waits for the bootstrap,
+    /// which the server always sends such a file first: a download at cursor 0 does not end the wait,
+    /// or the bootstrap of a set sent with it could rebase changesets uploaded meanwhile.
     private var awaitingFirstDownload = true
     /// The highest subscription set version sent (or active) on this connection, and those sent:
     /// the one the server completes becomes the active set.
@@ -174,7 +176,7 @@ public final class SyncClient: SyncClientEndpoint {
             try applyDownload(
                 cursor: cursor, acknowledged: acknowledged, changesets: changesets,
                 view: ViewCorrection(replacements: replacements, removals: removals))
-            awaitingFirstDownload = false
+            if viewSource != .subscriptions || cursor > 0 { awaitingFirstDownload = false }
             report(compensating)
             return []
         case .bootstrap(
@@ -322,18 +324,25 @@ public final class SyncClient: SyncClientEndpoint {
             }
             let stored = try store.takeBootstrap()
             let view = ViewCorrection(replacements: stored.objects, removals: stored.removals)
-            if try store.number(.downloadCursor) == 0 {
+            // To a file at cursor 0 the server sends its whole view, not a difference (its record of
+            // what the replica holds starts again from it). It rebases only when this connection sent
+            // nothing the bootstrap does not acknowledge: then none of the pending changesets is
+            // integrated (the server drops what an ended connection left unintegrated).
+            let wholeView = try store.number(.downloadCursor) == 0
+            let unsent = sentThrough <= max(bootstrap.acknowledged, try store.number(.uploadAcknowledged))
+            if wholeView && unsent {
                 try applyFirstBootstrap(bootstrap, snapshot: view.replacements)
             } else {
-                try applyViewChange(bootstrap, view)
+                try applyViewChange(bootstrap, view, wholeView: wholeView)
             }
             if viewSource == .subscriptions { try complete(queryVersion: bootstrap.queryVersion) }
         }
+        if isLast { awaitingFirstDownload = false }
     }
 
-    /// First the pending changesets (none of them integrated: nothing is uploaded before the first
-    /// download) are rebased after the bootstrap (`PendingRewrite.rebase`); then each object is
-    /// applied as a remote create (and collection inserts) at time zero: a pending local write
+    /// First the pending changesets (none of them integrated: this connection sent none, and the
+    /// server dropped what earlier ones left unintegrated) are rebased after the bootstrap
+    /// (`PendingRewrite.rebase`); then each object is applied as a remote create (and collection inserts) at time zero: a pending local write
     /// wins, as it will when it reaches the server. Local objects the snapshot lacks and no pending
     /// changeset creates are gone on the server: deleted. Then the cursor is the bootstrap's version.
     private func applyFirstBootstrap(_ bootstrap: Bootstrap, snapshot: [ObjectSnapshot]) throws {
@@ -358,14 +367,21 @@ public final class SyncClient: SyncClientEndpoint {
     /// A new subscription set's bootstrap to a replica that has downloaded: objects entering the
     /// view are applied whole, those leaving it deleted, as of the bootstrap's server version. The
     /// pending changesets are not rebased: the server has integrated the ones it acknowledges (in
-    /// the snapshot), and the others, made on this replica's view, stay as they are.
-    private func applyViewChange(_ bootstrap: Bootstrap, _ view: ViewCorrection) throws {
+    /// the snapshot), and the others, made on this replica's view, stay as they are. `wholeView`:
+    /// the bootstrap is the whole view (to a file at cursor 0 that sent changesets on this
+    /// connection, so it cannot rebase): the local objects it lacks go too, unless a pending
+    /// changeset creates them.
+    private func applyViewChange(_ bootstrap: Bootstrap, _ view: ViewCorrection, wholeView: Bool) throws {
         let acknowledged = max(bootstrap.acknowledged, try store.number(.uploadAcknowledged))
         var clock = HybridLogicalClock(last: HLCTimestamp(rawValue: try store.number(.lastClock)))
         clock.observe(bootstrap.latestClock)
         var applier = DownloadApplier(
             realm: realm, store: store, syncedClasses: Set(classes), pending: try store.history())
         try apply(view, with: &applier, acknowledged: acknowledged, at: bootstrap.serverVersion)
+        if wholeView {
+            try applier.forgetPending { $0 <= acknowledged }
+            try applier.deleteObjects(notIn: Set(view.replacements.map(\.object)))
+        }
         try applier.finish(acknowledged: acknowledged)
         try store.setNumber(.lastClock, clock.last.rawValue)
         try store.setNumber(.downloadCursor, max(bootstrap.serverVersion, try store.number(.downloadCursor)))

@@ -113,10 +113,18 @@ public final class SyncServer {
         // changed, which ends the session with the reason.
         session.view = try SessionView.compile(query, user: session.user, rules: state.rules, permissions: permissions)
         session.clientFileID = fileID
+        // Uploads of the file's earlier session (a connection whose end was not seen yet) are sent
+        // again on this one: integrated after the answer to this identify, they would be missing
+        // from the acknowledgement it carries, and the replica may rebase them.
+        pending.removeAll { $0.upload.clientFileID == fileID }
         session.downloadCursor = cursor
         var out: [Outgoing] = []
         if cursor == 0 {
-            if latest > 0 || query.version > 0 {
+            // A replica's first state is a bootstrap, and one with subscriptions uploads nothing
+            // before it (it rebases what was made offline): it gets one even from an empty server,
+            // or it would wait for the bootstrap of a set the server may refuse. A replica of whole
+            // classes (part 1's view) starts from the first download when there is nothing to send.
+            if latest > 0 || query.version > 0 || query.subscriptions.isEmpty {
                 out += try bootstrap(&session, fileID: fileID)
             } else {
                 try state.store.write { try $0.resetHeld(of: fileID, to: []) }

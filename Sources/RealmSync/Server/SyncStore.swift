@@ -105,7 +105,9 @@ public protocol SyncStoreTransaction: SyncStoreReader {
     /// committed on top of that version).
     func forgetHeldLog(of fileID: UInt64, before serverVersion: UInt64) throws
     /// The replica of `fileID` created `ref` itself: it holds it, whatever it was sent (not logged,
-    /// never rewound). Nothing when the store has no record of `ref`.
+    /// never rewound). Nothing when the store has no record of `ref`, or when the file holds it
+    /// already: then the log must still rewind a lost message that brought it (a create merged into
+    /// an object whose bootstrap was lost leaves the replica with its own fields only).
     func markHeld(_ fileID: UInt64, _ ref: ObjectRef) throws
     /// The replica of `fileID` stands at `position`: changes logged after it never reached it (the
     /// connection dropped) and are undone; the log is then cleared.

@@ -238,7 +238,9 @@ final class ViewSimulation {
         try checkCompensatingWrites()
         for index in replicas.indices {
             if replicas[index].client.hasUnacknowledgedChanges {
-                throw fail("replica \(index) still has unacknowledged changes after quiescence")
+                throw fail(
+                    "replica \(index) (file \(replicas[index].endpoint.record.fileID)) still has unacknowledged changes after quiescence"
+                )
             }
             let active = try checkSubscriptionStates(index)
             try checkView(index, active: active, serverState: serverState)

@@ -11,15 +11,12 @@ import XCTest
 final class ViewSimulationTests: XCTestCase {
     static let ciSeeds = 200
     static let steps = 300
-    /// Seeds that fail on bugs diagnosed but not fixed yet (issue 16's note): each still runs and
-    /// must still fail (its failure is printed); one that passes fails the test, so that it leaves
-    /// the list and the list stays true:
-    /// - 45: an object spared from a removal because later pending writes hold it keeps the state
-    ///   of its earlier writes (a set value) that the server dropped as concurrent with an erase the
-    ///   replica never heard of (its download was lost, and the object had left the view when the
-    ///   download was sent again); the object's new create comes back as a changeset, not whole.
-    ///   (Seed 78 failed the same way until uploads were ordered around new subscription sets.)
-    static let knownFailures: Set<UInt64> = [45]
+    /// Seeds that fail on bugs diagnosed but not fixed yet (named in issue 16's note): each still
+    /// runs and must still fail (its failure is printed); one that passes fails the test, so that it
+    /// leaves the list and the list stays true. Empty: the last one (45, an object spared from a
+    /// removal kept values the server had dropped) was fixed with
+    /// ClientViewTests.testARemovedObjectKeepsNothingOfTheServersAndComesBackWithItsPendingWrites.
+    static let knownFailures: Set<UInt64> = []
 
     func testReplicasHoldTheirViewsAndTheServerObeysTheRules() throws {
         let seeds = SimulationTests.seeds(prefix: "SYNC_VIEW_SIMULATION", ciSeeds: Self.ciSeeds)
