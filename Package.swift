@@ -112,7 +112,15 @@ let package = Package(
         .testTarget(name: "RealmSyncTests", dependencies: ["RealmSync", "RealmDatabase", "RealmTestSupport"]),
         // On 127.0.0.1 only: a real server, real clients, real SQLite stores.
         .testTarget(
-            name: "RealmSyncNetTests", dependencies: ["RealmSyncNet", "RealmSync", "RealmDatabase", "RealmTestSupport"]
+            name: "RealmSyncNetTests",
+            dependencies: [
+                "RealmSyncNet", "RealmSync", "RealmDatabase", "RealmTestSupport",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "LuaSandboxTests", dependencies: ["LuaSandbox"]),
         .testTarget(name: "RealmLuaTests", dependencies: ["RealmLua", "RealmDatabase", "LuaSandbox"]),

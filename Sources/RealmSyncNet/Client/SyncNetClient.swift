@@ -65,7 +65,8 @@ public actor SyncNetClient {
 
     /// Adds a session (a realm file of `user`) under the number `session`; opened at once when
     /// connected, else on the next connection.
-    public func register<Endpoint>(_ endpoint: SharedSyncEndpoint<Endpoint>, session: UInt32, user: String) async throws {
+    public func register<Endpoint>(_ endpoint: SharedSyncEndpoint<Endpoint>, session: UInt32, user: String) async throws
+    {
         guard sessions[session] == nil else { throw SyncError(.badSession, "session \(session) is already registered") }
         sessions[session] = Session(link: endpoint, user: user)
         guard outbox != nil else { return }
@@ -236,8 +237,10 @@ public actor SyncNetClient {
         }
     }
 
-    /// A frame from the server: to its session, whose replies go back. A malformed frame closes the
-    /// connection (the server is not speaking this protocol).
+    /// A frame from the server: to its session, whose replies go back, then the uploads it may now
+    /// send (a new file holds its commits until its first download; commits made offline wait for
+    /// the session to be identified again). A malformed frame closes the connection (the server is
+    /// not speaking this protocol).
     private func deliver(_ bytes: [UInt8]) {
         let message: SyncMessage
         do {
@@ -250,6 +253,7 @@ public actor SyncNetClient {
         guard let session = sessions[message.session], session.isOpen else { return }
         do {
             for reply in try session.link.receive(message) { send(reply) }
+            for upload in try session.link.pendingUploads() { send(upload) }
         } catch {
             fail(message.session, error)
         }

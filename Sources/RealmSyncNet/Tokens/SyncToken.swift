@@ -11,9 +11,16 @@ public struct SyncToken: Sendable {
 
     private let secret: [UInt8]
 
-    /// Throws when `secret` is empty (every token would be forgeable).
+    /// HS256 wants a key at least as long as its hash (RFC 7518 §3.2); jwt-kit traps on a shorter one.
+    public static let minimumSecretBytes = 32
+
+    /// Throws when `secret` is shorter than `minimumSecretBytes`.
     public init(secret: [UInt8]) throws {
-        guard !secret.isEmpty else { throw SyncTokenError(.malformed, "the shared secret is empty") }
+        guard secret.count >= Self.minimumSecretBytes else {
+            throw SyncTokenError(
+                .malformed,
+                "the shared secret has \(secret.count) bytes, at least \(Self.minimumSecretBytes) are needed")
+        }
         self.secret = secret
     }
 
@@ -59,7 +66,8 @@ public struct SyncToken: Sendable {
             let object = try? JSONSerialization.jsonObject(with: header) as? [String: Any]
         else { throw SyncTokenError(.malformed, "not a JWT (three base64url parts, a JSON header)") }
         guard let algorithm = object["alg"] as? String, algorithm == Self.algorithm else {
-            throw SyncTokenError(.wrongAlgorithm, "the header names '\(object["alg"] ?? "nothing")', not \(Self.algorithm)")
+            throw SyncTokenError(
+                .wrongAlgorithm, "the header names '\(object["alg"] ?? "nothing")', not \(Self.algorithm)")
         }
     }
 

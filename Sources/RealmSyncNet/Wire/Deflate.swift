@@ -22,13 +22,16 @@ enum Deflate {
     /// `bytes` inflated, which must be one whole stream of exactly `expectedLength` bytes with
     /// nothing after it. Throws `WireError(.badDeflate)` naming what zlib found.
     static func decompress(_ bytes: [UInt8], expectedLength: Int) throws -> [UInt8] {
-        guard let sourceCapacity = uLong(exactly: bytes.count), let capacity = uLong(exactly: expectedLength) else {
+        // One byte more than expected: a stream that fills it says more than the head, while one
+        // that stops short of the end without filling it was cut.
+        guard let sourceCapacity = uLong(exactly: bytes.count), let capacity = uLong(exactly: expectedLength),
+            expectedLength < Int.max
+        else {
             throw WireError(.badDeflate, "lengths out of range")
         }
         var sourceLength = sourceCapacity
-        var destinationLength = capacity
-        // zlib wants a non-null destination even for an empty result.
-        var output = [UInt8](repeating: 0, count: max(expectedLength, 1))
+        var destinationLength = capacity + 1
+        var output = [UInt8](repeating: 0, count: expectedLength + 1)
         let status = output.withUnsafeMutableBufferPointer { out in
             bytes.withUnsafeBufferPointer { input in
                 uncompress2(out.baseAddress, &destinationLength, input.baseAddress, &sourceLength)
@@ -36,12 +39,11 @@ enum Deflate {
         }
         switch status {
         case Z_OK: break
-        case Z_BUF_ERROR where destinationLength == capacity:
+        case Z_BUF_ERROR where destinationLength > capacity:
             throw WireError(.badDeflate, "the body inflates to more than the \(expectedLength) bytes the head says")
-        case Z_BUF_ERROR:
-            throw WireError(.badDeflate, "the deflate stream is truncated (\(bytes.count) bytes)")
-        case Z_DATA_ERROR:
-            throw WireError(.badDeflate, "the deflate stream is corrupt (\(bytes.count) bytes)")
+        case Z_BUF_ERROR, Z_DATA_ERROR:
+            // uncompress2 reports a stream cut short as a data error too.
+            throw WireError(.badDeflate, "the deflate stream is corrupt or truncated (\(bytes.count) bytes)")
         default:
             throw WireError(.badDeflate, "zlib failed with status \(status)")
         }

@@ -17,7 +17,8 @@ public struct WireCodec: Hashable, Sendable {
         if let token = frame.token { _ = try WireHead.token(token, kind: frame.kind) }
         guard frame.body.count <= limits.maxInflatedBodyBytes else {
             throw WireError(
-                .tooLarge, "a \(frame.kind.rawValue) body of \(frame.body.count) bytes is over \(limits.maxInflatedBodyBytes)")
+                .tooLarge,
+                "a \(frame.kind.rawValue) body of \(frame.body.count) bytes is over \(limits.maxInflatedBodyBytes)")
         }
         var body = frame.body
         var compressed = false
@@ -34,7 +35,8 @@ public struct WireCodec: Hashable, Sendable {
         }
         let total = line.count + 1 + body.count
         guard total <= limits.maxFrameBytes else {
-            throw WireError(.tooLarge, "a \(frame.kind.rawValue) frame of \(total) bytes is over \(limits.maxFrameBytes)")
+            throw WireError(
+                .tooLarge, "a \(frame.kind.rawValue) frame of \(total) bytes is over \(limits.maxFrameBytes)")
         }
         var bytes = line
         bytes.reserveCapacity(total)
@@ -94,7 +96,8 @@ public struct WireCodec: Hashable, Sendable {
             message = try SyncMessageCodec.decode(frame.body)
         } catch {
             throw WireError(
-                .badMessage, "the body of a \(frame.kind.rawValue) on session \(frame.session) does not decode: \(error)")
+                .badMessage,
+                "the body of a \(frame.kind.rawValue) on session \(frame.session) does not decode: \(error)")
         }
         guard WireKind(message) == frame.kind, message.session == frame.session else {
             throw WireError(

@@ -30,7 +30,9 @@ struct WireHead: Hashable {
         guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
             throw WireError(.badHead, "the head line holds a byte that is not printable ASCII")
         }
-        let fields = bytes.split(separator: 0x20, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        let fields = bytes.split(separator: 0x20, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         guard let version = fields.first, version == Self.version else {
             let found = fields.first ?? ""
             if found.hasPrefix(Self.versionPrefix) {
