@@ -64,7 +64,7 @@ final class NetAuthTests: XCTestCase {
         let server = try await fixture.startServer()
         let url = try await fixture.url(of: server)
         let bind = try WireCodec().encode(.bind(session: 4, user: "alice", needsClientFileID: true))
-        let result = try await rawPeer(url: url, send: [bind], timeout: .seconds(2))
+        let result = try await rawPeer(url: url, send: [bind], replies: 1)
         let replies = try result.received.map { try WireCodec().decodeMessage($0).message }
         guard case .error(4, .badAuthentication, let message, false)? = replies.first else {
             return XCTFail("no refusal: \(replies)")

@@ -92,4 +92,27 @@ final class NetFaultTests: XCTestCase {
         await hostB.stop()
         await second.stop()
     }
+
+    /// A message over the frame limit, or a text message, closes its connection; the server serves on.
+    func testOversizeAndTextMessagesCloseTheirConnection() async throws {
+        let fixture = try NetFixture()
+        let server = try await fixture.startServer(limits: WireLimits(maxFrameBytes: 8192))
+        let url = try await fixture.url(of: server)
+
+        let oversize = try await rawPeer(url: url, send: [[UInt8](repeating: 0x41, count: 20_000)])
+        XCTAssertEqual(oversize.closeCode, .messageTooLarge, "\(oversize)")
+        let text = try await rawText(url: url, "RSYNC/1 mark 1 0 0 0")
+        XCTAssertEqual(text, .unacceptableData)
+
+        let a = try fixture.replica("a", user: "alice")
+        let host = try fixture.client(url: url)
+        try await host.register(a, session: 1, user: "alice")
+        await host.start()
+        try a.write("x", "still served")
+        await host.flush()
+        let stored = await eventually { (try? fixture.serverState().objects.count) == 1 }
+        XCTAssertTrue(stored)
+        await host.stop()
+        await server.stop()
+    }
 }

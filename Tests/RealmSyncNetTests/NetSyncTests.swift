@@ -81,4 +81,74 @@ final class NetSyncTests: XCTestCase {
         XCTAssertEqual(stopped, .disconnected)
         await server.stop()
     }
+
+    func testASessionRegisteredWhileConnectedOpensAtOnce() async throws {
+        let fixture = try NetFixture()
+        let server = try await fixture.startServer()
+        let url = try await fixture.url(of: server)
+        let hostA = try fixture.client(url: url)
+        let hostB = try fixture.client(url: url)
+        await hostA.start()
+        await hostB.start()
+        let up = await eventually { await hostA.state == .connected }
+        XCTAssertTrue(up)
+        let a = try fixture.replica("a", user: "alice")
+        let b = try fixture.replica("b", user: "alice")
+        try await hostA.register(a, session: 3, user: "alice")
+        try await hostB.register(b, session: 9, user: "alice")
+        try a.write("late", "registered while connected")
+        await hostA.flush()
+        let arrived = await eventually { (try? b.text("late")) == "registered while connected" }
+        XCTAssertTrue(arrived)
+
+        await hostA.stop()
+        await hostB.stop()
+        await server.stop()
+    }
+
+    /// Unregistering unbinds on the server: the same session number binds again, and syncs.
+    func testAnUnregisteredSessionCanBindAgain() async throws {
+        let fixture = try NetFixture()
+        let server = try await fixture.startServer()
+        let url = try await fixture.url(of: server)
+        let a = try fixture.replica("a", user: "alice")
+        let b = try fixture.replica("b", user: "alice")
+        let hostA = try fixture.client(url: url)
+        let hostB = try fixture.client(url: url)
+        try await hostA.register(a, session: 1, user: "alice")
+        try await hostB.register(b, session: 1, user: "alice")
+        await hostA.start()
+        await hostB.start()
+        try a.write("one", "first")
+        await hostA.flush()
+        let first = await eventually { (try? b.text("one")) == "first" }
+        XCTAssertTrue(first)
+
+        await hostA.unregister(session: 1)
+        try a.write("two", "while unregistered")
+        try await hostA.register(a, session: 1, user: "alice")
+        let second = await eventually { (try? b.text("two")) == "while unregistered" }
+        XCTAssertTrue(second)
+        let errors = await hostA.sessionErrors
+        XCTAssertEqual(errors, [:])
+
+        await hostA.stop()
+        await hostB.stop()
+        await server.stop()
+    }
+
+    func testAServerCannotListenOnABusyPort() async throws {
+        let fixture = try NetFixture()
+        let first = try await fixture.startServer()
+        let url = try await fixture.url(of: first)
+        let port = try XCTUnwrap(URLComponents(string: url)?.port)
+        do {
+            let second = try await fixture.startServer(port: port)
+            await second.stop()
+            XCTFail("a second server listened on \(port)")
+        } catch let error as SyncError {
+            XCTAssertTrue(error.message.contains("cannot listen on 127.0.0.1:\(port)"), error.message)
+        }
+        await first.stop()
+    }
 }

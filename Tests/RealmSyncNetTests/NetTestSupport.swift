@@ -35,10 +35,10 @@ final class NetFixture: @unchecked Sendable {
     var storePath: String { folder.appendingPathComponent("sync.sqlite").path }
 
     /// A server on the store, listening on `port` (0: a free one), started.
-    func startServer(port: Int = 0) async throws -> SyncNetServer {
+    func startServer(port: Int = 0, limits: WireLimits = .standard) async throws -> SyncNetServer {
         let server = try SyncNetServer(
-            configuration: SyncNetServerConfiguration(host: "127.0.0.1", port: port), storePath: storePath,
-            schema: Self.schema, secret: secret)
+            configuration: SyncNetServerConfiguration(host: "127.0.0.1", port: port, limits: limits),
+            storePath: storePath, schema: Self.schema, secret: secret)
         try await server.start()
         return server
     }
@@ -71,7 +71,9 @@ final class NetFixture: @unchecked Sendable {
     func client(url: String, tokens: SyncNetClient.TokenSource? = nil) throws -> SyncNetClient {
         let backoff = ReconnectBackoff(initial: .milliseconds(40), maximum: .milliseconds(40))
         let signer = try SyncToken(secret: secret)
-        return SyncNetClient(url: url, tokens: tokens ?? { try await signer.sign(user: $0) }, backoff: backoff)
+        return SyncNetClient(
+            url: url, tokens: tokens ?? { try await signer.sign(user: $0) },
+            options: SyncNetClientOptions(backoff: backoff))
     }
 }
 
@@ -103,15 +105,17 @@ func eventually(timeout: Duration = .seconds(15), _ condition: () async throws -
     return try await condition()
 }
 
-/// A peer speaking raw bytes: sends `frames`, collects what comes back until the server closes
-/// (or `timeout`). What the server answered and how it closed.
+/// A peer speaking raw bytes: sends `frames`, collects what comes back until the server closes,
+/// `replies` frames came back, or `timeout` passed. What the server answered and how it closed.
 struct RawPeerResult: Sendable {
     var received: [[UInt8]] = []
     var closeCode: WebSocketErrorCode?
     var closeReason: String?
 }
 
-func rawPeer(url: String, send frames: [[UInt8]], timeout: Duration = .seconds(10)) async throws -> RawPeerResult {
+func rawPeer(url: String, send frames: [[UInt8]], replies: Int = .max, timeout: Duration = .seconds(10)) async throws
+    -> RawPeerResult
+{
     let logger = {
         var logger = Logger(label: "raw-peer")
         logger.logLevel = .critical
@@ -126,6 +130,7 @@ func rawPeer(url: String, send frames: [[UInt8]], timeout: Duration = .seconds(1
                 for frame in frames { try await outbound.write(.binary(ByteBuffer(bytes: frame))) }
                 for try await message in inbound.messages(maxSize: 1 << 24) {
                     if case .binary(let buffer) = message { collected.append(Array(buffer.readableBytesView)) }
+                    if collected.frames.count >= replies { break }
                 }
             }
         }
@@ -166,5 +171,26 @@ func states(
         let first = await group.next() ?? nil
         group.cancelAll()
         return first ?? []
+    }
+}
+
+/// Sends one text message; the close code the server answers with (nil: none within `timeout`).
+func rawText(url: String, _ text: String, timeout: Duration = .seconds(10)) async throws -> WebSocketErrorCode? {
+    let logger = Logger(label: "raw-text")
+    return try await withThrowingTaskGroup(of: WebSocketErrorCode?.self) { group in
+        group.addTask {
+            let close = try await WebSocketClient.connect(url: url, logger: logger) { inbound, outbound, _ in
+                try await outbound.write(.text(text))
+                for try await _ in inbound {}
+            }
+            return close?.closeCode
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        return first
     }
 }

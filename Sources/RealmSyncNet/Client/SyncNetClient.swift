@@ -10,7 +10,7 @@ import WSClient
 /// session is opened again (`SyncClientEndpoint.connect`: bind with a fresh token, identify, the
 /// uploads not yet acknowledged), so what was in flight when a connection fell is sent again.
 ///
-///     let client = SyncNetClient(url: "ws://127.0.0.1:7800/sync", tokens: { try await token.sign(user: $0) })
+///     let client = try SyncNetClient(url: "ws://127.0.0.1:7800/sync", secret: secret)
 ///     try await client.register(shared, session: 1, user: "alice")
 ///     await client.start()
 ///     shared.withEndpoint { try $0.realm.write { ... } }; await client.flush()
@@ -29,6 +29,7 @@ public actor SyncNetClient {
     private let tokens: TokenSource
     private let codec: WireCodec
     private let backoff: ReconnectBackoff
+    private let pingInterval: Duration
     private var sessions: [UInt32: Session] = [:]
     private var outbox: Outbox?
     /// Counts connections, so work resumed after an await knows whether its connection is still up.
@@ -44,21 +45,18 @@ public actor SyncNetClient {
     /// Why the last connection attempt failed or ended.
     public private(set) var lastConnectionError: String?
 
-    public init(
-        url: String, tokens: @escaping TokenSource, limits: WireLimits = .standard, backoff: ReconnectBackoff = .init()
-    ) {
+    public init(url: String, tokens: @escaping TokenSource, options: SyncNetClientOptions = .init()) {
         self.url = url
         self.tokens = tokens
-        codec = WireCodec(limits: limits)
-        self.backoff = backoff
+        codec = WireCodec(limits: options.limits)
+        backoff = options.backoff
+        pingInterval = options.pingInterval
     }
 
     /// A client signing its users' tokens with `secret`.
-    public init(url: String, secret: [UInt8], limits: WireLimits = .standard, backoff: ReconnectBackoff = .init())
-        throws
-    {
+    public init(url: String, secret: [UInt8], options: SyncNetClientOptions = .init()) throws {
         let signer = try SyncToken(secret: secret)
-        self.init(url: url, tokens: { try await signer.sign(user: $0) }, limits: limits, backoff: backoff)
+        self.init(url: url, tokens: { try await signer.sign(user: $0) }, options: options)
     }
 
     // MARK: Sessions
@@ -279,8 +277,9 @@ public actor SyncNetClient {
     }
 
     private nonisolated func clientConfiguration() -> WebSocketClientConfiguration {
-        // The server pings; the client answers (pongs are automatic).
-        WebSocketClientConfiguration(maxFrameSize: codec.limits.maxFrameBytes)
+        // Pongs are automatic; pings of its own let the client notice a server that went silent.
+        WebSocketClientConfiguration(
+            maxFrameSize: codec.limits.maxFrameBytes, autoPing: .enabled(timePeriod: pingInterval))
     }
 
     private static let logger: Logger = {
