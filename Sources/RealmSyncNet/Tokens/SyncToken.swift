@@ -66,8 +66,8 @@ public struct SyncToken: Sendable {
             let object = try? JSONSerialization.jsonObject(with: header) as? [String: Any]
         else { throw SyncTokenError(.malformed, "not a JWT (three base64url parts, a JSON header)") }
         guard let algorithm = object["alg"] as? String, algorithm == Self.algorithm else {
-            throw SyncTokenError(
-                .wrongAlgorithm, "the header names '\(object["alg"] ?? "nothing")', not \(Self.algorithm)")
+            let named = object["alg"].map { String(describing: $0).prefix(20) } ?? "nothing"
+            throw SyncTokenError(.wrongAlgorithm, "the header names '\(named)', not \(Self.algorithm)")
         }
     }
 
