@@ -115,4 +115,31 @@ final class NetFaultTests: XCTestCase {
         await host.stop()
         await server.stop()
     }
+
+    /// A host started while the server is down keeps retrying (with backoff), and connects once it is up.
+    func testAClientStartedBeforeTheServerConnectsWhenItComesUp() async throws {
+        let fixture = try NetFixture()
+        let probe = try await fixture.startServer()
+        let url = try await fixture.url(of: probe)
+        let port = try XCTUnwrap(URLComponents(string: url)?.port)
+        await probe.stop()
+
+        let a = try fixture.replica("a", user: "alice")
+        let host = try fixture.client(url: url)
+        try await host.register(a, session: 1, user: "alice")
+        try a.write("early", "written before any server")
+        await host.start()
+        let refused = await eventually { await host.lastConnectionError != nil }
+        XCTAssertTrue(refused)
+        let waiting = await host.state
+        XCTAssertNotEqual(waiting, .connected)
+
+        let server = try await fixture.startServer(port: port)
+        let stored = await eventually { (try? fixture.serverState().objects.count) == 1 }
+        XCTAssertTrue(stored)
+        let state = await host.state
+        XCTAssertEqual(state, .connected)
+        await host.stop()
+        await server.stop()
+    }
 }
