@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 // RealmHost: per-user object databases ("realms") on SQLite, scripted in Lua 5.4.
@@ -8,7 +8,7 @@ import PackageDescription
 //                              |
 //                          RealmHost  (tenants, plugins, the tenant session)
 //                         /        \
-//                   RealmLua        RealmSync  (sync without a network)
+//                   RealmLua        RealmSync  (sync without a network) <- RealmSyncNet (the wire, WebSocket)
 //                  /        \        /
 //            LuaSandbox    RealmDatabase
 //                 |             |
@@ -16,7 +16,9 @@ import PackageDescription
 //
 // RealmSync (changesets, clocks, client and server engines, the SQLite sync store, the in-memory
 // transport) sits on RealmDatabase and knows no Lua; RealmHost reads the plugins' `sync` tables
-// into its `SyncRules`. realm-bench and realm-fuzz use it too.
+// into its `SyncRules`. realm-bench and realm-fuzz use it too. RealmSyncNet puts the engine on the
+// network (Hummingbird server, swift-websocket client, jwt-kit tokens, zlib): only it and its tests
+// build the network packages, so RealmSync and its tests stay free of them.
 //
 // RealmTestSupport (the query fuzzer, SplitMix64) sits beside the executables, over RealmDatabase;
 // it is no product. Every module a target imports is listed in its dependencies.
@@ -27,6 +29,7 @@ let package = Package(
     products: [
         .library(name: "RealmDatabase", targets: ["RealmDatabase"]),
         .library(name: "RealmSync", targets: ["RealmSync"]),
+        .library(name: "RealmSyncNet", targets: ["RealmSyncNet"]),
         .library(name: "RealmLua", targets: ["RealmLua"]),
         .library(name: "RealmHost", targets: ["RealmHost"]),
         .executable(name: "realm-host", targets: ["RealmHostCLI"]),
@@ -34,13 +37,24 @@ let package = Package(
         .executable(name: "realm-fuzz", targets: ["RealmFuzz"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // No traits: swift-configuration and full Foundation are not needed (a shorter first build).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        // Already under the four above; named for the modules RealmSyncNet imports itself.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // System libraries (Debian: libsqlite3-dev, liblua5.4-dev, libedit-dev).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
         .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+        // Deflate for wire frames (Debian: zlib1g-dev).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Lua's API macros as functions, the capped allocator, the hook and the error trampoline.
         .target(name: "CLuaShim", dependencies: ["CLua"]),
 
@@ -53,6 +67,22 @@ let package = Package(
         // Sync without a network: changesets, clocks, the client and server engines, the SQLite store,
         // the in-memory transport of the simulation (docs/SYNC.md).
         .target(name: "RealmSync", dependencies: ["RealmDatabase", "CSQLite"]),
+        // The engine on the network: wire frames, tokens, the WebSocket server and client.
+        .target(
+            name: "RealmSyncNet",
+            dependencies: [
+                "RealmSync", "CZlib",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "WSCore", package: "swift-websocket"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // Tenants, per-user configurations, plugins, the realm cache.
         .target(name: "RealmHost", dependencies: ["RealmDatabase", "RealmLua", "LuaSandbox", "RealmSync"]),
         .executableTarget(
@@ -80,6 +110,18 @@ let package = Package(
 
         .testTarget(name: "RealmDatabaseTests", dependencies: ["RealmDatabase", "CSQLite", "RealmTestSupport"]),
         .testTarget(name: "RealmSyncTests", dependencies: ["RealmSync", "RealmDatabase", "RealmTestSupport"]),
+        // On 127.0.0.1 only: a real server, real clients, real SQLite stores.
+        .testTarget(
+            name: "RealmSyncNetTests",
+            dependencies: [
+                "RealmSyncNet", "RealmSync", "RealmDatabase", "RealmTestSupport",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "LuaSandboxTests", dependencies: ["LuaSandbox"]),
         .testTarget(name: "RealmLuaTests", dependencies: ["RealmLua", "RealmDatabase", "LuaSandbox"]),
         .testTarget(

@@ -7,6 +7,8 @@ public enum SyncErrorCode: UInt16, Hashable, Sendable {
     case badDecompression = 111
     case limitsExceeded = 115
     case badSession = 116
+    /// The user's token was refused (forged, expired, another algorithm) or names another user.
+    case badAuthentication = 203
     case badClientFileIdentifier = 208
     case badServerVersion = 209
     case badClientVersion = 210

@@ -1,0 +1,290 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOWebSocket
+import RealmSync
+import WSClient
+
+/// A host's connection to the sync server: one WebSocket carrying every registered session (one
+/// per realm file), kept up with reconnection (`ReconnectBackoff`). On each connection every
+/// session is opened again (`SyncClientEndpoint.connect`: bind with a fresh token, identify, the
+/// uploads not yet acknowledged), so what was in flight when a connection fell is sent again.
+///
+///     let client = try SyncNetClient(url: "ws://127.0.0.1:7800/sync", secret: secret)
+///     try await client.register(shared, session: 1, user: "alice")
+///     await client.start()
+///     shared.withEndpoint { try $0.realm.write { ... } }; await client.flush()
+public actor SyncNetClient {
+    /// Signs a token for a user (the host holds the shared secret).
+    public typealias TokenSource = @Sendable (_ user: String) async throws -> String
+
+    private struct Session {
+        let link: any SessionLink
+        let user: String
+        /// Opened on the current connection.
+        var isOpen = false
+    }
+
+    public nonisolated let url: String
+    private let tokens: TokenSource
+    private let codec: WireCodec
+    private let backoff: ReconnectBackoff
+    private let pingInterval: Duration
+    private var sessions: [UInt32: Session] = [:]
+    private var outbox: Outbox?
+    /// Counts connections, so work resumed after an await knows whether its connection is still up.
+    private var generation = 0
+    private var failures = 0
+    private var running: Task<Void, Never>?
+    private var stopping = false
+    public private(set) var state = SyncConnectionState.disconnected
+    private var observers: [UUID: AsyncStream<SyncConnectionState>.Continuation] = [:]
+    /// The last error of each session that failed (a refused bind, a message it could not apply):
+    /// the session is closed until the next connection.
+    public private(set) var sessionErrors: [UInt32: String] = [:]
+    /// Why the last connection attempt failed or ended.
+    public private(set) var lastConnectionError: String?
+
+    public init(url: String, tokens: @escaping TokenSource, options: SyncNetClientOptions = .init()) {
+        self.url = url
+        self.tokens = tokens
+        codec = WireCodec(limits: options.limits)
+        backoff = options.backoff
+        pingInterval = options.pingInterval
+    }
+
+    /// A client signing its users' tokens with `secret`.
+    public init(url: String, secret: [UInt8], options: SyncNetClientOptions = .init()) throws {
+        let signer = try SyncToken(secret: secret)
+        self.init(url: url, tokens: { try await signer.sign(user: $0) }, options: options)
+    }
+
+    // MARK: Sessions
+
+    /// Adds a session (a realm file of `user`) under the number `session`; opened at once when
+    /// connected, else on the next connection.
+    public func register<Endpoint>(_ endpoint: SharedSyncEndpoint<Endpoint>, session: UInt32, user: String) async throws
+    {
+        guard sessions[session] == nil else { throw SyncError(.badSession, "session \(session) is already registered") }
+        sessions[session] = Session(link: endpoint, user: user)
+        guard outbox != nil else { return }
+        let current = generation
+        let token = await token(for: user, session: session)
+        guard current == generation, let token else { return }
+        open(session, token: token)
+    }
+
+    /// Removes a session: the server is told (unbind) and the endpoint disconnected.
+    public func unregister(session: UInt32) {
+        guard let removed = sessions.removeValue(forKey: session) else { return }
+        if removed.isOpen {
+            send(.unbind(session: session))
+            removed.link.disconnect()
+        }
+        sessionErrors[session] = nil
+    }
+
+    /// Uploads the local commits of every open session made since the last call (after a write).
+    public func flush() {
+        for number in sessions.keys.sorted() { flush(session: number) }
+    }
+
+    public func flush(session number: UInt32) {
+        guard outbox != nil, let session = sessions[number], session.isOpen else { return }
+        do {
+            for message in try session.link.pendingUploads() { send(message) }
+        } catch {
+            fail(number, error)
+        }
+    }
+
+    // MARK: Running
+
+    /// Connects, and keeps connecting after every loss until `stop`.
+    public func start() {
+        guard running == nil else { return }
+        stopping = false
+        running = Task { await self.connectionLoop() }
+    }
+
+    /// Closes the connection and stops reconnecting; the sessions stay registered.
+    public func stop() async {
+        stopping = true
+        outbox?.close(.goingAway, reason: "the host is stopping")
+        running?.cancel()
+        await running?.value
+        running = nil
+    }
+
+    /// The connection state now, then each change.
+    public func stateUpdates() -> AsyncStream<SyncConnectionState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncConnectionState.self)
+        let id = UUID()
+        observers[id] = continuation
+        continuation.yield(state)
+        continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
+        return stream
+    }
+
+    private func removeObserver(_ id: UUID) { observers[id] = nil }
+
+    private func setState(_ new: SyncConnectionState) {
+        guard new != state else { return }
+        state = new
+        for observer in observers.values { observer.yield(new) }
+    }
+
+    private func connectionLoop() async {
+        while !stopping && !Task.isCancelled {
+            setState(.connecting)
+            do {
+                try await WebSocketClient.connect(
+                    url: url, configuration: clientConfiguration(), logger: Self.logger
+                ) { inbound, outbound, _ in
+                    await self.serve(inbound: inbound, outbound: outbound)
+                }
+            } catch {
+                lastConnectionError = "\(error)"
+            }
+            connectionEnded()
+            guard !stopping else { break }
+            let delay = backoff.delay(afterFailures: failures)
+            failures += 1
+            try? await Task.sleep(for: delay)
+        }
+        setState(.disconnected)
+    }
+
+    /// One connection: its writer, the sessions opened, then every frame read until it ends.
+    private nonisolated func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        let outbox = Outbox()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await outbox.writeAll(to: outbound) }
+            await connected(outbox)
+            do {
+                for try await message in inbound.messages(maxSize: codec.limits.maxFrameBytes) {
+                    guard case .binary(let buffer) = message else {
+                        outbox.close(.unacceptableData, reason: "text messages are not part of the sync protocol")
+                        break
+                    }
+                    await deliver(Array(buffer.readableBytesView))
+                }
+            } catch {
+                await recordConnectionError(error)
+            }
+            outbox.finish()
+            await group.waitForAll()
+        }
+    }
+
+    private func recordConnectionError(_ error: any Error) { lastConnectionError = "\(error)" }
+
+    /// The socket is up: tokens for every user first (signing may wait), then every session opened
+    /// in one step, so nothing (a flush) can slip a session's uploads before its bind.
+    private func connected(_ newOutbox: Outbox) async {
+        generation += 1
+        let current = generation
+        var signed: [String: String] = [:]
+        for (number, session) in sessions where signed[session.user] == nil {
+            signed[session.user] = await token(for: session.user, session: number)
+        }
+        guard current == generation, !stopping else { return }
+        outbox = newOutbox
+        failures = 0
+        lastConnectionError = nil
+        setState(.connected)
+        for (number, session) in sessions.sorted(by: { $0.key < $1.key }) {
+            guard let token = signed[session.user] else { continue }
+            open(number, token: token)
+        }
+    }
+
+    private func connectionEnded() {
+        generation += 1
+        outbox = nil
+        for (number, session) in sessions where session.isOpen {
+            session.link.disconnect()
+            sessions[number]?.isOpen = false
+        }
+        setState(.disconnected)
+    }
+
+    // MARK: Messages
+
+    private func token(for user: String, session: UInt32) async -> String? {
+        do {
+            return try await tokens(user)
+        } catch {
+            sessionErrors[session] = "cannot sign a token for user '\(user)': \(error)"
+            return nil
+        }
+    }
+
+    /// Opens a session on the current connection: its opening messages, the bind with `token`.
+    private func open(_ number: UInt32, token: String) {
+        guard let session = sessions[number], !session.isOpen else { return }
+        do {
+            let messages = try session.link.connect(session: number)
+            sessions[number]?.isOpen = true
+            sessionErrors[number] = nil
+            for message in messages {
+                if case .bind = message { send(message, token: token) } else { send(message) }
+            }
+        } catch {
+            fail(number, error)
+        }
+    }
+
+    /// A frame from the server: to its session, whose replies go back, then the uploads it may now
+    /// send (a new file holds its commits until its first download; commits made offline wait for
+    /// the session to be identified again). A malformed frame closes the connection (the server is
+    /// not speaking this protocol).
+    private func deliver(_ bytes: [UInt8]) {
+        let message: SyncMessage
+        do {
+            message = try codec.decodeMessage(bytes).message
+        } catch {
+            lastConnectionError = "\(error)"
+            outbox?.close(.protocolError, reason: "\(error)")
+            return
+        }
+        guard let session = sessions[message.session], session.isOpen else { return }
+        do {
+            for reply in try session.link.receive(message) { send(reply) }
+            for upload in try session.link.pendingUploads() { send(upload) }
+        } catch {
+            fail(message.session, error)
+        }
+    }
+
+    /// A session that failed is closed until the next connection; the others go on.
+    private func fail(_ number: UInt32, _ error: any Error) {
+        sessionErrors[number] = "\(error)"
+        guard let session = sessions[number], session.isOpen else { return }
+        sessions[number]?.isOpen = false
+        session.link.disconnect()
+        send(.unbind(session: number))
+    }
+
+    private func send(_ message: SyncMessage, token: String? = nil) {
+        guard let outbox else { return }
+        do {
+            outbox.send(try codec.encode(message, token: token))
+        } catch {
+            // Too large to send: the server would refuse it; the session cannot go on as it is.
+            sessionErrors[message.session] = "\(error)"
+        }
+    }
+
+    private nonisolated func clientConfiguration() -> WebSocketClientConfiguration {
+        // Pongs are automatic; pings of its own let the client notice a server that went silent.
+        WebSocketClientConfiguration(
+            maxFrameSize: codec.limits.maxFrameBytes, autoPing: .enabled(timePeriod: pingInterval))
+    }
+
+    private static let logger: Logger = {
+        var logger = Logger(label: "realm-sync-client")
+        logger.logLevel = .warning
+        return logger
+    }()
+}

@@ -1,0 +1,28 @@
+import Logging
+
+/// Where and how the network server listens.
+public struct SyncNetServerConfiguration: Sendable {
+    /// The address to bind; tests and a default install use loopback.
+    public var host: String
+    /// 0: a free port, chosen by the system (`SyncNetServer.port` tells which).
+    public var port: Int
+    /// The WebSocket route.
+    public var path: String
+    public var limits: WireLimits
+    /// How often the server pings an idle connection (WebSocket ping/pong); a peer that does not
+    /// answer is closed.
+    public var pingInterval: Duration
+    public var logLevel: Logger.Level
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 7800, path: String = "/sync", limits: WireLimits = .standard,
+        pingInterval: Duration = .seconds(30), logLevel: Logger.Level = .warning
+    ) {
+        self.host = host
+        self.port = port
+        self.path = path
+        self.limits = limits
+        self.pingInterval = pingInterval
+        self.logLevel = logLevel
+    }
+}
