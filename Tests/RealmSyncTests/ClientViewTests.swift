@@ -383,6 +383,56 @@ final class ClientViewTests: XCTestCase {
         XCTAssertEqual(try name(c, "a"), .string("A"))
     }
 
+    /// View simulation seed 1360: the replica created the object again (a pending create) after its
+    /// removal, so it held none of its elements when the object came whole; the pending set of an
+    /// element was replayed before the snapshot inserted the element, and lost.
+    func testAnObjectSentWholeOverALocalCreateGetsThePendingElementWritesLaterThanTheServers() throws {
+        let c = try downloadedClient("a")
+        try subscribe(c, "Person")
+        let element = ElementID(clock: HLCTimestamp(milliseconds: 2, counter: 0), clientFileID: 9, index: 0)
+        let other = ElementID(clock: HLCTimestamp(milliseconds: 2, counter: 0), clientFileID: 9, index: 1)
+        let position = FractionalPosition.between(nil, nil)
+        let later = FractionalPosition.between(position, nil)
+        _ = try c.receive(
+            .download(
+                session: 1, downloadCursor: 2, uploadAcknowledged: 0,
+                changesets: [
+                    remote(
+                        2,
+                        [
+                            .listInsert(
+                                ref("a"), field: "tags", element: element, position: position, value: .string("d")),
+                            .listInsert(ref("a"), field: "tags", element: other, position: later, value: .string("o")),
+                        ])
+                ]))
+        try c.realm.write { try c.person("a").dynamicList("tags").set(.string("b"), at: 0) }
+        _ = try c.receive(
+            .download(session: 1, downloadCursor: 3, uploadAcknowledged: 0, changesets: [], removals: [ref("a")]))
+        try c.realm.write { _ = try c.realm.create("Person", value: .dictionary(["id": .string("a")])) }
+        let pending = try XCTUnwrap(try c.storedHistory().first)
+        let whole = ObjectSnapshot(
+            object: ref("a"), fields: [SyncField("name", .string("A"))],
+            lists: [
+                ListSnapshot(
+                    field: "tags",
+                    elements: [
+                        .init(id: element, position: position, value: .string("d")),
+                        .init(id: other, position: later, value: .string("server")),
+                    ])
+            ],
+            times: SnapshotTimes(elements: [
+                .init(
+                    field: "tags", id: other, position: .zero,
+                    value: RealmSync.WriteTime(
+                        clock: HLCTimestamp(rawValue: pending.clock.rawValue + 1), clientFileID: 9))
+            ]))
+        _ = try c.receive(
+            .download(session: 1, downloadCursor: 4, uploadAcknowledged: 0, changesets: [], replacements: [whole]))
+        XCTAssertEqual(
+            try c.person("a").dynamicList("tags").values(), [.string("b"), .string("server")],
+            "the pending set is later than the server's first value, earlier than its second")
+    }
+
     func testARemovedObjectAPendingChangesetCreatesStaysAsThePendingChangesetsMakeIt() throws {
         let c = try downloadedClient("a")
         try subscribe(c, "Person")

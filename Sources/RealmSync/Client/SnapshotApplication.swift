@@ -92,6 +92,25 @@ extension DownloadApplier {
         }
         for (instruction, time) in Self.collectionWrites(snapshot) { try apply(instruction, at: time) }
         if !existed { try replayPending(on: o, object, existed: false) }
+        try rewritePendingElementWrites(of: o, on: object, times)
+    }
+
+    /// The pending moves and sets of list elements later than the server's: the snapshot's own move
+    /// and set were skipped for them, and a replay before the snapshot inserted the element found
+    /// nothing to write (an object the replica created again, holding none of its elements).
+    private func rewritePendingElementWrites(of o: ObjectRef, on object: DynamicObject, _ times: SnapshotTimes) throws {
+        for changeset in pending {
+            let time = WriteTime(of: changeset)
+            for instruction in changeset.instructions where instruction.object == o {
+                switch instruction {
+                case .listMove(_, let field, let id, _) where time > (times.element(field, id)?.position ?? .zero),
+                    .listSet(_, let field, let id, _) where time > (times.element(field, id)?.value ?? .zero):
+                    try write(instruction, on: object, at: time)
+                default:
+                    continue
+                }
+            }
+        }
     }
 
     /// Over an embedded object sent whole, the pending writes below it that the server keeps (as
