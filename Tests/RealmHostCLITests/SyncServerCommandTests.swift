@@ -79,6 +79,8 @@ final class SyncServerCommandTests: XCTestCase {
             ("127.0.0.1:70000", "the port must be a number from 0 to 65535, not '70000'"),
             ("localhost", "the port is missing"),
             (":7800", "the host is missing"),
+            ("::1:7800", "write an IPv6 address in brackets"),
+            ("[::1]7800", "an IPv6 address is written [ADDRESS]:PORT"),
         ] {
             let result = try workspace.run(
                 ["sync-server", "--listen", address, "--data", "server", "--plugins", "plugins"])
@@ -101,6 +103,15 @@ final class SyncServerCommandTests: XCTestCase {
             ["sync-server", "--listen", "127.0.0.1:0", "--data", "server", "--plugins", "empty"])
         XCTAssertNotEqual(none.status, 0, empty)
         XCTAssertTrue(none.stderr.contains("--plugins: no plugin in empty"), none.stderr)
+    }
+
+    func testADataPathThatIsAFileIsRefused() throws {
+        let workspace = try Workspace()
+        try workspace.write("server", "a file, not a folder")
+        let result = try workspace.run(
+            ["sync-server", "--listen", "127.0.0.1:0", "--data", "server", "--plugins", "plugins"])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.stderr.contains("--data server: not a folder"), result.stderr)
     }
 
     func testAPostgresStoreIsRefusedUntilItIsBuiltAndOtherStoresAreUnknown() throws {

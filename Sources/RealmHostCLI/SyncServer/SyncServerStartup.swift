@@ -39,12 +39,12 @@ enum SyncServerStartup {
 
     /// Creates the data folder when missing.
     static func makeDataFolder(_ url: URL) throws {
+        if FileManager.default.fileExists(atPath: url.path) { return try checkFolder(url, flag: "--data") }
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
             throw CLIError.failed("--data \(displayPath(url)): cannot create the folder: \(error.localizedDescription)")
         }
-        try checkFolder(url, flag: "--data")
     }
 
     /// The server on its store, not started yet.
