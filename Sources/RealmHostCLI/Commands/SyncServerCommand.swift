@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RealmSync
 import RealmSyncNet
 
 /// `realm-host sync-server`: the sync server of docs/SYNC.md, on a SQLite store in the data folder,
@@ -62,7 +63,13 @@ struct SyncServerCommand: ParsableCommand {
     /// Starts `server`, says where on the first line of standard output, and stops it at SIGINT or
     /// SIGTERM: the uploads that arrived are integrated and every connection closed before it returns.
     private func serve(_ server: SyncNetServer, at address: ListenAddress) throws {
-        let port = try AsyncBridge.wait { try await server.start() }
+        let port: Int
+        do {
+            port = try AsyncBridge.wait { try await server.start() }
+        } catch let error as SyncError {
+            // "cannot listen on HOST:PORT: why" says it all; the engine's error number would not help.
+            throw CLIError.failed(error.message)
+        }
         let path = server.configuration.path
         StandardStreams.line("sync server listening on ws://\(address.authority(port: port))\(path)")
         let signal = TerminationSignals.wait()
