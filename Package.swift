@@ -5,7 +5,8 @@ import PackageDescription
 // Dependencies point one way (downwards):
 //
 //                 realm-host (RealmHostCLI)    realm-bench    realm-fuzz
-//                              |
+//                              |        \
+//                              |         RealmSyncNet  (`realm-host sync-server`)
 //                          RealmHost  (tenants, plugins, the tenant session)
 //                         /        \
 //                   RealmLua        RealmSync  (sync without a network) <- RealmSyncNet (the wire, WebSocket)
@@ -17,8 +18,9 @@ import PackageDescription
 // RealmSync (changesets, clocks, client and server engines, the SQLite sync store, the in-memory
 // transport) sits on RealmDatabase and knows no Lua; RealmHost reads the plugins' `sync` tables
 // into its `SyncRules`. realm-bench and realm-fuzz use it too. RealmSyncNet puts the engine on the
-// network (Hummingbird server, swift-websocket client, jwt-kit tokens, zlib): only it and its tests
-// build the network packages, so RealmSync and its tests stay free of them.
+// network (Hummingbird server, swift-websocket client, jwt-kit tokens, zlib): only it, realm-host
+// (whose `sync-server` serves it) and their tests build the network packages, so RealmSync and its
+// tests stay free of them.
 //
 // RealmTestSupport (the query fuzzer, SplitMix64) sits beside the executables, over RealmDatabase;
 // it is no product. Every module a target imports is listed in its dependencies.
@@ -88,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "RealmHostCLI",
             dependencies: [
-                "RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "CEdit",
+                "RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "CEdit", "RealmSync", "RealmSyncNet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -127,7 +129,11 @@ let package = Package(
         .testTarget(
             name: "RealmHostTests", dependencies: ["RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "RealmSync"]
         ),
-        .testTarget(name: "RealmHostCLITests", dependencies: ["RealmHost", "RealmHostCLI"]),
+        // Spawns the built realm-host; the sync-server tests talk to it with RealmSyncNet's client.
+        .testTarget(
+            name: "RealmHostCLITests",
+            dependencies: ["RealmHost", "RealmHostCLI", "RealmSyncNet", "RealmSync", "RealmDatabase"]
+        ),
         // Proof under faults, hostile scripts and load (issue 6).
         .testTarget(
             name: "ReliabilityTests",

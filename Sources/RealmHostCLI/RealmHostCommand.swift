@@ -19,7 +19,7 @@ struct RealmHostCommand: ParsableCommand {
         version: "realm-host \(realmHostVersion)",
         subcommands: [
             ReplCommand.self, RunCommand.self, MigrateCommand.self, UsersCommand.self,
-            SchemaCommand.self, ExportCommand.self, ImportCommand.self, PluginCommand.self,
+            SchemaCommand.self, ExportCommand.self, ImportCommand.self, PluginCommand.self, SyncServerCommand.self,
         ],
         defaultSubcommand: ReplCommand.self
     )

@@ -1,0 +1,93 @@
+import Foundation
+import RealmDatabase
+import RealmHost
+import RealmSync
+import RealmSyncNet
+
+/// The steps of `realm-host sync-server` before it serves, each checking one input and throwing a
+/// message that names it. Nothing is created in the data folder before the plugins load.
+enum SyncServerStartup {
+    /// The plugins of `folders`, loaded as a host loads them. Each folder must exist; together they
+    /// must hold at least one plugin (a server without a schema has nothing to sync).
+    static func plugins(_ folders: [String]) throws -> PluginRegistry {
+        guard !folders.isEmpty else {
+            throw CLIError.failed("--plugins is required: the folder of the plugins the hosts load")
+        }
+        let urls = folders.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
+        for url in urls { try checkFolder(url, flag: "--plugins") }
+        let registry: PluginRegistry
+        do {
+            registry = try PluginRegistry(folders: urls)
+        } catch {
+            throw CLIError.failed("plugins: \(error)")
+        }
+        guard !registry.plugins.isEmpty else {
+            let named = urls.map(displayPath).joined(separator: ", ")
+            throw CLIError.failed("--plugins: no plugin in \(named) (a plugin is a folder with a plugin.lua)")
+        }
+        return registry
+    }
+
+    /// The plugins' merged sync rules, compiled against their schema.
+    static func permissions(of registry: PluginRegistry) throws -> SyncPermissions {
+        do {
+            return try SyncPermissions.compile(registry.syncRules, schema: registry.schema)
+        } catch {
+            throw CLIError.failed("plugins: the sync rules: \(error)")
+        }
+    }
+
+    /// Creates the data folder when missing.
+    static func makeDataFolder(_ url: URL) throws {
+        if FileManager.default.fileExists(atPath: url.path) { return try checkFolder(url, flag: "--data") }
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError.failed("--data \(displayPath(url)): cannot create the folder: \(error.localizedDescription)")
+        }
+    }
+
+    /// The server on its store, not started yet.
+    static func server(
+        listen: ListenAddress, store: SyncStoreLocation, schema: sending Schema, permissions: SyncPermissions,
+        secret: SyncSharedSecret
+    ) throws -> SyncNetServer {
+        guard case .sqlite(let path) = store else { throw CLIError.failed("--store: unsupported store") }
+        do {
+            return try SyncNetServer(
+                configuration: SyncNetServerConfiguration(host: listen.host, port: listen.port), storePath: path,
+                schema: schema, permissions: permissions, secret: secret.bytes)
+        } catch {
+            throw CLIError.failed("cannot open the store \(store.description): \(error)")
+        }
+    }
+
+    /// What the server runs with, for standard error (the first line of standard output is the URL).
+    static func describe(_ registry: PluginRegistry, store: SyncStoreLocation, secret: SyncSharedSecret) -> [String] {
+        let plugins = registry.plugins.map { "\($0.name) \($0.version)" }.joined(separator: ", ")
+        let synced = registry.schema.objectSchemas.filter { $0.primaryKey != nil && !$0.isEmbedded }.map(\.className)
+        var lines = [
+            "sync server: plugins \(plugins); classes that sync: \(synced.joined(separator: ", "))",
+            "sync server: store \(store.description)",
+        ]
+        switch secret.origin {
+        case .environment:
+            lines.append("sync server: shared secret from $\(SyncSharedSecret.environmentVariable)")
+        case .file(let path):
+            lines.append("sync server: shared secret in \(path) (hosts: --sync-secret-file \(path))")
+        case .created(let path):
+            lines.append(
+                "sync server: created the shared secret in \(path) (mode 0600); hosts sign their users' tokens "
+                    + "with it (--sync-secret-file \(path))")
+        }
+        return lines
+    }
+
+    private static func checkFolder(_ url: URL, flag: String) throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            throw CLIError.failed("\(flag) \(displayPath(url)): no such folder")
+        }
+        guard isFolder.boolValue else { throw CLIError.failed("\(flag) \(displayPath(url)): not a folder") }
+    }
+}

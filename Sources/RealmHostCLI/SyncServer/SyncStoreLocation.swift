@@ -1,0 +1,50 @@
+import Foundation
+
+/// `--store URL`: where the sync server keeps the central store. `sqlite:PATH` (the default is
+/// `sqlite:DIR/sync.sqlite`); `postgres://…` is issue 18's store, refused until it is built.
+enum SyncStoreLocation: Equatable {
+    case sqlite(path: String)
+
+    static let defaultFileName = "sync.sqlite"
+
+    /// The store `text` names (nil: the default, in `dataFolder`), or a message naming the flag.
+    init(parsing text: String?, dataFolder: URL) throws {
+        guard let text else {
+            self = .sqlite(path: dataFolder.appendingPathComponent(Self.defaultFileName).path)
+            return
+        }
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") {
+            throw CLIError.failed(
+                "--store '\(Self.redacted(text))': the PostgreSQL store (PostgresSyncStore, issue 18) is not built "
+                    + "yet; use sqlite:PATH (the default is sqlite:DIR/\(Self.defaultFileName))")
+        }
+        guard lowered.hasPrefix("sqlite:") else {
+            throw CLIError.failed(
+                "--store '\(Self.redacted(text))': unknown kind of store; expected sqlite:PATH "
+                    + "(the default is sqlite:DIR/\(Self.defaultFileName))")
+        }
+        // `sqlite:PATH`, and `sqlite://PATH` as URLs are often written.
+        var path = text.dropFirst("sqlite:".count)
+        if path.hasPrefix("//") { path = path.dropFirst(2) }
+        guard !path.isEmpty else { throw CLIError.failed("--store '\(text)': the SQLite file's path is missing") }
+        self = .sqlite(path: URL(fileURLWithPath: String(path)).standardizedFileURL.path)
+    }
+
+    /// How messages name the store.
+    var description: String {
+        switch self {
+        case .sqlite(let path): "sqlite:\(path)"
+        }
+    }
+
+    /// `text` without the password a database URL may carry (`postgres://user:secret@host`).
+    private static func redacted(_ text: String) -> String {
+        guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@") else {
+            return text
+        }
+        let credentials = text[scheme.upperBound..<at]
+        guard let colon = credentials.firstIndex(of: ":") else { return text }
+        return text.replacingCharacters(in: colon..<at, with: ":***")
+    }
+}

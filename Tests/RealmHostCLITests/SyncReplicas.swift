@@ -1,0 +1,74 @@
+import Foundation
+import RealmDatabase
+import RealmHost
+import RealmSync
+import RealmSyncNet
+
+/// Replicas with the schema of the repository's plugins, each behind its own network client (as on
+/// its own host), signing their users' tokens with the server's secret.
+struct Replicas {
+    let folder: URL
+    let secret: SyncSharedSecret
+    let url: String
+
+    struct Host: Sendable {
+        let replica: SharedSyncEndpoint<SyncClient>
+        let client: SyncNetClient
+    }
+
+    /// The schema the server loads from the same plugins.
+    static func pluginSchema() throws -> Schema {
+        try PluginRegistry(folders: [CLI.repository.appendingPathComponent("plugins")]).schema
+    }
+
+    /// The replica `name.realm` of `user`, registered with a client of `url` that retries every 40 ms, started.
+    func start(_ name: String, user: String) async throws -> Host {
+        let configuration = Realm.Configuration(
+            fileURL: folder.appendingPathComponent("\(name).realm"), schema: try Self.pluginSchema())
+        let replica = SharedSyncEndpoint(
+            try SyncClient(configuration: configuration, user: user, wallClock: SystemWallClock()))
+        let secret = self.secret
+        let client = SyncNetClient(
+            url: url, tokens: { try await secret.signToken(user: $0) },
+            options: SyncNetClientOptions(
+                backoff: ReconnectBackoff(initial: .milliseconds(40), maximum: .milliseconds(40))))
+        try await client.register(replica, session: 1, user: user)
+        await client.start()
+        return Host(replica: replica, client: client)
+    }
+}
+
+extension SharedSyncEndpoint where Endpoint == SyncClient {
+    func writeToy(_ id: ObjectId, name: String, household: String) throws {
+        try withEndpoint { client in
+            try client.realm.write {
+                _ = try client.realm.create(
+                    "DogToy", value: ["_id": .objectId(id), "name": .string(name), "household": .string(household)])
+            }
+        }
+    }
+
+    /// The toy's name in this replica; nil while it has no such toy.
+    func toyName(_ id: ObjectId) -> String? {
+        try? withEndpoint { client in
+            try client.realm.object(ofType: "DogToy", forPrimaryKey: .objectId(id))?.value(forKey: "name").stringValue
+        }
+    }
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes; whether it held.
+func eventually(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return try await condition()
+}
+
+/// Runs a blocking wait (on a process, a pipe) off the concurrency pool, which the clients need.
+func blocking<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: body()) }
+    }
+}
