@@ -433,6 +433,27 @@ final class ClientViewTests: XCTestCase {
             "the pending set is later than the server's first value, earlier than its second")
     }
 
+    /// View simulation seed 1811: an object sent whole carried an erase by another file later than
+    /// the replica's pending erase and create were based on; the create was voided as concurrent with
+    /// it, but the server judges it against the replica's own erase (the last when it arrives) and
+    /// keeps it.
+    func testAnObjectSentWholeKeepsThePendingWritesAfterAPendingEraseOfIt() throws {
+        let c = try downloadedClient("a")
+        try subscribe(c, "Person")
+        try c.realm.write { try c.realm.delete(try c.person("a")) }
+        try c.realm.write {
+            _ = try c.realm.create("Person", value: .dictionary(["id": .string("a"), "name": .string("again")]))
+        }
+        let pending = try c.storedHistory()
+        let whole = ObjectSnapshot(
+            object: ref("a"), fields: [SyncField("name", .string("server"))],
+            times: SnapshotTimes(erasedAt: 2, erasedBy: 9))
+        _ = try c.receive(
+            .download(session: 1, downloadCursor: 3, uploadAcknowledged: 0, changesets: [], replacements: [whole]))
+        XCTAssertEqual(try c.storedHistory(), pending, "nothing voided")
+        XCTAssertEqual(try name(c, "a"), .string("again"))
+    }
+
     func testARemovedObjectAPendingChangesetCreatesStaysAsThePendingChangesetsMakeIt() throws {
         let c = try downloadedClient("a")
         try subscribe(c, "Person")

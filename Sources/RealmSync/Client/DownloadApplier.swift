@@ -434,10 +434,17 @@ struct DownloadApplier {
 
     /// Removes the pending instructions `matching` (with the changeset that holds them).
     mutating func void(_ matching: (Changeset, Instruction) -> Bool) {
+        voidEach { changeset, _, instruction in matching(changeset, instruction) }
+    }
+
+    /// Removes the pending instructions `matching` (with the changeset that holds them and their
+    /// index in it).
+    mutating func voidEach(_ matching: (Changeset, Int, Instruction) -> Bool) {
         var changed = false
         for i in pending.indices {
             let changeset = pending[i]
-            pending[i].instructions.removeAll { matching(changeset, $0) }
+            pending[i].instructions = changeset.instructions.enumerated().filter { !matching(changeset, $0, $1) }
+                .map(\.element)
             if pending[i].instructions.count != changeset.instructions.count { changed = true }
         }
         guard changed else { return }

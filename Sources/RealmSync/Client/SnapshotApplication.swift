@@ -69,12 +69,17 @@ extension DownloadApplier {
 
     /// One object sent whole, as timed remote writes. First the pending writes on it the server will
     /// drop as concurrent with its erase (or with a replacement of an embedded object above them) are
-    /// voided: the server's values stand over them.
+    /// voided: the server's values stand over them. Not those after a pending erase of the object:
+    /// the server judges them against that erase, the last when they arrive.
     private mutating func applyWhole(_ snapshot: ObjectSnapshot) throws {
         let o = snapshot.object
         let times = snapshot.times
-        void { changeset, instruction in
+        let localErase = pending.lazy.compactMap { changeset in
+            changeset.instructions.firstIndex(of: .erase(o)).map { (changeset.clientVersion, $0) }
+        }.first
+        voidEach { changeset, index, instruction in
             guard instruction.object == o else { return false }
+            if let localErase, (changeset.clientVersion, index) >= localErase { return false }
             switch instruction {
             case .erase: return false
             case .set(_, let path, _): return times.dropsAsConcurrent(path, from: changeset)
