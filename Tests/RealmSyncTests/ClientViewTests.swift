@@ -548,6 +548,37 @@ final class ClientViewTests: XCTestCase {
         XCTAssertFalse(try c.storedHistory().flatMap(\.instructions).contains(bergen))
     }
 
+    /// View simulation seed 1730: an object sent whole carried a replacement of an embedded object by
+    /// another file, later than the replica's pending writes were based on; the pending write inside
+    /// was voided as concurrent with it, but the replica's own pending replacement comes first on the
+    /// server (it is later), which judges the inner write against that one and keeps it.
+    func testAPendingWriteInsideAnEmbeddedObjectThePendingChangesetsReplacedStays() throws {
+        let c = try downloadedClient("a")
+        try subscribe(c, "Person")
+        let oslo = SyncValue.embedded([SyncField("city", .string("Oslo")), SyncField("zip", .string("0"))])
+        try c.realm.write {
+            try c.person("a").setValue(.dictionary(["city": .string("Oslo"), "zip": .string("0")]), forKey: "address")
+        }
+        try c.realm.write {
+            guard case .object(let address) = try c.person("a").value(forKey: "address") else {
+                return XCTFail("no address")
+            }
+            try address.setValue("Bergen", forKey: "city")
+        }
+        let pending = try c.storedHistory()
+        let earlier = RealmSync.WriteTime(clock: HLCTimestamp(milliseconds: 12, counter: 0), clientFileID: 9)
+        let whole = ObjectSnapshot(
+            object: ref("a"), fields: [SyncField("name", .string("A")), SyncField("address", oslo)],
+            times: SnapshotTimes(fields: [.init(path: ["address"], time: earlier, replacedAt: 2, replacedBy: 9)]))
+        _ = try c.receive(
+            .download(session: 1, downloadCursor: 3, uploadAcknowledged: 0, changesets: [], replacements: [whole]))
+        XCTAssertEqual(try c.storedHistory(), pending, "nothing voided")
+        guard case .object(let address) = try c.person("a").value(forKey: "address") else {
+            return XCTFail("no address")
+        }
+        XCTAssertEqual(try address.value(forKey: "city"), .string("Bergen"))
+    }
+
     // MARK: Compensating writes
 
     func testCompensatingWritesReachTheHandlerAfterTheCorrection() throws {

@@ -69,22 +69,23 @@ extension DownloadApplier {
 
     /// One object sent whole, as timed remote writes. First the pending writes on it the server will
     /// drop as concurrent with its erase (or with a replacement of an embedded object above them) are
-    /// voided: the server's values stand over them. Not those after a pending erase of the object:
-    /// the server judges them against that erase, the last when they arrive.
+    /// voided: the server's values stand over them. Not those after a pending erase of the object,
+    /// or after a pending write of an embedded object above them: the server judges them against
+    /// that erase or replacement, the last when they arrive.
     private mutating func applyWhole(_ snapshot: ObjectSnapshot) throws {
         let o = snapshot.object
         let times = snapshot.times
-        let localErase = pending.lazy.compactMap { changeset in
-            changeset.instructions.firstIndex(of: .erase(o)).map { (changeset.clientVersion, $0) }
-        }.first
+        let own = PendingReplacements(of: o, in: pending, against: times)
         voidEach { changeset, index, instruction in
             guard instruction.object == o else { return false }
-            if let localErase, (changeset.clientVersion, index) >= localErase { return false }
+            let path: [String]
             switch instruction {
             case .erase: return false
-            case .set(_, let path, _): return times.dropsAsConcurrent(path, from: changeset)
-            default: return times.dropsAsConcurrent([], from: changeset)
+            case .set(_, let p, _): path = p
+            default: path = []
             }
+            return !own.cover(path, before: (changeset.clientVersion, index))
+                && times.dropsAsConcurrent(path, from: changeset)
         }
         // A new object gets the pending writes on it replayed after its data, not before: a pending
         // move or set of a list element needs the element the snapshot inserts.
@@ -168,5 +169,47 @@ extension DownloadApplier {
             }
         }
         return result
+    }
+}
+
+/// Where the pending changesets erase an object, or write an embedded object of it again in a write
+/// the server keeps (later than its own, not concurrent with a replacement or an erase): a later
+/// pending write below is judged by the server against those, not against what a snapshot says.
+private struct PendingReplacements {
+    typealias Position = (clientVersion: UInt64, index: Int)
+    private var erase: Position?
+    private var writes: [(at: Position, path: [String])] = []
+
+    init(of object: ObjectRef, in pending: [Changeset], against times: SnapshotTimes) {
+        for changeset in pending {
+            for (index, instruction) in changeset.instructions.enumerated() where instruction.object == object {
+                let at = (changeset.clientVersion, index)
+                let paths: [[String]]
+                switch instruction {
+                case .erase:
+                    if erase == nil { erase = at }
+                    continue
+                case .create(_, let fields): paths = fields.map { [$0.name] }
+                case .set(_, let path, _): paths = [path]
+                default: continue
+                }
+                for path in paths where cover(path, before: at) || stands(path, changeset, times) {
+                    writes.append((at, path))
+                }
+            }
+        }
+    }
+
+    private func stands(_ path: [String], _ changeset: Changeset, _ times: SnapshotTimes) -> Bool {
+        WriteTime(of: changeset) > times.time(of: path) && !times.dropsAsConcurrent(path, from: changeset)
+    }
+
+    /// A write at `path` (empty: the object itself) made at `position` follows a pending erase of the
+    /// object, or a pending write of an embedded object above it that the server keeps.
+    func cover(_ path: [String], before position: Position) -> Bool {
+        if let erase, position >= erase { return true }
+        return writes.contains { write in
+            write.at < position && write.path.count < path.count && path.starts(with: write.path)
+        }
     }
 }
