@@ -71,7 +71,7 @@ let package = Package(
         .target(
             name: "RealmSyncNet",
             dependencies: [
-                "RealmSync", "CZlib",
+                "RealmSync", "RealmHost", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "WSClient", package: "swift-websocket"),
@@ -88,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "RealmHostCLI",
             dependencies: [
-                "RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "CEdit",
+                "RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "CEdit", "RealmSyncNet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -121,6 +121,11 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Hosts that sync: tenants' flexible-sync realms and the Lua API against a server on 127.0.0.1.
+        .testTarget(
+            name: "RealmHostSyncTests",
+            dependencies: ["RealmHost", "RealmSyncNet", "RealmSync", "RealmLua", "RealmDatabase", "LuaSandbox"]
         ),
         .testTarget(name: "LuaSandboxTests", dependencies: ["LuaSandbox"]),
         .testTarget(name: "RealmLuaTests", dependencies: ["RealmLua", "RealmDatabase", "LuaSandbox"]),

@@ -18,6 +18,7 @@ struct ReplCommand: ParsableCommand {
     )
 
     @OptionGroup var host: HostFlags
+    @OptionGroup var sync: SyncFlags
 
     @Option(name: .long, help: ArgumentHelp("The user whose realm `realm` is.", valueName: "name"))
     var user = "default"
@@ -35,7 +36,7 @@ struct ReplCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let user = try checkedUser(self.user)
-            let host = try self.host.makeHost()
+            let host = try self.host.makeHost(sync: sync)
             let interactive = Terminal.inputIsTerminal
             let session = ReplSession(
                 host: host, user: user, mode: OutputMode(rawValue: mode) ?? .table, interactive: interactive,
