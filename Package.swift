@@ -17,8 +17,10 @@ import PackageDescription
 // RealmSync (changesets, clocks, client and server engines, the SQLite sync store, the in-memory
 // transport) sits on RealmDatabase and knows no Lua; RealmHost reads the plugins' `sync` tables
 // into its `SyncRules`. realm-bench and realm-fuzz use it too. RealmSyncNet puts the engine on the
-// network (Hummingbird server, swift-websocket client, jwt-kit tokens, zlib): only it and its tests
-// build the network packages, so RealmSync and its tests stay free of them.
+// network (Hummingbird server, swift-websocket client, jwt-kit tokens, zlib): only it, the CLI and
+// their tests build the network packages, so RealmSync and its tests stay free of them. It sits
+// above RealmHost: its `NetSyncTransport` implements RealmHost's `SyncSessionTransport` (the seam
+// through which tenants' realms sync), and realm-host wires it in.
 //
 // RealmTestSupport (the query fuzzer, SplitMix64) sits beside the executables, over RealmDatabase;
 // it is no product. Every module a target imports is listed in its dependencies.

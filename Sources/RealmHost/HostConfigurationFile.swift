@@ -71,7 +71,8 @@ enum HostConfigurationFile {
             throw HostError.configuration("\(path): field 'sync' must be a table { url = …, secretFile = … }")
         }
         for (key, _) in sync.hash where key.stringValue.map({ !["url", "secretFile"].contains($0) }) ?? true {
-            throw HostError.configuration("\(path): field 'sync.\(key)' is not known (sync has url, secretFile)")
+            let name = key.stringValue ?? "\(key)"
+            throw HostError.configuration("\(path): field 'sync.\(name)' is not known (sync has url, secretFile)")
         }
         func text(_ name: String) throws -> String? {
             let v = sync[name]

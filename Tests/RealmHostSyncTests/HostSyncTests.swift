@@ -274,3 +274,44 @@ final class HostSyncTests: XCTestCase {
         XCTAssertEqual(result, ["true", "true", "open", "alice.sync.realm"])
     }
 }
+
+extension HostSyncTests {
+    func testWaitingInsideAWriteIsRefused() async throws {
+        let fixture = try HostSyncFixture()
+        let host = try fixture.host("hostA", url: try await fixture.deadURL())
+        let result = try await host.run(
+            "alice",
+            """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            r:beginWrite()
+            local ok, err = pcall(function() return r.syncSession:waitForUpload{ timeout = 100 } end)
+            r:cancelWrite()
+            return ok, tostring(err)
+            """)
+        XCTAssertEqual(result.first, "false")
+        XCTAssertTrue(result.last?.contains("inside a write transaction") == true, "\(result)")
+        await host.stopSync()
+    }
+}
+
+extension HostSyncTests {
+    func testTheTenantsSyncStatusNamesTheFileServerAndSubscriptions() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let url = try await fixture.url(of: server)
+        let host = try fixture.host("hostA", url: url)
+        let none = try host.withTenant("alice") { $0.syncStatus.count }
+        XCTAssertEqual(none, 0, "no session before a script opens a flexible-sync realm")
+        _ = try await host.run("alice", openSynced + "return r.syncSession:waitForUpload{ timeout = 10000 }")
+        let status = try XCTUnwrap(try host.withTenant("alice") { $0.syncStatus }.first)
+        XCTAssertEqual(status.file, "alice.sync.realm")
+        XCTAssertEqual(status.server, url)
+        XCTAssertEqual(status.state, "active")
+        XCTAssertEqual(status.connection, "connected")
+        XCTAssertFalse(status.waitingForUpload)
+        XCTAssertEqual(status.subscriptionState, "complete")
+        XCTAssertEqual(status.subscriptions, ["notes: Note where TRUEPREDICATE", "dogs: Dog where TRUEPREDICATE"])
+        await host.stopSync()
+        await server.stop()
+    }
+}

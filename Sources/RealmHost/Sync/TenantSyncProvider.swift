@@ -11,7 +11,7 @@ final class TenantSyncProvider: LuaSyncProvider {
     let user: String
     private let transport: any SyncSessionTransport
     /// By file path.
-    private var sessions: [String: TenantSyncSession] = [:]
+    private(set) var sessions: [String: TenantSyncSession] = [:]
     /// Each script instance's commit observer (uploads after its commits), while the instance lives.
     private var observers: [ObservedRealm] = []
 
@@ -41,7 +41,8 @@ final class TenantSyncProvider: LuaSyncProvider {
         local.onOpenBlock = configuration.onOpenBlock
         let realm = try Realm(configuration: local)
         observers.removeAll { $0.realm == nil }
-        observers.append(ObservedRealm(realm: realm, token: try realm.observe { [weak session] _, _ in session?.flush() }))
+        let token = try realm.observe { [weak session] _, _ in session?.flush() }
+        observers.append(ObservedRealm(realm: realm, token: token))
         return LuaSyncedRealm(realm: realm, session: session)
     }
 
@@ -51,7 +52,8 @@ final class TenantSyncProvider: LuaSyncProvider {
         TenantSyncSession, Realm.Configuration
     ) {
         if let session = sessions[path] {
-            return (session, session.handle.withEndpoint { UncheckedConfiguration($0.client.realm.configuration) }.value)
+            let shared = session.handle.withEndpoint { UncheckedConfiguration($0.client.realm.configuration) }
+            return (session, shared.value)
         }
         var synced = configuration
         // The file was migrated when the tenant opened; a synced realm's own commits must all be recorded.

@@ -39,8 +39,8 @@ final class TenantSyncSession: LuaSyncSession {
                 code: event.code, message: event.message,
                 compensatingWrites: event.compensatingWrites.map {
                     LuaCompensatingWrite(
-                        className: $0.object.className, primaryKey: $0.object.primaryKey.value.primitiveRealmValue ?? .null,
-                        reason: $0.reason)
+                        className: $0.object.className,
+                        primaryKey: $0.object.primaryKey.value.primitiveRealmValue ?? .null, reason: $0.reason)
                 })
         }
     }

@@ -69,7 +69,8 @@ extension RealmLuaRuntime {
                 throw ctx.argumentError(2, "'\(key)' must be a function")
             }
         }
-        if !options["clientResetMode"].isNil { try setConfigurationField(box, "clientResetMode", options["clientResetMode"]) }
+        let resetMode = options["clientResetMode"]
+        if !resetMode.isNil { try setConfigurationField(box, "clientResetMode", resetMode) }
         box.configuration.rerunOnOpen = options["rerunOnOpen"].boolValue ?? false
         return try push(ctx, box)
     }

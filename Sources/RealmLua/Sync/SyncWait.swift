@@ -15,8 +15,13 @@ extension RealmLuaRuntime {
     static let maximumSyncTimeoutMilliseconds: Int64 = 3_600_000
 
     /// Polls `done` until it gives a value (returned) or `timeout` passes or the call is cancelled (nil).
+    /// Refused inside a write transaction: the network applies downloads in write transactions of
+    /// its own, which would wait for this one while this one waits for them.
     func pollingSync<T>(timeout: Duration, _ done: () throws -> T?) throws -> T? {
-        try state.waitingOffBudget { isCancelled in
+        if hasOpenWrite {
+            throw luaError("cannot wait for sync inside a write transaction: commit or cancel it first")
+        }
+        return try state.waitingOffBudget { isCancelled in
             let deadline = ContinuousClock.now + timeout
             while true {
                 deliverSyncErrors()

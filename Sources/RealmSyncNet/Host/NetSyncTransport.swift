@@ -149,7 +149,11 @@ final class NetSyncSessionHandle: SyncSessionHandle {
     func resume() { commands.yield(.register(shared, number, user)) }
 
     func close() {
-        guard closed.withLock({ c in defer { c = true }; return !c }) else { return }
+        let wasOpen = closed.withLock { isClosed in
+            defer { isClosed = true }
+            return !isClosed
+        }
+        guard wasOpen else { return }
         commands.yield(.unregister(number))
     }
 }
