@@ -48,3 +48,27 @@ final class SyncFlagTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("unauthorized"), result.stdout)
     }
 }
+
+extension SyncFlagTests {
+    func testTheREPLsSyncCommandShowsTheSession() throws {
+        let result = try workspace.run(
+            ["repl", "--sync-url", deadURL],
+            input: """
+                .sync
+                local r = Realm.autoOpen(user:flexibleSyncConfiguration{
+                  initialSubscriptions = function(s) s:append(QuerySubscription("Dog", { name = "dogs" })) end })
+                .sync
+                """, environment: secret)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(
+            result.stdout.contains("No sync session yet: open a flexible-sync realm (\(deadURL))."), result.stdout)
+        XCTAssertTrue(result.stdout.contains("default.sync.realm on \(deadURL): active, "), result.stdout)
+        XCTAssertTrue(result.stdout.contains("dogs: Dog where TRUEPREDICATE"), result.stdout)
+    }
+
+    func testWithoutASyncURLTheSyncCommandSaysSo() throws {
+        let result = try workspace.run(["repl"], input: ".sync\n")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("No sync server: start with --sync-url"), result.stdout)
+    }
+}

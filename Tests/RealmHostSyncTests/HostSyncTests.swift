@@ -315,3 +315,37 @@ extension HostSyncTests {
         await server.stop()
     }
 }
+
+extension HostSyncTests {
+    /// A tenant evicted from the cache closes its session; opened again, it syncs on a new one, and
+    /// what it wrote offline in between (in the file) goes up.
+    func testATenantEvictedAndOpenedAgainSyncsOnANewSession() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let url = try await fixture.url(of: server)
+        let a = try fixture.host("hostA", url: url, cacheSize: 1)
+        _ = try await a.run(
+            "alice",
+            openSynced + """
+                r:write(function() r:create("Note", { _id = "before", text = "1" }) end)
+                return r.syncSession:waitForUpload{ timeout = 10000 }
+                """)
+        _ = try await a.run("bob", "return 1")
+        XCTAssertEqual(a.openTenants, ["bob"], "alice's tenant (and its session) is closed")
+        let again = try await a.run(
+            "alice",
+            """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            r:write(function() r:create("Note", { _id = "after", text = "2" }) end)
+            return r.syncSession:waitForUpload{ timeout = 10000 }, r.syncSession:waitForDownload{ timeout = 10000 }
+            """)
+        XCTAssertEqual(again, ["true", "true"])
+        let b = try fixture.host("hostB", url: url)
+        let read = try await b.run(
+            "alice", openSynced + "return r:object('Note', 'before').text, r:object('Note', 'after').text")
+        XCTAssertEqual(read, ["1", "2"])
+        await a.stopSync()
+        await b.stopSync()
+        await server.stop()
+    }
+}

@@ -72,9 +72,11 @@ public final class NetSyncTransport: SyncSessionTransport {
         return Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
     }
 
+    /// A transport dropped without `stop()` stops its client anyway: nothing would use the connection.
     deinit {
         commands.finish()
         watcher.cancel()
+        Task { [client] in await client.stop() }
     }
 
     public var connectionState: String { status.value.withLock { $0.state.rawValue } }
