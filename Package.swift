@@ -5,11 +5,12 @@ import PackageDescription
 // Dependencies point one way (downwards):
 //
 //                 realm-host (RealmHostCLI)    realm-bench    realm-fuzz
-//                              |        \
-//                              |         RealmSyncNet  (`realm-host sync-server`)
+//                              |
+//                        RealmSyncNet  (the wire: WebSocket server and client, tokens)
+//                              |
 //                          RealmHost  (tenants, plugins, the tenant session)
 //                         /        \
-//                   RealmLua        RealmSync  (sync without a network) <- RealmSyncNet (the wire, WebSocket)
+//                   RealmLua        RealmSync  (sync without a network)
 //                  /        \        /
 //            LuaSandbox    RealmDatabase
 //                 |             |
@@ -20,7 +21,8 @@ import PackageDescription
 // into its `SyncRules`. realm-bench and realm-fuzz use it too. RealmSyncNet puts the engine on the
 // network (Hummingbird server, swift-websocket client, jwt-kit tokens, zlib): only it, realm-host
 // (whose `sync-server` serves it) and their tests build the network packages, so RealmSync and its
-// tests stay free of them.
+// tests stay free of them. It sits above RealmHost: its `NetSyncTransport` implements RealmHost's
+// `SyncSessionTransport` (the seam through which tenants' realms sync), and realm-host wires it in.
 //
 // RealmTestSupport (the query fuzzer, SplitMix64) sits beside the executables, over RealmDatabase;
 // it is no product. Every module a target imports is listed in its dependencies.
@@ -73,7 +75,7 @@ let package = Package(
         .target(
             name: "RealmSyncNet",
             dependencies: [
-                "RealmSync", "CZlib",
+                "RealmSync", "RealmHost", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "WSClient", package: "swift-websocket"),
@@ -123,6 +125,11 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Hosts that sync: tenants' flexible-sync realms and the Lua API against a server on 127.0.0.1.
+        .testTarget(
+            name: "RealmHostSyncTests",
+            dependencies: ["RealmHost", "RealmSyncNet", "RealmSync", "RealmLua", "RealmDatabase", "LuaSandbox"]
         ),
         .testTarget(name: "LuaSandboxTests", dependencies: ["LuaSandbox"]),
         .testTarget(name: "RealmLuaTests", dependencies: ["RealmLua", "RealmDatabase", "LuaSandbox"]),

@@ -103,6 +103,19 @@ int rh_control_tripped(const rh_control *c) { return c->tripped; }
 
 void rh_control_cancel(rh_control *c) { atomic_store(&c->cancel, 1); }
 
+int rh_control_cancel_requested(rh_control *c) { return atomic_load(&c->cancel); }
+
+void rh_control_extend_deadline(rh_control *c, double seconds) {
+    if (!c->deadline_on || !(seconds > 0)) return;
+    double whole = (double)(long long)seconds;
+    c->deadline.tv_sec += (time_t)whole;
+    c->deadline.tv_nsec += (long)((seconds - whole) * 1e9);
+    if (c->deadline.tv_nsec >= 1000000000L) {
+        c->deadline.tv_sec += 1;
+        c->deadline.tv_nsec -= 1000000000L;
+    }
+}
+
 static void rh_hook(lua_State *L, lua_Debug *ar);
 
 void rh_control_arm(rh_control *c, long long instructions, double seconds) {

@@ -99,6 +99,7 @@ enum BindingFixture {
           R["MutableSubscriptionSet/stale"] = s
         end)
         R["Realm/sync"] = sync
+        R["SyncSession"] = sync.syncSession
         R["SubscriptionSet"] = sync.subscriptions
         R["QuerySubscription"] = QuerySubscription("Link", { name = "links", where = "n > 1" })
         R["QuerySubscription/stored"] = sync.subscriptions:first("all")

@@ -45,6 +45,7 @@ final class BindingWorld {
             defaultConfiguration: Realm.Configuration(fileURL: folder.appendingPathComponent("\(user).realm")),
             limits: limits)
         runtime.output = { _ in }
+        runtime.syncProvider = OfflineSyncProvider()
         return runtime
     }
 

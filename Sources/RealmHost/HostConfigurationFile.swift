@@ -8,6 +8,7 @@ import LuaSandbox
 ///   users = { alice = { limits = { timeSeconds = 30 } } },
 ///   cacheSize = 64,
 ///   plugins = { "plugins", "/srv/more-plugins" },   -- relative to the data folder's parent
+///   sync = { url = "ws://127.0.0.1:7800/sync", secretFile = "sync-secret" },  -- file relative to the data folder
 /// }
 /// ```
 /// It runs in an empty sandbox with a short time limit; errors name the file and the field.
@@ -48,6 +49,7 @@ enum HostConfigurationFile {
         if let n = try HostNumbers.integer(table["cacheSize"], HostNumbers.cacheSize, "\(path): field 'cacheSize'") {
             options.cacheSize = n
         }
+        try applySync(table["sync"], to: &options, path: path)
         switch table["plugins"] {
         case .nil: break
         case .plainTable(let list):
@@ -59,6 +61,31 @@ enum HostConfigurationFile {
                 return p.hasPrefix("/") ? URL(fileURLWithPath: p) : base.appendingPathComponent(p)
             }
         default: throw HostError.configuration("\(path): field 'plugins' must be a list of folders")
+        }
+    }
+
+    /// `sync = { url =, secretFile = }`: each used unless the command line gave it.
+    private static func applySync(_ value: LuaValue, to options: inout HostOptions, path: String) throws {
+        guard case .plainTable(let sync) = value else {
+            if value.isNil { return }
+            throw HostError.configuration("\(path): field 'sync' must be a table { url = …, secretFile = … }")
+        }
+        for (key, _) in sync.hash where key.stringValue.map({ !["url", "secretFile"].contains($0) }) ?? true {
+            let name = key.stringValue ?? "\(key)"
+            throw HostError.configuration("\(path): field 'sync.\(name)' is not known (sync has url, secretFile)")
+        }
+        func text(_ name: String) throws -> String? {
+            let v = sync[name]
+            if v.isNil { return nil }
+            guard let s = v.stringValue, !s.isEmpty else {
+                throw HostError.configuration("\(path): field 'sync.\(name)' must be a non-empty string")
+            }
+            return s
+        }
+        if options.sync.url == nil, let url = try text("url") { options.sync.url = url }
+        if options.sync.secretFile == nil, let file = try text("secretFile") {
+            options.sync.secretFile =
+                file.hasPrefix("/") ? URL(fileURLWithPath: file) : options.dataFolder.appendingPathComponent(file)
         }
     }
 

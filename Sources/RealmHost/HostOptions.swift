@@ -12,6 +12,8 @@ public struct HostOptions {
     public var userLimits: [String: LuaLimits] = [:]
     /// How many tenants stay open at once; the least recently used is closed past it.
     public var cacheSize: Int
+    /// The sync server the tenants' flexible-sync realms sync with (none: they stay local).
+    public var sync = HostSyncOptions()
 
     public init(dataFolder: URL, pluginFolders: [URL] = [], limits: LuaLimits = .default, cacheSize: Int = 64) {
         self.dataFolder = dataFolder
@@ -30,4 +32,18 @@ public struct HostOptions {
     }
 
     func limits(for user: String) -> LuaLimits { userLimits[user] ?? limits }
+}
+
+/// Where a host syncs: `--sync-url` and `--sync-secret-file`, or `sync = { url =, secretFile = }` in
+/// `host.lua` (the flags win). The secret itself is read by the transport (`REALMHOST_SYNC_SECRET`
+/// first, then the file).
+public struct HostSyncOptions: Sendable, Equatable {
+    /// `ws://HOST:PORT/sync`; nil: no sync.
+    public var url: String?
+    public var secretFile: URL?
+
+    public init(url: String? = nil, secretFile: URL? = nil) {
+        self.url = url
+        self.secretFile = secretFile
+    }
 }

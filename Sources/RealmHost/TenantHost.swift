@@ -18,9 +18,15 @@ public final class TenantHost: @unchecked Sendable {
     public let registry: PluginRegistry
     /// The users' slots (lock and tenant); see `TenantCache` for when a tenant leaves it.
     private let cache = Mutex(TenantCache())
+    /// Carries the tenants' sync sessions when the host has a sync URL.
+    public let syncTransport: (any SyncSessionTransport)?
 
     /// Creates the data folder if needed, applies `host.lua`, and loads and checks the plugins.
-    public init(options: HostOptions) throws {
+    /// `syncTransport` makes the transport to the sync server when the options (after `host.lua`)
+    /// name one; without it, or without a URL, flexible-sync realms open local only.
+    public init(
+        options: HostOptions, syncTransport: ((HostSyncOptions) throws -> any SyncSessionTransport)? = nil
+    ) throws {
         var options = options
         do {
             try FileManager.default.createDirectory(at: options.dataFolder, withIntermediateDirectories: true)
@@ -31,6 +37,11 @@ public final class TenantHost: @unchecked Sendable {
         try HostConfigurationFile.apply(to: &options)
         self.options = options
         registry = try PluginRegistry(folders: options.pluginFolders, limits: options.limits)
+        if let makeTransport = syncTransport, options.sync.url != nil {
+            self.syncTransport = try makeTransport(options.sync)
+        } else {
+            self.syncTransport = nil
+        }
     }
 
     public var dataFolder: URL { options.dataFolder }
@@ -85,6 +96,7 @@ public final class TenantHost: @unchecked Sendable {
             userName: user, folder: dataFolder, defaultConfiguration: Realm.Configuration(fileURL: url),
             limits: options.limits(for: user))
         runtime.fileAccessPolicy = fileAccessPolicy(for: user)
+        if let syncTransport { runtime.syncProvider = TenantSyncProvider(user: user, transport: syncTransport) }
         let plugins = try registry.plugins.map { try PluginLoader.load(folder: $0.folder, into: runtime) }
         let configuration = self.configuration(fileURL: url, runtime: runtime, plugins: plugins)
         runtime.setDefaultConfiguration(configuration)

@@ -59,7 +59,10 @@ public final class TenantSession {
         try host.withTenant(user) { tenant in
             installHooks(on: tenant)
             defer { hasOpenWrite = tenant.runtime.hasOpenWrite }
-            return try body(tenant)
+            let result = try body(tenant)
+            // Errors the server reported meanwhile reach the scripts' errorHandlers between chunks.
+            tenant.runtime.deliverSyncErrors()
+            return result
         }
     }
 

@@ -24,6 +24,12 @@ final class ConfigurationBox {
     var initialSubscriptions: LuaFunctionRef?
     /// The schema as the script gave it (returned as is when read back).
     var schemaTable: LuaValue = .nil
+    /// Made by `user:flexibleSyncConfiguration`: synced when the host has a server.
+    var isFlexibleSync = false
+    /// `errorHandler = function(err) end`: told of sync errors (compensating writes among them).
+    var errorHandler: LuaFunctionRef?
+    /// `clientResetMode`: kept for the day the server resets clients; not acted on yet.
+    var clientResetMode = "recoverUnsyncedChanges"
     init(_ configuration: Realm.Configuration) { self.configuration = configuration }
 
     func copy() -> ConfigurationBox {
@@ -31,6 +37,9 @@ final class ConfigurationBox {
         c.migrationBlock = migrationBlock
         c.initialSubscriptions = initialSubscriptions
         c.schemaTable = schemaTable
+        c.isFlexibleSync = isFlexibleSync
+        c.errorHandler = errorHandler
+        c.clientResetMode = clientResetMode
         return c
     }
 }

@@ -25,6 +25,10 @@ public final class RealmLuaRuntime {
     var boxesSinceCollection = 0
     /// The time a migration step may take (see `withMigrationLimits`): 10 minutes by default.
     public var migrationTimeLimit: Duration = .seconds(600)
+    /// Syncs the realms of flexible-sync configurations; nil: they open as local realms.
+    public var syncProvider: (any LuaSyncProvider)?
+    /// The synced realm instances scripts opened and their sessions (`realm.syncSession`).
+    var syncSessions: [SyncSessionEntry] = []
 
     struct WeakRealm { weak var realm: Realm? }
 
@@ -70,6 +74,8 @@ public final class RealmLuaRuntime {
         try registerCollections()
         try registerMigration()
         try registerSubscriptions()
+        try registerSyncSession()
+        try registerSyncOpening()
     }
 
     // MARK: Realms
@@ -78,6 +84,7 @@ public final class RealmLuaRuntime {
     func open(_ box: ConfigurationBox) throws -> Realm {
         let configuration = resolved(box)
         if let url = configuration.fileURL { try fileAccessPolicy(url) }
+        if box.isFlexibleSync, let provider = syncProvider { return try openSynced(box, configuration, provider).realm }
         let realm = try Realm(configuration: configuration)
         track(realm)
         return realm

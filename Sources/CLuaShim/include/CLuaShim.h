@@ -90,6 +90,10 @@ void rh_control_disarm(rh_control *c);
 int rh_control_tripped(const rh_control *c);
 /// Async-signal-safe and thread-safe: one atomic store.
 void rh_control_cancel(rh_control *c);
+/// Whether a cancel was requested since the call was armed (a host wait polls it).
+int rh_control_cancel_requested(rh_control *c);
+/// Moves the armed call's deadline `seconds` later: time the host spent waiting outside Lua.
+void rh_control_extend_deadline(rh_control *c, double seconds);
 /// Registry references dropped on any thread are queued and released by the owning thread.
 void rh_control_defer_unref(rh_control *c, int ref);
 void rh_control_drain_unrefs(rh_control *c, lua_State *L);

@@ -19,6 +19,7 @@ struct MigrateCommand: ParsableCommand {
     )
 
     @OptionGroup var host: HostFlags
+    @OptionGroup var sync: SyncFlags
 
     @Flag(name: .long, help: "Migrate every user with a realm in the data folder.")
     var allUsers = false
@@ -41,7 +42,7 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let host = try self.host.makeHost()
+            let host = try self.host.makeHost(sync: sync)
             let users: [String]
             if allUsers {
                 users = try host.userNames()

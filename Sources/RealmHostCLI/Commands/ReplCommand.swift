@@ -11,13 +11,14 @@ struct ReplCommand: ParsableCommand {
             Type Lua (see LUA-API.md) with `realm` bound to the user's realm; an expression prints \
             its value, objects and results as tables. Writes commit at once unless they are inside \
             realm:write(function() … end). Dot commands: .help, .user NAME, .users, .schema [CLASS], \
-            .subs, .mode table|json|lua, .timer on|off, .read FILE.lua, the plugins' commands, .quit.
+            .subs, .sync, .mode table|json|lua, .timer on|off, .read FILE.lua, the plugins' commands, .quit.
             With standard input not a terminal (realm-host repl < script.lua) there is no prompt: the \
             chunks run in order and the exit status is 1 if any failed.
             """
     )
 
     @OptionGroup var host: HostFlags
+    @OptionGroup var sync: SyncFlags
 
     @Option(name: .long, help: ArgumentHelp("The user whose realm `realm` is.", valueName: "name"))
     var user = "default"
@@ -35,7 +36,7 @@ struct ReplCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let user = try checkedUser(self.user)
-            let host = try self.host.makeHost()
+            let host = try self.host.makeHost(sync: sync)
             let interactive = Terminal.inputIsTerminal
             let session = ReplSession(
                 host: host, user: user, mode: OutputMode(rawValue: mode) ?? .table, interactive: interactive,

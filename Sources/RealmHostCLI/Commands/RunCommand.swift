@@ -18,6 +18,7 @@ struct RunCommand: ParsableCommand {
     )
 
     @OptionGroup var host: HostFlags
+    @OptionGroup var sync: SyncFlags
 
     @Option(name: .long, help: ArgumentHelp("The user whose realm the script works on.", valueName: "name"))
     var user = "default"
@@ -53,7 +54,7 @@ struct RunCommand: ParsableCommand {
                 throw CLIError.failed("\(script): cannot open the script (no such readable file)")
             }
             let session = TenantSession(
-                host: try self.host.makeHost(), user: user,
+                host: try self.host.makeHost(sync: sync), user: user,
                 output: { StandardStreams.line($0) },
                 warning: { StandardStreams.errorLine("warning: \($0)") }
             )

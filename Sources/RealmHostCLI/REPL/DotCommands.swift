@@ -17,6 +17,7 @@ enum DotCommands {
         Builtin(name: "users", arguments: "", help: "the users in the data folder: schema version, objects, size"),
         Builtin(name: "schema", arguments: "[CLASS]", help: "the realm's classes and their properties"),
         Builtin(name: "subs", arguments: "", help: "the realm's subscriptions"),
+        Builtin(name: "sync", arguments: "", help: "the user's sync sessions: server, state, uploads, subscriptions"),
         Builtin(name: "mode", arguments: "[table|json|lua]", help: "how values print"),
         Builtin(name: "timer", arguments: "[on|off]", help: "print how long each statement takes"),
         Builtin(name: "read", arguments: "FILE.lua", help: "run a Lua file here"),
@@ -51,6 +52,7 @@ enum DotCommands {
                 StandardStreams.line(try UsersTable.render(session.host, current: session.user, style: session.style))
             case "schema": try schema(args, session)
             case "subs": try subscriptions(session)
+            case "sync": try sync(session)
             case "mode": try mode(args, session)
             case "timer": try timer(args, session)
             case "read": try read(args, session)
@@ -121,6 +123,31 @@ enum DotCommands {
                 + SchemaText.tables(schema, only: args.first, style: session.style)
         }
         StandardStreams.line(text)
+    }
+
+    /// Each of the user's sync sessions: the server and the connection, whether commits wait for
+    /// upload, the last download, and the subscriptions with their set's state.
+    static func sync(_ session: ReplSession) throws {
+        let sessions = try session.withTenant { $0.syncStatus }
+        guard !sessions.isEmpty else {
+            let server = session.host.syncTransport?.url
+            StandardStreams.line(
+                server.map { "No sync session yet: open a flexible-sync realm (\($0))." }
+                    ?? "No sync server: start with --sync-url ws://HOST:PORT/sync (flexible-sync realms are local).")
+            return
+        }
+        var lines: [String] = []
+        for s in sessions {
+            var connection = s.connection
+            if let error = s.lastConnectionError, s.connection != "connected" { connection += " (\(error))" }
+            lines.append(session.style.bold(s.file) + " on \(s.server): \(s.state), \(connection)")
+            if let error = s.sessionError { lines.append("  session error: \(error)") }
+            lines.append("  uploads: " + (s.waitingForUpload ? "commits waiting for upload" : "all acknowledged"))
+            lines.append("  last download: server version \(s.downloadedThrough)")
+            lines.append("  subscriptions (\(s.subscriptionState)): " + (s.subscriptions.isEmpty ? "none" : ""))
+            lines += s.subscriptions.map { "    " + $0 }
+        }
+        StandardStreams.line(lines.joined(separator: "\n"))
     }
 
     static func subscriptions(_ session: ReplSession) throws {

@@ -54,15 +54,23 @@ extension RealmLuaRuntime {
         try state.setGlobal("user", try box(UserBox(userName)))
     }
 
-    /// `user:flexibleSyncConfiguration{ initialSubscriptions = function(subs) … end, rerunOnOpen = … }`.
+    /// `user:flexibleSyncConfiguration{ initialSubscriptions = function(subs) … end, rerunOnOpen = …,
+    /// errorHandler = function(err) … end, clientResetMode = … }`: the default configuration on the
+    /// file `<user>.sync.realm` (as Realm keeps a flexible-sync realm apart from the default one).
     private func flexibleSyncConfiguration(_ ctx: LuaCallContext) throws -> Int {
         let options = try ctx.optionalTable(2).map { try state.copy($0) } ?? LuaTable()
         let box = defaultConfiguration.copy()
-        if case .function(let f) = options["initialSubscriptions"] {
-            box.initialSubscriptions = f
-        } else if !options["initialSubscriptions"].isNil {
-            throw ctx.argumentError(2, "'initialSubscriptions' must be a function")
+        box.isFlexibleSync = true
+        box.configuration.fileURL = folder.appendingPathComponent("\(userName).sync.realm")
+        for key in ["initialSubscriptions", "errorHandler"] {
+            if case .function = options[.string(key)] {
+                try setConfigurationField(box, key, options[.string(key)])
+            } else if !options[.string(key)].isNil {
+                throw ctx.argumentError(2, "'\(key)' must be a function")
+            }
         }
+        let resetMode = options["clientResetMode"]
+        if !resetMode.isNil { try setConfigurationField(box, "clientResetMode", resetMode) }
         box.configuration.rerunOnOpen = options["rerunOnOpen"].boolValue ?? false
         return try push(ctx, box)
     }
@@ -140,6 +148,8 @@ extension RealmLuaRuntime {
             },
             "migrationBlock": { $0.migrationBlock.map { .function($0) } ?? .nil },
             "initialSubscriptions": { $0.initialSubscriptions.map { .function($0) } ?? .nil },
+            "errorHandler": { $0.errorHandler.map { .function($0) } ?? .nil },
+            "clientResetMode": { .string($0.clientResetMode) },
             "rerunOnOpen": { .boolean($0.configuration.rerunOnOpen) },
             "deleteRealmIfMigrationNeeded": { .boolean($0.configuration.deleteRealmIfMigrationNeeded) },
             "readOnly": { .boolean($0.configuration.readOnly) },
@@ -224,6 +234,21 @@ extension RealmLuaRuntime {
                 throw luaError("Realm.Configuration.initialSubscriptions must be a function(subscriptions)")
             }
             box.initialSubscriptions = f
+        case "errorHandler":
+            if value.isNil {
+                box.errorHandler = nil
+                return
+            }
+            guard case .function(let f) = value else {
+                throw luaError("Realm.Configuration.errorHandler must be a function(err)")
+            }
+            box.errorHandler = f
+        case "clientResetMode":
+            let modes = ["recoverUnsyncedChanges", "discardUnsyncedChanges", "manual"]
+            guard let mode = value.stringValue, modes.contains(mode) else {
+                throw luaError("Realm.Configuration.clientResetMode must be one of \(modes.joined(separator: ", "))")
+            }
+            box.clientResetMode = mode
         case "rerunOnOpen": box.configuration.rerunOnOpen = try bool()
         case "deleteRealmIfMigrationNeeded": box.configuration.deleteRealmIfMigrationNeeded = try bool()
         case "readOnly": box.configuration.readOnly = try bool()

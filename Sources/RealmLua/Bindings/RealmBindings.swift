@@ -102,6 +102,9 @@ extension RealmLuaRuntime {
         t.field("subscriptions", returns: .plain("SubscriptionSet")) { ctx in
             try runtime.push(ctx, try realm(ctx).subscriptions)
         }
+        t.field("syncSession", returns: .plain("SyncSession")) { ctx in
+            try runtime.push(ctx, runtime.syncSession(of: try realm(ctx)).map(SyncSessionBox.init))
+        }
     }
 
     /// `realm:add(object, policy)`: the object, now managed.

@@ -28,6 +28,7 @@ extension RealmLuaRuntime {
             try s.update { m in try runtime.state.call(block, [try runtime.box(m)]) }
             return 0
         }
+        t.method("waitForSync") { ctx in try runtime.waitForSync(ctx, try set(ctx)) }
         t.field("state") { ctx in try ctx.returning(.string(try set(ctx).state.rawValue)) }
         t.field("errorMessage") { ctx in try ctx.returning(try set(ctx).errorMessage.map { .string($0) } ?? .nil) }
         t.field("version") { ctx in try ctx.returning(.integer(try set(ctx).version)) }

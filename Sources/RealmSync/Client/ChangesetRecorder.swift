@@ -6,17 +6,19 @@ import Synchronization
 /// (`CommitRecorder`): the instructions, the next client version, the clock's tick, appended to
 /// `_sync_history`. A throw rolls the commit back with its changeset.
 ///
-/// While the client applies a download (`applyingDownload`) a commit records nothing: it only
-/// moves the set/map mirrors to what the download wrote (the applier keeps list mirrors).
-/// The flag is set only inside the client's own write transaction, which holds the file's write
-/// lock, so no other instance can commit while it is set.
+/// While the client applies a download (`applyingDownload`) a commit of the client's own instance
+/// records nothing: it only moves the set/map mirrors to what the download wrote (the applier
+/// keeps list mirrors). The flag names that instance: another instance of the file opened from the
+/// same configuration (a host's script) may commit while the client waits for the write lock,
+/// and its commit is recorded as usual.
 final class ChangesetRecorder: CommitRecorder {
     let syncedClasses: Set<String>
     let wallClock: any WallClock
     /// The replica holds the view of its subscription set (`SyncClient.ViewSource.subscriptions`):
     /// the server decides the set's states, and a local write needs a subscription to its class.
     let requiresSubscriptions: Bool
-    private let applying = Atomic<Bool>(false)
+    /// The instance applying a download, if any.
+    private let applying = Mutex<ObjectIdentifier?>(nil)
 
     init(syncedClasses: Set<String>, wallClock: any WallClock, requiresSubscriptions: Bool = false) {
         self.syncedClasses = syncedClasses
@@ -26,10 +28,10 @@ final class ChangesetRecorder: CommitRecorder {
 
     var subscriptionsAwaitServer: Bool { requiresSubscriptions }
 
-    /// Runs `body` (a write of the client's own) with recording turned off.
-    func applyingDownload<T>(_ body: () throws -> T) rethrows -> T {
-        applying.store(true, ordering: .sequentiallyConsistent)
-        defer { applying.store(false, ordering: .sequentiallyConsistent) }
+    /// Runs `body` (a write of the client's own, on `realm`) with recording turned off for `realm`.
+    func applyingDownload<T>(on realm: Realm, _ body: () throws -> T) rethrows -> T {
+        applying.withLock { $0 = ObjectIdentifier(realm) }
+        defer { applying.withLock { $0 = nil } }
         return try body()
     }
 
@@ -38,7 +40,7 @@ final class ChangesetRecorder: CommitRecorder {
         // nothing; it may come before the client's tables exist.
         guard !changes.isEmpty else { return }
         let store = ClientStore(realm: realm)
-        if applying.load(ordering: .sequentiallyConsistent) {
+        if applying.withLock({ $0 == ObjectIdentifier(realm) }) {
             try refreshMirrors(realm, store: store, changes: changes)
             return
         }

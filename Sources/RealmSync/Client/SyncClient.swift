@@ -77,7 +77,7 @@ public final class SyncClient: SyncClientEndpoint {
         let tables = try realm.querySQL(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '\\_sync\\_%' ESCAPE '\\'")
         if tables.count < ClientStore.tableCount {
-            try recorder.applyingDownload { try realm.write { try store.createTables() } }
+            try recorder.applyingDownload(on: realm) { try realm.write { try store.createTables() } }
         }
         try loadState()
     }
@@ -231,7 +231,7 @@ public final class SyncClient: SyncClientEndpoint {
 
     /// Runs `body` in one write transaction of the client's own, recording no changeset.
     private func writeRemote(_ body: () throws -> Void) throws {
-        try recorder.applyingDownload { try realm.write(body) }
+        try recorder.applyingDownload(on: realm) { try realm.write(body) }
         try loadState()
     }
 

@@ -1,0 +1,94 @@
+import RealmDatabase
+import RealmSync
+
+/// One synced realm file's endpoint as a transport carries it: its `SyncClient`, and the marks a
+/// script's `waitForDownload` asks for. A mark goes to the server once this connection's first
+/// download arrived (before it, the server would answer before sending the file's data); the
+/// server answers it after everything it had for the session, so its answer means "downloaded".
+///
+/// `@unchecked Sendable`: it is used only under its handle's lock (`SyncSessionHandle.withEndpoint`),
+/// by the network or by the tenant, one at a time.
+public final class TenantSyncEndpoint: SyncClientEndpoint, @unchecked Sendable {
+    public let client: SyncClient
+    let errors: SyncErrorEvents
+    private var session: UInt32?
+    private var downloadedOnConnection = false
+    private var nextMark: UInt64 = 1
+    /// Asked for and not sent yet (sent ones go back here when a connection drops).
+    private var marksToSend: [UInt64] = []
+    private var marksSent: Set<UInt64> = []
+    private var marksAnswered: Set<UInt64> = []
+    /// Why the session failed on this connection, if it did (a refused bind, a message it could not apply).
+    private(set) var sessionError: String?
+
+    init(client: SyncClient, errors: SyncErrorEvents) {
+        self.client = client
+        self.errors = errors
+    }
+
+    /// A new mark, sent with the next uploads; `isAnswered` tells when the server answered it.
+    func requestMark() -> UInt64 {
+        let mark = nextMark
+        nextMark += 1
+        marksToSend.append(mark)
+        return mark
+    }
+
+    func isAnswered(_ mark: UInt64) -> Bool { marksAnswered.contains(mark) }
+
+    // MARK: SyncClientEndpoint
+
+    public func connect(session: UInt32) throws -> [SyncMessage] {
+        self.session = session
+        downloadedOnConnection = false
+        sessionError = nil
+        return try recordingFailure { try client.connect(session: session) }
+    }
+
+    public func receive(_ message: SyncMessage) throws -> [SyncMessage] {
+        if case .mark(_, let mark) = message, marksSent.remove(mark) != nil {
+            marksAnswered.insert(mark)
+            return []
+        }
+        let replies = try recordingFailure { try client.receive(message) }
+        switch message {
+        case .download: downloadedOnConnection = true
+        case .bootstrap(_, _, _, _, _, let isLast, _, _, _): if isLast { downloadedOnConnection = true }
+        default: break
+        }
+        return replies
+    }
+
+    public func pendingUploads() throws -> [SyncMessage] {
+        let uploads = try recordingFailure { try client.pendingUploads() }
+        guard downloadedOnConnection, let session, !marksToSend.isEmpty else { return uploads }
+        let marks = marksToSend
+        marksToSend = []
+        marksSent.formUnion(marks)
+        return uploads + marks.map { .mark(session: session, requestID: $0) }
+    }
+
+    public func disconnect() {
+        client.disconnect()
+        session = nil
+        downloadedOnConnection = false
+        marksToSend = marksSent.sorted() + marksToSend
+        marksSent = []
+    }
+
+    /// A failure ends the session on this connection: recorded for `asyncOpen`, and reported to
+    /// the script's `errorHandler`.
+    private func recordingFailure<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            let syncError = error as? SyncError
+            sessionError = "\(syncError?.message ?? "\(error)")"
+            errors.append(
+                SyncErrorEvent(
+                    code: Int(syncError?.code.rawValue ?? SyncErrorCode.otherError.rawValue),
+                    message: sessionError ?? "\(error)", compensatingWrites: []))
+            throw error
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import RealmHost
+import RealmSyncNet
+
+/// `--sync-url` and `--sync-secret-file` (repl, run, migrate): the server the users' flexible-sync
+/// realms sync with, and the file holding the secret that signs their tokens (when
+/// `REALMHOST_SYNC_SECRET` is not set). Either may come from `host.lua`'s `sync` table instead.
+struct SyncFlags: ParsableArguments {
+    @Option(
+        name: .customLong("sync-url"),
+        help: ArgumentHelp(
+            "The sync server (ws://HOST:PORT/sync) flexible-sync realms sync with (default: host.lua's sync.url).",
+            valueName: "url"))
+    var url: String?
+
+    @Option(
+        name: .customLong("sync-secret-file"),
+        help: ArgumentHelp(
+            "The file with the secret shared with the sync server (default: $REALMHOST_SYNC_SECRET, "
+                + "else host.lua's sync.secretFile).",
+            valueName: "file"))
+    var secretFile: String?
+
+    func validate() throws {
+        if let url, !(url.hasPrefix("ws://") || url.hasPrefix("wss://")) {
+            throw ValidationError("--sync-url must be a ws:// or wss:// URL, got '\(url)'.")
+        }
+    }
+
+    /// The host's options with these flags (host.lua fills in what they leave out).
+    func apply(to options: HostOptions) -> HostOptions {
+        var options = options
+        options.sync.url = url
+        options.sync.secretFile = secretFile.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        return options
+    }
+}
+
+extension HostFlags {
+    /// Opens the host syncing through `sync`'s server (or host.lua's), or prints why it cannot.
+    func makeHost(sync: SyncFlags) throws -> TenantHost {
+        do {
+            return try TenantHost(options: sync.apply(to: options)) { try NetSyncTransport.make($0) }
+        } catch {
+            throw CLIError.failed("\(error)")
+        }
+    }
+}

@@ -1,0 +1,351 @@
+import Foundation
+import LuaSandbox
+import RealmHost
+import RealmSyncNet
+import XCTest
+
+/// Hosts that sync (issue 17): tenants' flexible-sync realms on a real server on 127.0.0.1, through
+/// the Lua API of docs/LUA-API.md "Sync".
+final class HostSyncTests: XCTestCase {
+    func testAliceWritesThroughOneHostAndReadsThroughAnother() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let url = try await fixture.url(of: server)
+        let a = try fixture.host("hostA", url: url)
+        let b = try fixture.host("hostB", url: url)
+        let written = try await a.run(
+            "alice",
+            openSynced + """
+                r:write(function() r:create("Note", { _id = "n1", text = "from host A" }) end)
+                return r.syncSession:waitForUpload{ timeout = 10000 }, r.syncSession.state
+                """)
+        XCTAssertEqual(written, ["true", "active"])
+        let read = try await b.run(
+            "alice",
+            openSynced + """
+                local downloaded = r.syncSession:waitForDownload{ timeout = 10000 }
+                local note = r:object("Note", "n1")
+                return downloaded, note and note.text, r.syncSession.connectionState
+                """)
+        XCTAssertEqual(read, ["true", "from host A", "connected"])
+        // And back: a write on B reaches A's open realm.
+        _ = try await b.run(
+            "alice",
+            """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            r:write(function() r:object("Note", "n1").text = "edited on B" end)
+            return r.syncSession:waitForUpload{ timeout = 10000 }
+            """)
+        let reread = try await a.run(
+            "alice",
+            """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            return r.syncSession:waitForDownload{ timeout = 10000 }, r:object("Note", "n1").text
+            """)
+        XCTAssertEqual(reread, ["true", "edited on B"])
+        await a.stopSync()
+        await b.stopSync()
+        await server.stop()
+    }
+
+    func testBobSeesNoneOfAlicesPrivateObjects() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let url = try await fixture.url(of: server)
+        let a = try fixture.host("hostA", url: url)
+        let b = try fixture.host("hostB", url: url)
+        let uploaded = try await a.run(
+            "alice",
+            openSynced + """
+                r:write(function()
+                  r:create("Note", { _id = "secret", text = "alice's" })
+                  r:create("Dog", { _id = "rex", owner = "alice", name = "Rex", shared = false })
+                  r:create("Dog", { _id = "fido", owner = "alice", name = "Fido", shared = true })
+                end)
+                return r.syncSession:waitForUpload{ timeout = 10000 }
+                """)
+        XCTAssertEqual(uploaded, ["true"])
+        let seen = try await b.run(
+            "bob",
+            openSynced + """
+                r.syncSession:waitForDownload{ timeout = 10000 }
+                local names = {}
+                for _, d in ipairs(r:objects("Dog")) do names[#names + 1] = d.name end
+                return #r:objects("Note"), table.concat(names, ",")
+                """)
+        XCTAssertEqual(seen, ["0", "Fido"], "bob gets only the shared dog")
+        await a.stopSync()
+        await b.stopSync()
+        await server.stop()
+    }
+
+    func testAsyncOpenWithNoServerRaisesAfterItsTimeoutNamingTheURL() async throws {
+        let fixture = try HostSyncFixture()
+        let url = try await fixture.deadURL()
+        let host = try fixture.host("hostA", url: url)
+        let result = try await host.run(
+            "alice",
+            """
+            local states = {}
+            local ok, err = pcall(Realm.asyncOpen, user:flexibleSyncConfiguration{}, {
+              timeout = 300, onState = function(state, info) states[#states + 1] = state end })
+            return ok, tostring(err), table.concat(states, ",")
+            """)
+        XCTAssertEqual(result.first, "false")
+        XCTAssertTrue(result[1].contains(url), result[1])
+        XCTAssertTrue(result[1].contains("timed out after 300 ms"), result[1])
+        XCTAssertEqual(result[2], "connecting,error")
+        await host.stopSync()
+    }
+
+    func testAsyncOpenWithoutASecretReportsWaitingForUserAndRaises() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let host = try fixture.host("hostA", url: try await fixture.url(of: server), signs: false)
+        let result = try await host.run(
+            "alice",
+            """
+            local states = {}
+            local ok, err = pcall(Realm.asyncOpen, user:flexibleSyncConfiguration{}, {
+              timeout = 5000, onState = function(state) states[#states + 1] = state end })
+            return ok, tostring(err), table.concat(states, ",")
+            """)
+        XCTAssertEqual(result.first, "false")
+        XCTAssertTrue(result[1].contains("unauthorized"), result[1])
+        XCTAssertEqual(result[2], "connecting,waitingForUser,error")
+        await host.stopSync()
+        await server.stop()
+    }
+
+    func testAutoOpenWithNoServerOpensTheFileOnDisk() async throws {
+        let fixture = try HostSyncFixture()
+        let host = try fixture.host("hostA", url: try await fixture.deadURL())
+        let result = try await host.run(
+            "alice",
+            """
+            local config = user:flexibleSyncConfiguration{
+              initialSubscriptions = function(subs) subs:append(QuerySubscription("Note")) end }
+            local r = Realm.autoOpen(config, { timeout = 5000 })
+            r:write(function() r:create("Note", { _id = "offline", text = "kept" }) end)
+            return r:object("Note", "offline").text, r.syncSession ~= nil, r.syncSession.connectionState
+            """)
+        XCTAssertEqual(result[0], "kept")
+        XCTAssertEqual(result[1], "true")
+        XCTAssertNotEqual(result[2], "connected")
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent("hostA/alice.sync.realm").path))
+        await host.stopSync()
+    }
+
+    func testOfflineWritesReachTheServerOnceItAnswers() async throws {
+        let fixture = try HostSyncFixture()
+        let url = try await fixture.deadURL()
+        let a = try fixture.host("hostA", url: url)
+        _ = try await a.run(
+            "alice",
+            """
+            local config = user:flexibleSyncConfiguration{
+              initialSubscriptions = function(subs) subs:append(QuerySubscription("Note")) end }
+            local r = Realm.autoOpen(config, { timeout = 200 })
+            r:write(function() r:create("Note", { _id = "later", text = "written offline" }) end)
+            """)
+        // The server comes up on the same port: host A's session connects and uploads.
+        let port = try XCTUnwrap(Int(try XCTUnwrap(url.split(separator: ":").last?.split(separator: "/").first)))
+        let registry = try PluginRegistry(folders: fixture.pluginFolders)
+        let server = try SyncNetServer(
+            configuration: SyncNetServerConfiguration(host: "127.0.0.1", port: port),
+            storePath: fixture.root.appendingPathComponent("sync.sqlite").path, schema: registry.schema,
+            secret: fixture.secret)
+        try await server.start()
+        let uploaded = try await a.run(
+            "alice", "return Realm(user:flexibleSyncConfiguration{}).syncSession:waitForUpload{ timeout = 10000 }")
+        XCTAssertEqual(uploaded, ["true"])
+        let b = try fixture.host("hostB", url: url)
+        let read = try await b.run(
+            "alice",
+            """
+            local config = user:flexibleSyncConfiguration{
+              initialSubscriptions = function(subs) subs:append(QuerySubscription("Note")) end }
+            local r = Realm.asyncOpen(config, { timeout = 10000 })
+            return r:object("Note", "later").text
+            """)
+        XCTAssertEqual(read, ["written offline"])
+        await a.stopSync()
+        await b.stopSync()
+        await server.stop()
+    }
+
+    func testErrorHandlerGetsACompensatingWriteAndTheRealmShowsTheServersState() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let host = try fixture.host("hostA", url: try await fixture.url(of: server))
+        let result = try await host.run(
+            "alice",
+            """
+            local errors = {}
+            local config = user:flexibleSyncConfiguration{
+              initialSubscriptions = function(subs) subs:append(QuerySubscription("Dog", { name = "dogs" })) end,
+              errorHandler = function(err) errors[#errors + 1] = err end,
+            }
+            local r = Realm.asyncOpen(config, { timeout = 10000 })
+            r:write(function() r:create("Dog", { _id = "notmine", owner = "bob", name = "Stolen" }) end)
+            local s = r.syncSession
+            s:waitForUpload{ timeout = 10000 }
+            for _ = 1, 100 do
+              if #errors > 0 then break end
+              s:waitForDownload{ timeout = 100 }
+            end
+            local e = errors[1]
+            local w = e and e.compensatingWrites[1]
+            return #errors, e and e.code, w and w.class, w and w.primaryKey, r:object("Dog", "notmine") == nil
+            """)
+        XCTAssertEqual(result, ["1", "231", "Dog", "notmine", "true"])
+        await host.stopSync()
+        await server.stop()
+    }
+
+    func testWaitingIsNotChargedToTheScriptsTimeLimit() async throws {
+        let fixture = try HostSyncFixture()
+        let host = try fixture.host(
+            "hostA", url: try await fixture.deadURL(), limits: LuaLimits(time: .milliseconds(300)))
+        let result = try await host.run(
+            "alice",
+            """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            return r.syncSession:waitForDownload{ timeout = 600 }, r.syncSession:waitForDownload{ timeout = 10 }
+            """)
+        XCTAssertEqual(result, ["false", "false"], "0.6 s of waiting under a 0.3 s time limit")
+        await host.stopSync()
+    }
+
+    func testPauseAndResume() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let host = try fixture.host("hostA", url: try await fixture.url(of: server))
+        let result = try await host.run(
+            "alice",
+            openSynced + """
+                local s = r.syncSession
+                s:pause()
+                local paused = s.state .. "/" .. s.connectionState
+                r:write(function() r:create("Note", { _id = "p", text = "while paused" }) end)
+                local uploadedWhilePaused = s:waitForUpload{ timeout = 200 }
+                s:resume()
+                return paused, tostring(uploadedWhilePaused), s.state, tostring(s:waitForUpload{ timeout = 10000 })
+                """)
+        XCTAssertEqual(result, ["inactive/disconnected", "false", "active", "true"])
+        await host.stopSync()
+        await server.stop()
+    }
+
+    func testWaitForSyncReturnsOnceTheNewSetIsCompleteAndRaisesARefusedOne() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let host = try fixture.host("hostA", url: try await fixture.url(of: server))
+        let result = try await host.run(
+            "alice",
+            openSynced + """
+                local subs = r.subscriptions
+                subs:update(function(s) s:append(QuerySubscription("Dog", { name = "mine", where = "owner == 'alice'" })) end)
+                subs:waitForSync{ timeout = 10000 }
+                local complete = subs.state
+                subs:update(function(s) s:append(QuerySubscription("Dog", { name = "bad", where = "name == 'x'" })) end)
+                local ok, err = pcall(function() subs:waitForSync{ timeout = 10000 } end)
+                return complete, ok, subs.state, tostring(err):find("name", 1, true) ~= nil
+                """)
+        XCTAssertEqual(result, ["complete", "false", "error", "true"])
+        await host.stopSync()
+        await server.stop()
+    }
+
+    func testWithoutASyncURLFlexibleSyncRealmsOpenLocalOnly() async throws {
+        let fixture = try HostSyncFixture()
+        let host = try fixture.host("hostA", url: nil)
+        XCTAssertNil(host.syncTransport)
+        let result = try await host.run(
+            "alice",
+            """
+            local states = {}
+            local config = user:flexibleSyncConfiguration{}
+            local r = Realm.asyncOpen(config, { onState = function(s) states[#states + 1] = s end })
+            local auto = Realm.autoOpen(config)
+            return r.syncSession == nil, auto.syncSession == nil, table.concat(states, ","), r.configuration.fileURL
+            """)
+        XCTAssertEqual(result, ["true", "true", "open", "alice.sync.realm"])
+    }
+}
+
+extension HostSyncTests {
+    func testWaitingInsideAWriteIsRefused() async throws {
+        let fixture = try HostSyncFixture()
+        let host = try fixture.host("hostA", url: try await fixture.deadURL())
+        let result = try await host.run(
+            "alice",
+            """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            r:beginWrite()
+            local ok, err = pcall(function() return r.syncSession:waitForUpload{ timeout = 100 } end)
+            r:cancelWrite()
+            return ok, tostring(err)
+            """)
+        XCTAssertEqual(result.first, "false")
+        XCTAssertTrue(result.last?.contains("inside a write transaction") == true, "\(result)")
+        await host.stopSync()
+    }
+}
+
+extension HostSyncTests {
+    func testTheTenantsSyncStatusNamesTheFileServerAndSubscriptions() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let url = try await fixture.url(of: server)
+        let host = try fixture.host("hostA", url: url)
+        let none = try host.withTenant("alice") { $0.syncStatus.count }
+        XCTAssertEqual(none, 0, "no session before a script opens a flexible-sync realm")
+        _ = try await host.run("alice", openSynced + "return r.syncSession:waitForUpload{ timeout = 10000 }")
+        let status = try XCTUnwrap(try host.withTenant("alice") { $0.syncStatus }.first)
+        XCTAssertEqual(status.file, "alice.sync.realm")
+        XCTAssertEqual(status.server, url)
+        XCTAssertEqual(status.state, "active")
+        XCTAssertEqual(status.connection, "connected")
+        XCTAssertFalse(status.waitingForUpload)
+        XCTAssertEqual(status.subscriptionState, "complete")
+        XCTAssertEqual(status.subscriptions, ["notes: Note where TRUEPREDICATE", "dogs: Dog where TRUEPREDICATE"])
+        await host.stopSync()
+        await server.stop()
+    }
+}
+
+extension HostSyncTests {
+    /// A tenant evicted from the cache closes its session; opened again, it syncs on a new one, and
+    /// what it wrote offline in between (in the file) goes up.
+    func testATenantEvictedAndOpenedAgainSyncsOnANewSession() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let url = try await fixture.url(of: server)
+        let a = try fixture.host("hostA", url: url, cacheSize: 1)
+        _ = try await a.run(
+            "alice",
+            openSynced + """
+                r:write(function() r:create("Note", { _id = "before", text = "1" }) end)
+                return r.syncSession:waitForUpload{ timeout = 10000 }
+                """)
+        _ = try await a.run("bob", "return 1")
+        XCTAssertEqual(a.openTenants, ["bob"], "alice's tenant (and its session) is closed")
+        let again = try await a.run(
+            "alice",
+            """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            r:write(function() r:create("Note", { _id = "after", text = "2" }) end)
+            return r.syncSession:waitForUpload{ timeout = 10000 }, r.syncSession:waitForDownload{ timeout = 10000 }
+            """)
+        XCTAssertEqual(again, ["true", "true"])
+        let b = try fixture.host("hostB", url: url)
+        let read = try await b.run(
+            "alice", openSynced + "return r:object('Note', 'before').text, r:object('Note', 'after').text")
+        XCTAssertEqual(read, ["1", "2"])
+        await a.stopSync()
+        await b.stopSync()
+        await server.stop()
+    }
+}
