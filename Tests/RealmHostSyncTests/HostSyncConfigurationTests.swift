@@ -62,12 +62,17 @@ final class HostSyncConfigurationTests: XCTestCase {
         let file = folder.appendingPathComponent("secret")
         try "  the file's secret, long enough to sign with\n".write(to: file, atomically: true, encoding: .utf8)
         let options = HostSyncOptions(url: "ws://127.0.0.1:9/sync", secretFile: file)
+        XCTAssertThrowsError(try NetSyncTransport.secret(options, environment: [:]), "others may read it") { error in
+            XCTAssertTrue("\(error)".contains(file.path), "\(error)")
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         XCTAssertEqual(
             try NetSyncTransport.secret(options, environment: [:]),
             Array("the file's secret, long enough to sign with".utf8))
+        let fromEnvironment = "the environment's secret, long enough to sign with"
         XCTAssertEqual(
-            try NetSyncTransport.secret(options, environment: ["REALMHOST_SYNC_SECRET": "from the environment"]),
-            Array("from the environment".utf8))
+            try NetSyncTransport.secret(options, environment: ["REALMHOST_SYNC_SECRET": fromEnvironment]),
+            Array(fromEnvironment.utf8))
         XCTAssertNil(try NetSyncTransport.secret(HostSyncOptions(url: "ws://127.0.0.1:9/sync"), environment: [:]))
         let missing = HostSyncOptions(url: "ws://x/sync", secretFile: folder.appendingPathComponent("none"))
         XCTAssertThrowsError(try NetSyncTransport.secret(missing, environment: [:]))

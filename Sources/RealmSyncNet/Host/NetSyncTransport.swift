@@ -47,7 +47,7 @@ public final class NetSyncTransport: SyncSessionTransport {
     }
 
     /// A transport for a host's options: the secret from `REALMHOST_SYNC_SECRET`, else from
-    /// `options.secretFile` (text without surrounding white space, as the server reads it).
+    /// `options.secretFile` (text without surrounding white space, mode 0600, as the server's).
     public static func make(
         _ options: HostSyncOptions, environment: [String: String] = ProcessInfo.processInfo.environment,
         clientOptions: SyncNetClientOptions = .init()
@@ -57,19 +57,11 @@ public final class NetSyncTransport: SyncSessionTransport {
             url: url, secret: try secret(options, environment: environment), options: clientOptions)
     }
 
+    /// The secret as the server reads it (`SyncSharedSecret`): a file others may read is refused.
     static func secret(_ options: HostSyncOptions, environment: [String: String]) throws -> [UInt8]? {
-        let text: String
-        if let value = environment["REALMHOST_SYNC_SECRET"] {
-            text = value
-        } else if let file = options.secretFile {
-            guard let data = FileManager.default.contents(atPath: file.path) else {
-                throw SyncError(.otherError, "the sync secret file \(file.path) cannot be read")
-            }
-            text = String(decoding: data, as: UTF8.self)
-        } else {
-            return nil
-        }
-        return Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+        if let shared = try SyncSharedSecret.fromEnvironment(environment) { return shared.bytes }
+        guard let file = options.secretFile else { return nil }
+        return try SyncSharedSecret.read(file: file.path).bytes
     }
 
     /// A transport dropped without `stop()` stops its client anyway: nothing would use the connection.
