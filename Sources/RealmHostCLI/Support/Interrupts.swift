@@ -21,16 +21,7 @@ nonisolated(unsafe) let sigintCounter: UnsafeMutablePointer<Int32> = {
 }()
 
 /// The self-pipe: the handler writes, the watcher reads.
-nonisolated(unsafe) let sigintPipe: UnsafeMutablePointer<Int32> = {
-    let p = UnsafeMutablePointer<Int32>.allocate(capacity: 2)
-    p.initialize(repeating: -1, count: 2)
-    if pipe(p) == 0 {
-        _ = fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK)
-        _ = fcntl(p[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(p[1], F_SETFD, FD_CLOEXEC)
-    }
-    return p
-}()
+nonisolated(unsafe) let sigintPipe: UnsafeMutablePointer<Int32> = makeSelfPipe()
 
 private let sigintHandler: @convention(c) (Int32) -> Void = { _ in
     let saved = errno

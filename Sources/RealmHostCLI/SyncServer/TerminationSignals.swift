@@ -10,16 +10,7 @@
 // starts, so a signal that arrives while it starts waits in the pipe instead of killing the process.
 
 /// The self-pipe: the handler writes, `wait()` reads.
-nonisolated(unsafe) private let terminationPipe: UnsafeMutablePointer<Int32> = {
-    let p = UnsafeMutablePointer<Int32>.allocate(capacity: 2)
-    p.initialize(repeating: -1, count: 2)
-    if pipe(p) == 0 {
-        _ = fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK)
-        _ = fcntl(p[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(p[1], F_SETFD, FD_CLOEXEC)
-    }
-    return p
-}()
+nonisolated(unsafe) private let terminationPipe: UnsafeMutablePointer<Int32> = makeSelfPipe()
 
 private let terminationHandler: @convention(c) (Int32) -> Void = { signal in
     let saved = errno
