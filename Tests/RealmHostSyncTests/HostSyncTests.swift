@@ -218,6 +218,47 @@ final class HostSyncTests: XCTestCase {
         await host.stopSync()
     }
 
+    /// Only a wait's sleeps are off the budget: Lua it runs meanwhile counts. Here five
+    /// `errorHandler` calls of 0.4 s each, made inside `waitForDownload`, pass a 1.5 s time limit,
+    /// which no single one does.
+    func testLuaAWaitRunsCountsAgainstTheScriptsTimeLimit() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let host = try fixture.host(
+            "hostA", url: try await fixture.url(of: server), limits: LuaLimits(time: .milliseconds(1500)))
+        var outcome = ""
+        do {
+            outcome = try await host.run(
+                "alice",
+                """
+                local handled = 0
+                local config = user:flexibleSyncConfiguration{
+                  initialSubscriptions = function(subs) subs:append(QuerySubscription("Dog", { name = "dogs" })) end,
+                  errorHandler = function(err)
+                    handled = handled + 1
+                    local t = os.clock() while os.clock() - t < 0.4 do end
+                  end,
+                }
+                local r = Realm.asyncOpen(config, { timeout = 1000 })
+                for i = 1, 5 do
+                  r:write(function() r:create("Dog", { _id = "notmine" .. i, owner = "bob", name = "Stolen" }) end)
+                  r.syncSession:waitForUpload{ timeout = 1000 }
+                end
+                for _ = 1, 50 do
+                  if handled >= 5 then break end
+                  r.syncSession:waitForDownload{ timeout = 100 }
+                end
+                return "ran past the limit with " .. handled .. " handler calls"
+                """
+            ).joined()
+        } catch {
+            outcome = "\(error)"
+        }
+        XCTAssertTrue(outcome.contains("time limit"), outcome)
+        await host.stopSync()
+        await server.stop()
+    }
+
     func testPauseAndResume() async throws {
         let fixture = try HostSyncFixture()
         let server = try await fixture.startServer()

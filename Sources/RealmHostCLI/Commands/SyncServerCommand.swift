@@ -60,6 +60,9 @@ struct SyncServerCommand: ParsableCommand {
         }
     }
 
+    /// How long a graceful stop may take once a signal asked for it.
+    static let stopTimeout: Duration = .seconds(10)
+
     /// Starts `server`, says where on the first line of standard output, and stops it at SIGINT or
     /// SIGTERM: the uploads that arrived are integrated and every connection closed before it returns.
     private func serve(_ server: SyncNetServer, at address: ListenAddress) throws {
@@ -73,8 +76,14 @@ struct SyncServerCommand: ParsableCommand {
         let path = server.configuration.path
         StandardStreams.line("sync server listening on ws://\(address.authority(port: port))\(path)")
         let signal = TerminationSignals.wait()
-        StandardStreams.errorLine("sync server: \(signal): stopping")
-        try AsyncBridge.wait { await server.stop() }
+        TerminationSignals.restoreDefaults()
+        StandardStreams.errorLine("sync server: \(signal): stopping (a second signal ends it at once)")
+        // What arrived is integrated first; a peer that never answers its close must not hold the
+        // process forever.
+        guard try AsyncBridge.wait(timeout: Self.stopTimeout, { await server.stop() }) != nil else {
+            StandardStreams.errorLine("sync server: connections still open after \(Self.stopTimeout); exiting")
+            return
+        }
         StandardStreams.errorLine("sync server: stopped")
     }
 }

@@ -6,6 +6,17 @@ import Synchronization
 /// the concurrency pool, which it is no part of.
 enum AsyncBridge {
     static func wait<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) throws -> Value {
+        try start(body).wait().get()
+    }
+
+    /// The same, giving up after `timeout` (nil): the work goes on, nobody waits for it.
+    static func wait<Value: Sendable>(
+        timeout: Duration, _ body: @escaping @Sendable () async throws -> Value
+    ) throws -> Value? {
+        try start(body).wait(timeout: timeout)?.get()
+    }
+
+    private static func start<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) -> Outcome<Value> {
         let outcome = Outcome<Value>()
         Task {
             do {
@@ -14,7 +25,7 @@ enum AsyncBridge {
                 outcome.finish(.failure(error))
             }
         }
-        return try outcome.wait().get()
+        return outcome
     }
 
     /// The result, handed from the task to the waiting thread.
@@ -29,7 +40,18 @@ enum AsyncBridge {
 
         func wait() -> Result<Value, any Error> {
             done.wait()
-            return result.withLock { $0 } ?? .failure(CLIError.failed("an asynchronous step ended without a result"))
+            return taken()
+        }
+
+        func wait(timeout: Duration) -> Result<Value, any Error>? {
+            let (seconds, attoseconds) = timeout.components
+            let nanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+            guard done.wait(timeout: .now() + .nanoseconds(Int(min(nanoseconds, 1e15)))) == .success else { return nil }
+            return taken()
+        }
+
+        private func taken() -> Result<Value, any Error> {
+            result.withLock { $0 } ?? .failure(CLIError.failed("an asynchronous step ended without a result"))
         }
     }
 }

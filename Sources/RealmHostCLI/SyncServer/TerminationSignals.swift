@@ -54,6 +54,12 @@ enum TerminationSignals {
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
+    /// From now on SIGINT and SIGTERM end the process at once (their default): an operator's second
+    /// signal stops a server whose graceful stop is stuck.
+    static func restoreDefaults() {
+        for number in handled { signal(number, SIG_DFL) }
+    }
+
     /// Blocks until one of the signals arrives; its name.
     static func wait() -> String {
         var byte: UInt8 = 0

@@ -21,13 +21,13 @@ extension RealmLuaRuntime {
         if hasOpenWrite {
             throw luaError("cannot wait for sync inside a write transaction: commit or cancel it first")
         }
-        return try state.waitingOffBudget { isCancelled in
+        return try state.waitingOffBudget { wait in
             let deadline = ContinuousClock.now + timeout
             while true {
                 deliverSyncErrors()
                 if let value = try done() { return value }
-                if isCancelled() || ContinuousClock.now >= deadline { return nil }
-                Thread.sleep(forTimeInterval: 0.01)
+                if wait.isCancelled || ContinuousClock.now >= deadline { return nil }
+                wait.sleep(Self.syncPollInterval)
             }
         }
     }
