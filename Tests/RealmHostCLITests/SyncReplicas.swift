@@ -48,6 +48,9 @@ extension SharedSyncEndpoint where Endpoint == SyncClient {
         }
     }
 
+    /// The toys in this replica (-1 when it cannot be read).
+    var toyCount: Int { (try? withEndpoint { try $0.realm.objects("DogToy").count }) ?? -1 }
+
     /// The toy's name in this replica; nil while it has no such toy.
     func toyName(_ id: ObjectId) -> String? {
         try? withEndpoint { client in

@@ -19,28 +19,14 @@ final class SyncServerKillTests: XCTestCase {
 
     func testKillingTheServerDuringAnUploadStormLosesAndDoublesNothing() async throws {
         let workspace = try Workspace()
-        let first = try SyncServerProcess(
-            ["--listen", "127.0.0.1:0", "--data", "server", "--plugins", "plugins"], in: workspace.root)
-        let listened = await blocking { first.listeningPort() }
-        var server = first
-        let port = try XCTUnwrap(listened)
-        let secret = try SyncSharedSecret.read(file: workspace.root.appendingPathComponent("server/sync-secret").path)
-        let replicas = Replicas(folder: workspace.root, secret: secret, url: "ws://127.0.0.1:\(port)/sync")
-        let a = try await replicas.start("a", user: "alice")
-        let b = try await replicas.start("b", user: "alice")
+        let server = try await KilledServer.start(in: workspace)
+        let a = try await server.replicas.start("a", user: "alice")
+        let b = try await server.replicas.start("b", user: "alice")
         let writers = [storm(a, name: "a"), storm(b, name: "b")]
 
         for kill in 1...Self.kills {
             try? await Task.sleep(for: .milliseconds(Int.random(in: 50...300)))
-            let killed = server
-            let status = await blocking { killed.stop(with: SIGKILL) }
-            XCTAssertEqual(status, 128 + SIGKILL, "kill \(kill)")
-            server = try SyncServerProcess(
-                ["--listen", "127.0.0.1:\(port)", "--data", "server", "--plugins", "plugins"], in: workspace.root)
-            let started = server
-            let restarted = await blocking { started.listeningPort() }
-            XCTAssertEqual(restarted, port, "restart \(kill): \(server.standardError)")
-            if restarted == nil { break }
+            guard try await server.killAndRestart(kill) else { break }
         }
         for writer in writers { writer.cancel() }
         var written: [ObjectId] = []
@@ -58,11 +44,62 @@ final class SyncServerKillTests: XCTestCase {
         XCTAssertTrue(settled, "the replicas did not resume and converge; the server said:\n\(server.standardError)")
         await a.client.stop()
         await b.client.stop()
-        let last = server
-        let stopped = await blocking { last.stop(with: SIGTERM) }
-        XCTAssertEqual(stopped, 0, last.standardError)
+        await server.stop()
         try checkStore(workspace, written: all)
         print("SyncServerKillTests: \(Self.kills) kills, \(all.count) commits from 2 replicas, all in the store once")
+    }
+
+    /// A new replica starts bootstrapping 2,500 toys (three bootstrap messages) before each kill:
+    /// at every look each replica holds all of them or none, and in the end all of them.
+    func testKillingTheServerDuringBootstrapsLeavesEveryReplicaWholeOrEmpty() async throws {
+        let workspace = try Workspace()
+        let server = try await KilledServer.start(in: workspace)
+        let writer = try await server.replicas.start("writer", user: "alice")
+        let total = 2_500
+        for commit in 0..<50 {
+            try writer.replica.withEndpoint { client in
+                try client.realm.write {
+                    for i in 0..<(total / 50) {
+                        _ = try client.realm.create(
+                            "DogToy",
+                            value: [
+                                "_id": .objectId(ObjectId.generate()), "name": .string("toy \(commit).\(i)"),
+                                "household": .string("alice"),
+                            ])
+                    }
+                }
+            }
+        }
+        await writer.client.flush()
+        let uploaded = await eventually(timeout: .seconds(60)) {
+            !writer.replica.withEndpoint { $0.hasUnacknowledgedChanges }
+        }
+        XCTAssertTrue(uploaded, "the writer's toys did not upload: \(server.standardError)")
+        await writer.client.stop()
+
+        var readers: [Replicas.Host] = []
+        var seen: Set<Int> = []
+        for kill in 1...Self.kills {
+            readers.append(try await server.replicas.start("reader\(kill)", user: "alice"))
+            let until = ContinuousClock.now + .milliseconds(Int.random(in: 0...300))
+            while ContinuousClock.now < until {
+                seen.formUnion(readers.map(\.replica.toyCount))
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+            guard try await server.killAndRestart(kill) else { break }
+        }
+        let complete = await eventually(timeout: .seconds(120)) {
+            let counts = readers.map(\.replica.toyCount)
+            seen.formUnion(counts)
+            return counts.allSatisfy { $0 == total }
+        }
+        XCTAssertTrue(complete, "not every replica got the toys: \(readers.map(\.replica.toyCount))")
+        XCTAssertTrue(seen.isSubset(of: [0, total]), "a bootstrap seen in part: \(seen.sorted())")
+        for reader in readers { await reader.client.stop() }
+        await server.stop()
+        print(
+            "SyncServerKillTests: \(Self.kills) kills during bootstraps of \(readers.count) replicas; counts seen: \(seen.sorted())"
+        )
     }
 
     /// One toy per commit, flushed at once, until cancelled; the toys written.
@@ -102,4 +139,52 @@ final class SyncServerKillTests: XCTestCase {
         }
         XCTAssertEqual(log.count, written.count, "one changeset per commit")
     }
+}
+
+/// `realm-host sync-server` on a workspace's `server` folder and one port, killed and started again
+/// on both; replicas that sync with it (their URL stays the same).
+final class KilledServer: @unchecked Sendable {
+    let workspace: Workspace
+    let port: Int
+    let replicas: Replicas
+    private(set) var process: SyncServerProcess
+
+    private init(workspace: Workspace, port: Int, process: SyncServerProcess, secret: SyncSharedSecret) {
+        self.workspace = workspace
+        self.port = port
+        self.process = process
+        replicas = Replicas(folder: workspace.root, secret: secret, url: "ws://127.0.0.1:\(port)/sync")
+    }
+
+    /// A server on a free port, listening.
+    static func start(in workspace: Workspace) async throws -> KilledServer {
+        let process = try SyncServerProcess(
+            ["--listen", "127.0.0.1:0", "--data", "server", "--plugins", "plugins"], in: workspace.root)
+        let listened = await blocking { process.listeningPort() }
+        let port = try XCTUnwrap(listened)
+        let secret = try SyncSharedSecret.read(file: workspace.root.appendingPathComponent("server/sync-secret").path)
+        return KilledServer(workspace: workspace, port: port, process: process, secret: secret)
+    }
+
+    /// SIGKILL, then a new server on the same folder and port; whether it listens again.
+    func killAndRestart(_ kill: Int) async throws -> Bool {
+        let killed = process
+        let status = await blocking { killed.stop(with: SIGKILL) }
+        XCTAssertEqual(status, 128 + SIGKILL, "kill \(kill)")
+        let started = try SyncServerProcess(
+            ["--listen", "127.0.0.1:\(port)", "--data", "server", "--plugins", "plugins"], in: workspace.root)
+        process = started
+        let restarted = await blocking { started.listeningPort() }
+        XCTAssertEqual(restarted, port, "restart \(kill): \(started.standardError)")
+        return restarted == port
+    }
+
+    /// SIGTERM: a graceful stop.
+    func stop() async {
+        let last = process
+        let stopped = await blocking { last.stop(with: SIGTERM) }
+        XCTAssertEqual(stopped, 0, last.standardError)
+    }
+
+    var standardError: String { process.standardError }
 }
