@@ -106,7 +106,8 @@ let package = Package(
         .executableTarget(
             name: "RealmFuzz",
             dependencies: [
-                "RealmDatabase", "RealmHost", "RealmLua", "LuaSandbox", "CSQLite", "RealmSync", "RealmTestSupport",
+                "RealmDatabase", "RealmHost", "RealmLua", "LuaSandbox", "CSQLite", "RealmSync", "RealmSyncNet",
+                "RealmTestSupport",
             ]
         ),
         // The query-language fuzzer, the seeded generator and random sync samples shared by realm-fuzz and the tests.

@@ -6,7 +6,7 @@
 //   .build-fuzz/release/realm-fuzz TARGET [--iterations N] [--seed S] [--corpus DIR] [--hang-seconds T]
 //
 // TARGET is query, query-grammar, schema-lua, schema-json, plugin, json, binding, changeset (the sync
-// decoders: values, changesets, messages), or all. Inputs are the
+// decoders: values, changesets, messages), wire (the network frame decoder), or all. Inputs are the
 // corpus seeds (Tests/FuzzCorpus/<target>/ by default, plus built-in ones) mutated byte by byte,
 // and structured inputs made by the target's generator. Every input must be accepted or refused
 // with a clean error (RealmError, LuaError, HostError); anything else is a failure. A crash
@@ -120,7 +120,7 @@ func parseOptions() -> Options {
     guard !args.isEmpty else {
         FileHandle.standardError.write(
             Data(
-                ("usage: realm-fuzz query|query-grammar|schema-lua|schema-json|plugin|json|binding|changeset|all "
+                ("usage: realm-fuzz query|query-grammar|schema-lua|schema-json|plugin|json|binding|changeset|wire|all "
                     + "[--iterations N] [--seed S] [--corpus DIR] [--hang-seconds T] [--slow-seconds T] "
                     + "[--crash-dir DIR] [--replay FILE]... [--avoid TEXT]... [--quiet]\n").utf8))
         exit(2)
@@ -241,6 +241,7 @@ func makeTarget(_ name: String, options: Options) throws -> FuzzTarget {
     case "json": return try JSONImportTarget()
     case "binding": return try BindingTarget(avoid: options.avoid)
     case "changeset": return ChangesetTarget()
+    case "wire": return WireTarget()
     default: throw HostFuzzError.unknownTarget(name)
     }
 }
@@ -250,7 +251,7 @@ enum HostFuzzError: Error { case unknownTarget(String) }
 let options = parseOptions()
 let names =
     options.target == "all"
-    ? ["query-grammar", "query", "schema-lua", "schema-json", "plugin", "json", "binding", "changeset"]
+    ? ["query-grammar", "query", "schema-lua", "schema-json", "plugin", "json", "binding", "changeset", "wire"]
     : [options.target]
 installCrashHandlers(path: crashPath(options))
 startWatchdog(seconds: options.hangSeconds)

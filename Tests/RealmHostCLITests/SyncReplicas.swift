@@ -3,6 +3,7 @@ import RealmDatabase
 import RealmHost
 import RealmSync
 import RealmSyncNet
+import Synchronization
 
 /// Replicas with the schema of the repository's plugins, each behind its own network client (as on
 /// its own host), signing their users' tokens with the server's secret.
@@ -48,6 +49,9 @@ extension SharedSyncEndpoint where Endpoint == SyncClient {
         }
     }
 
+    /// The toys in this replica (-1 when it cannot be read).
+    var toyCount: Int { (try? withEndpoint { try $0.realm.objects("DogToy").count }) ?? -1 }
+
     /// The toy's name in this replica; nil while it has no such toy.
     func toyName(_ id: ObjectId) -> String? {
         try? withEndpoint { client in
@@ -71,4 +75,25 @@ func blocking<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async ->
     await withCheckedContinuation { continuation in
         DispatchQueue.global().async { continuation.resume(returning: body()) }
     }
+}
+
+extension Replicas.Host {
+    /// Stops the host's client; whether it stopped within `timeout`. The wait is bounded: a client
+    /// whose connection is stuck does not hang the test (its task is left behind).
+    func stop(timeout: Duration = .seconds(15)) async -> Bool {
+        let stopped = StopFlag()
+        let client = self.client
+        Task {
+            await client.stop()
+            stopped.set()
+        }
+        return await eventually(timeout: timeout) { stopped.isSet }
+    }
+}
+
+/// Set once, from any thread.
+final class StopFlag: Sendable {
+    private let flag = Mutex(false)
+    func set() { flag.withLock { $0 = true } }
+    var isSet: Bool { flag.withLock { $0 } }
 }

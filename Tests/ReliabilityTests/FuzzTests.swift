@@ -10,7 +10,7 @@ final class FuzzTests: ReliabilityTestCase {
     /// Inputs per target in a debug build (about 5–10 s each).
     static let inputs: [(target: String, count: Int)] = [
         ("query-grammar", 20_000), ("query", 3_000), ("schema-lua", 8_000), ("schema-json", 15_000), ("plugin", 3_000),
-        ("json", 5_000), ("binding", 25_000), ("changeset", 20_000),
+        ("json", 5_000), ("binding", 25_000), ("changeset", 20_000), ("wire", 20_000),
     ]
 
     func testFuzzTargetsShortRun() throws {
