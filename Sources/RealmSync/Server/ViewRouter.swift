@@ -19,10 +19,10 @@
 /// A compensating write forces the whole object, or its removal when it is out of the view.
 ///
 /// A change to what the replica holds is logged at the position of the message that makes it
-/// (`SyncStore.rewindHeld` undoes it if the replica never got it): for instructions, the page where
-/// the object is first routed (its instructions travel there or later; a replica that stops before
-/// gets them again from its cursor); for whole objects and removals, the round's last message,
-/// which carries them.
+/// (`SyncStore.rewindHeld` undoes it if the replica never got it): for an object entering by its
+/// instructions, the page where it is first routed (its instructions travel there or later; a
+/// replica that stops before gets them again from its cursor); for one leaving by them (its erase,
+/// which may travel on a later page), for whole objects and for removals, the round's last message.
 struct ViewRouter {
     enum Route: Equatable {
         case instructions
@@ -73,7 +73,10 @@ struct ViewRouter {
         case (false, false):
             route = stored?.exists != true && view.classes.contains(ref.className) ? .tombstone : .drop
         }
-        if held != inView { heldChanges[ref] = (inView, route == .instructions ? page : nil) }
+        // Entering by its instructions, it is held from the page of its first one (its create); leaving
+        // by them (an erase), only once the round's last message is through: the erase may travel on
+        // a later page than the first instruction, and a replica that stops between must get it again.
+        if held != inView { heldChanges[ref] = (inView, route == .instructions && inView ? page : nil) }
         routes[ref] = route
         return route
     }

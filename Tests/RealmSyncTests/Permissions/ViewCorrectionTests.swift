@@ -124,6 +124,43 @@ final class ViewCorrectionTests: XCTestCase {
         XCTAssertEqual(try clients[alice].canonicalState().restricted(to: ["Toy"]), serverState)
     }
 
+    /// View simulation seed 3433: an object's erase travelled on a later page than its first
+    /// instruction of the round, where the server had recorded it as no longer held; the replica got
+    /// the first page only, the object was created again outside its view, and after the
+    /// reconnection nothing sent it the erase or a removal.
+    func testAnEraseOnALaterPageThanTheObjectsFirstInstructionIsSentAgainIfThatPageIsLost() throws {
+        try start(options: SyncServerOptions(downloadBatchSize: 1))
+        let alice = try replica("alice", now: serverTestNow, [("Dog", "TRUEPREDICATE")])
+        let bob = try replica("bob", now: serverTestNow, [("Dog", "TRUEPREDICATE")])
+        func bobWrites(_ body: (Realm) throws -> Void) throws {
+            try clients[bob].realm.write { try body(clients[bob].realm) }
+        }
+        try bobWrites {
+            _ = try $0.create(
+                "Dog", value: .dictionary(["_id": .int(1), "owner": .string("bob"), "shared": .bool(true)]))
+        }
+        try settle()
+        XCTAssertNotNil(try dogName(alice, 1) ?? .null, "alice reads bob's shared dog")
+        try bobWrites { try $0.objects("Dog").first?.setValue(.string("Rex"), forKey: "name") }
+        try bobWrites { realm in if let dog = try realm.objects("Dog").first { try realm.delete(dog) } }
+        transport.flushUploads(bob)
+        while try transport.deliverToServer(from: bob) {}
+        transport.integrate()
+        XCTAssertEqual(transport.queued(alice).toClient, 2, "the set and the erase, a page each")
+        // Created again, not shared: outside alice's rights.
+        try bobWrites {
+            _ = try $0.create(
+                "Dog", value: .dictionary(["_id": .int(1), "owner": .string("bob"), "shared": .bool(false)]))
+        }
+        transport.flushUploads(bob)
+        while try transport.deliverToServer(from: bob) {}
+        transport.integrate()
+        XCTAssertTrue(try transport.deliverToClient(alice))
+        transport.drop(alice)
+        try settle()
+        XCTAssertNil(try clients[alice].realm.object(ofType: "Dog", forPrimaryKey: .int(1)))
+    }
+
     func testAnOwnWriteKeptUnderTheOldViewIsRemovedFromAReplicaWhoseViewNoLongerHasIt() throws {
         let alice = try replica("alice", now: serverTestNow, [("Toy", "TRUEPREDICATE")])
         try clients[alice].realm.write {
