@@ -118,7 +118,13 @@ extension RealmLuaRuntime {
     /// `subscriptions:waitForSync{ timeout = ms }`: returns once the set is complete (at once for a
     /// local realm's), raises the server's message when it refused the set, or after the timeout.
     func waitForSync(_ ctx: LuaCallContext, _ set: SubscriptionSet) throws -> Int {
-        let timeout = try syncTimeout(ctx, 2, "waitForSync")
+        try waitForSubscriptions(set, "waitForSync", timeout: try syncTimeout(ctx, 2, "waitForSync"))
+        return 0
+    }
+
+    /// Waits until `set` is complete (or superseded); raises the server's message when it refused
+    /// the set, or after `timeout` naming `function`.
+    func waitForSubscriptions(_ set: SubscriptionSet, _ function: String, timeout: Duration) throws {
         flushSyncSessions()
         let outcome = try pollingSync(timeout: timeout) { () -> SubscriptionState? in
             let state = set.state
@@ -128,8 +134,8 @@ extension RealmLuaRuntime {
         case .error?: throw luaError(set.errorMessage ?? "the server refused subscription set \(set.version)")
         case nil:
             throw luaError(
-                "waitForSync: subscription set \(set.version) is still \(set.state.rawValue) after the timeout")
-        default: return 0
+                "\(function): subscription set \(set.version) is still \(set.state.rawValue) after the timeout")
+        default: return
         }
     }
 }
