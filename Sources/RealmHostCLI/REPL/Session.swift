@@ -221,13 +221,15 @@ final class ReplSession {
 
     func mainPrompt() -> String {
         guard interactive else { return "" }
-        // The session's cached state: the prompt costs no tenant lookup.
-        return promptText(user + (tenantSession.hasOpenWrite ? "*" : "") + "> ")
+        // The session's cached state: the prompt costs no tenant lookup. `alice(offline)*> `: the
+        // user's synced realms cannot reach the server (connection down or sessions paused).
+        let offline = tenantSession.isOffline ? "(offline)" : ""
+        return promptText(user + offline + (tenantSession.hasOpenWrite ? "*" : "") + "> ")
     }
 
     func continuationPrompt() -> String {
         guard interactive else { return "" }
-        let width = user.count + 2
+        let width = user.count + (tenantSession.isOffline ? "(offline)".count : 0) + 2
         return promptText(String(repeating: " ", count: max(0, width - 4)) + "...> ")
     }
 

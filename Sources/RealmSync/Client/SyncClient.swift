@@ -113,6 +113,10 @@ public final class SyncClient: SyncClientEndpoint {
         }
     }
 
+    /// How many local commits wait for the server's acknowledgement (the REPL's `.sync`, the
+    /// `users` listing); nil when the file cannot be read.
+    public var pendingCommitCount: Int? { try? store.historyCount() }
+
     // MARK: Messages
 
     /// The messages that open `session`: a bind, then (when the file has its id) an identify.
