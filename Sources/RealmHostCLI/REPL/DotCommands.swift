@@ -145,8 +145,8 @@ enum DotCommands {
             lines.append("  uploads: " + uploads(s))
             lines.append("  last download: server version \(s.downloadedThrough)")
             lines.append(
-                "  subscriptions (set \(s.subscriptionSetVersion), \(s.subscriptionState)): "
-                    + (s.subscriptions.isEmpty ? "none" : ""))
+                "  subscriptions (set \(s.subscriptionSetVersion), \(s.subscriptionState)):"
+                    + (s.subscriptions.isEmpty ? " none" : ""))
             lines += s.subscriptions.map { "    \($0) (\(s.subscriptionState))" }
         }
         StandardStreams.line(lines.joined(separator: "\n"))
