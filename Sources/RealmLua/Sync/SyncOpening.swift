@@ -58,12 +58,16 @@ extension RealmLuaRuntime {
         let session = synced.session
         let mark = session.requestDownloadMark()
         session.flush()
-        var connected = false
+        var reported: Double?
         let outcome = try pollingSync(timeout: timeout) { () -> String?? in
             if let error = session.sessionError { return .some(error) }
-            if !connected && session.connectionState == "connected" {
-                connected = true
-                try report("progress", .number(0))
+            // 0 once connected, then each fraction of the bootstrap (1 is reported on opening).
+            if session.connectionState == "connected" {
+                let fraction = session.bootstrapProgress ?? 0
+                if fraction < 1 && fraction > (reported ?? -1) {
+                    reported = fraction
+                    try report("progress", .number(fraction))
+                }
             }
             guard session.isMarkAnswered(mark) else { return nil }
             let subscriptions = try synced.realm.subscriptions
