@@ -76,9 +76,50 @@ final class LuaResultsSubscribeTests: LuaTestCase {
         XCTAssertEqual(r[2].stringValue, "people")
     }
 
+    /// Arguments are written into the subscription's query as literals that select the same objects.
+    func testArgumentsAreWrittenInAsLiteralsThatMeanTheSame() throws {
+        let r = try run(
+            openLocal + """
+                r:write(function()
+                  r:create("Dog", { name = 'Say "hi" \\\\ \\n', age = 4, weight = 1.5, breed = "Mutt",
+                    tags = { "a" }, _id = UUID("0B6C4F5E-8F0A-4D5B-9C1E-2A3B4C5D6E7F") })
+                  r:create("Dog", { name = "Other", age = 9, weight = 30.25 })
+                end)
+                local cases = {
+                  { "name == $0", 'Say "hi" \\\\ \\n' }, { "age > $0 AND weight < $1", 3, 2.5 },
+                  { "breed == $0", nil }, { "weight == $0", 30.25 }, { "_id == $0", UUID("0B6C4F5E-8F0A-4D5B-9C1E-2A3B4C5D6E7F") },
+                  { "age IN $0", { 4, 5 } }, { "weight > $0", -1e300 },
+                }
+                local out = {}
+                for i, c in ipairs(cases) do
+                  local results = r:objects("Dog"):where(c[1], c[2], c[3])
+                  results:subscribe{ name = "case" .. i }
+                  local text = r.subscriptions:first("case" .. i).queryString
+                  out[#out + 1] = text .. " => " .. #results .. "/" .. #r:objects("Dog"):where(text)
+                end
+                return table.concat(out, "\\n")
+                """
+        ).first?.stringValue
+        XCTAssertEqual(
+            r,
+            """
+            name == "Say \\"hi\\" \\\\ \\n" => 1/1
+            age > 3 AND weight < 2.5 => 1/1
+            breed == null => 1/1
+            weight == 30.25 => 1/1
+            _id == uuid(0b6c4f5e-8f0a-4d5b-9c1e-2a3b4c5d6e7f) => 1/1
+            age IN {4, 5} => 1/1
+            weight > -1e+300 => 2/2
+            """)
+    }
+
     func testWhatCannotBeASubscriptionSaysWhy() throws {
-        XCTAssertTrue(
-            failure(openLocal + "r:objects('Dog'):where('age > $0', 3):subscribe()").contains("$0 arguments"))
+        let objectArgument = failure(
+            openLocal + """
+                local p = r:write(function() return r:create("Person", { firstName = "A", lastName = "B" }) end)
+                r:objects("Dog"):where("ANY owners == $0", p):subscribe()
+                """)
+        XCTAssertTrue(objectArgument.contains("an object or a dictionary as an argument"), objectArgument)
         XCTAssertTrue(
             failure(openLocal + "r:objects('Dog'):subscribe{ waitForSync = 'sometimes' }")
                 .contains("waitForSync must be one of 'onCreation', 'always', 'never'"))

@@ -18,7 +18,7 @@ public final class Results: Sequence {
     private(set) var predicates: [(sql: String, bindings: [SQLiteValue])] = []
     private(set) var descriptors: [QueryDescriptor] = []
     /// The Realm Query Language text of each filter, for `queryText`; nil once the results hold a
-    /// condition no query text states (a collection's membership, internal SQL, bound arguments).
+    /// condition no query text states (a collection's membership, internal SQL, an object argument).
     private var filterTexts: [String]? = []
     private var cachedKeys: [Int64]?
     private var cachedStamp = -1
@@ -43,7 +43,7 @@ public final class Results: Sequence {
         let r = Results(realm: realm, info: info, source: source, owner: owner)
         r.predicates = predicates + (predicate.map { [$0] } ?? [])
         r.descriptors = descriptors + extra
-        if predicate != nil { r.filterTexts = text.flatMap { t in filterTexts.map { $0 + [t] } } }
+        r.filterTexts = predicate == nil ? filterTexts : text.flatMap { t in filterTexts.map { $0 + [t] } }
         return r
     }
 
@@ -51,8 +51,9 @@ public final class Results: Sequence {
     func adding(sql: String, bindings: [SQLiteValue]) -> Results { derived(predicate: (sql, bindings)) }
 
     /// The objects as one Realm Query Language query on `className` (the filters joined with AND,
-    /// `TRUEPREDICATE` for every object), as a flexible-sync subscription states them; nil when no
-    /// query text states them: the objects of a collection, or filters with `$0` arguments.
+    /// `TRUEPREDICATE` for every object; `$n` arguments written in as literals), as a flexible-sync
+    /// subscription states them; nil when no query text states them: the objects of a collection,
+    /// or a filter with an object or a dictionary as an argument.
     public var queryText: String? {
         guard let texts = filterTexts else { return nil }
         switch texts.count {
@@ -79,7 +80,8 @@ public final class Results: Sequence {
             return key
         }
         return derived(
-            predicate: (compiled.predicateSQL, compiled.bindings), text: arguments.isEmpty ? query : nil,
+            predicate: (compiled.predicateSQL, compiled.bindings),
+            text: QueryTextArguments.substituting(query, arguments),
             descriptors: compiled.descriptors)
     }
 

@@ -73,7 +73,7 @@ extension RealmLuaRuntime {
         guard let query = results.queryText else {
             throw luaError(
                 "results:\(function): only a class's objects filtered by query text can be a subscription "
-                    + "(not a collection's objects, nor a query with $0 arguments: write the values in the text)")
+                    + "(not a collection's objects, nor a query with an object or a dictionary as an argument)")
         }
         return query
     }
