@@ -86,3 +86,26 @@ final class SyncREPLTests: XCTestCase {
         XCTAssertTrue(row.contains("synced"), users.stdout)
     }
 }
+
+extension SyncREPLTests {
+    /// With no server the prompt says offline as soon as a synced realm is open, and Ctrl-C ends a
+    /// wait on the network (here one of ten minutes).
+    func testCtrlCInterruptsAWaitForTheServer() throws {
+        let secretFile = try workspace.write("secret", String(repeating: "ab", count: 32) + "\n")
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o600], ofItemAtPath: workspace.root.appendingPathComponent(secretFile).path)
+        let repl = try workspace.terminal(["repl", "--sync-url", deadURL, "--sync-secret-file", secretFile])
+        repl.expect("default> ")
+        repl.enter(
+            "r = Realm.autoOpen(user:flexibleSyncConfiguration{}, { timeout = 100 })", prompt: "default(offline)> ")
+        repl.type("r.syncSession:waitForDownload{ timeout = 600000 }\r")
+        Thread.sleep(forTimeInterval: 0.3)
+        repl.type("\u{03}")
+        let stopped = repl.expect("default(offline)> ")
+        XCTAssertTrue(stopped.contains("interrupted"), stopped)
+        XCTAssertFalse(stopped.contains("false"), "the wait was reported as timed out: \(stopped)")
+        XCTAssertTrue(repl.enter("r.syncSession.state", prompt: "default(offline)> ").contains("active"))
+        repl.ctrlD()
+        XCTAssertEqual(repl.waitForExit(), 0)
+    }
+}
