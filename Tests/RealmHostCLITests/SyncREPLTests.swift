@@ -88,14 +88,15 @@ final class SyncREPLTests: XCTestCase {
 }
 
 extension SyncREPLTests {
-    /// With no server the prompt says offline as soon as a synced realm is open, and Ctrl-C ends a
-    /// wait on the network (here one of ten minutes).
+    /// The banner names the server; with no server the prompt says offline as soon as a synced realm
+    /// is open, and Ctrl-C ends a wait on the network (here one of ten minutes).
     func testCtrlCInterruptsAWaitForTheServer() throws {
         let secretFile = try workspace.write("secret", String(repeating: "ab", count: 32) + "\n")
         try FileManager.default.setAttributes(
             [.posixPermissions: 0o600], ofItemAtPath: workspace.root.appendingPathComponent(secretFile).path)
         let repl = try workspace.terminal(["repl", "--sync-url", deadURL, "--sync-secret-file", secretFile])
-        repl.expect("default> ")
+        let banner = repl.expect("default> ")
+        XCTAssertTrue(banner.contains("Sync: \(deadURL) · r = Realm.asyncOpen("), banner)
         repl.enter(
             "r = Realm.autoOpen(user:flexibleSyncConfiguration{}, { timeout = 100 })", prompt: "default(offline)> ")
         repl.type("r.syncSession:waitForDownload{ timeout = 600000 }\r")

@@ -242,6 +242,17 @@ final class ReplSession {
         return "\u{01}\u{1B}[1;36m\u{02}" + body + "\u{01}\u{1B}[0m\u{02}" + tail
     }
 
+    /// Where the user's synced realm syncs and how to open it; or why it cannot sign in.
+    private func syncBannerLine(_ transport: any SyncSessionTransport) -> String {
+        guard transport.canSign else {
+            return errorStyle.yellow(
+                "Sync: \(transport.url), but no secret to sign tokens with (REALMHOST_SYNC_SECRET or "
+                    + "--sync-secret-file): synced realms stay offline.")
+        }
+        return "Sync: \(transport.url) · r = Realm.asyncOpen(user:flexibleSyncConfiguration{}) opens "
+            + "the synced realm; .sync shows it"
+    }
+
     func banner() -> String {
         let path = (try? host.fileURL(for: user)).map(displayPath) ?? "?"
         var lines = [
@@ -262,6 +273,7 @@ final class ReplSession {
                 "Plugins: \(names)" + (commands.isEmpty ? "" : " (\(commands))")
                     + ", schema version \(host.registry.schemaVersion)")
         }
+        if let transport = host.syncTransport { lines.append(syncBannerLine(transport)) }
         lines.append(style.dim("`realm` is your realm. Type Lua; .help for help, Tab to complete, Ctrl-D to quit."))
         return lines.joined(separator: "\n")
     }
