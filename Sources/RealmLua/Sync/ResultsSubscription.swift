@@ -29,9 +29,9 @@ extension RealmLuaRuntime {
         }
     }
 
-    /// Adds the results' query as a subscription unless one exists (by name, or for an unnamed one
-    /// an unnamed one on the same class and query), then waits as `waitForSync` says. A name taken by another query is
-    /// Realm's error.
+    /// Adds the results' query as a subscription unless it is one already (the one with that name,
+    /// or without a name an unnamed one on the same class and query), then waits as `waitForSync`
+    /// says. A name another query holds is Realm's error (`append` raises it).
     private func subscribe(_ results: Results, _ ctx: LuaCallContext) throws {
         let query = try subscriptionQuery(results, "subscribe")
         let options = try ctx.optionalTable(2).map { try state.copy($0) } ?? LuaTable()
@@ -46,18 +46,13 @@ extension RealmLuaRuntime {
             } else {
                 set.first { $0.name == nil && $0.objectClassName == results.className && $0.queryString == query }
             }
-        if let existing, existing.objectClassName != results.className || existing.queryString != query {
-            // Only a named subscription can differ: an unnamed one was found by class and query.
-            throw RealmError(
-                .subscription,
-                "A subscription named '\(name ?? "")' already exists. "
-                    + "If you meant to update the existing subscription please use the `update` method.")
-        }
-        if existing == nil {
+        let exists = existing.map { $0.objectClassName == results.className && $0.queryString == query } ?? false
+        if !exists {
             try set.update { try $0.append(QuerySubscription(className: results.className, name: name, query: query)) }
         }
-        let waits = mode == .always || (mode == .onCreation && existing == nil)
-        if waits { try waitForSubscriptions(set, "results:subscribe", timeout: timeout) }
+        if mode == .always || (mode == .onCreation && !exists) {
+            try waitForSubscriptions(set, "results:subscribe", timeout: timeout)
+        }
     }
 
     /// Removes every subscription on the results' class and query, named or not (nothing when none).
