@@ -69,4 +69,43 @@ final class SyncExampleTests: XCTestCase {
         XCTAssertTrue(seen.contains("dog:\tBandido\talice\ndog:\tMaui\talice\ndog:\tRex\talice\n"), seen)
         XCTAssertEqual(server.stop(with: SIGTERM), 0, server.standardError)
     }
+
+    /// README.md "Sync in five minutes": the same REPL lines on two hosts as the same user.
+    func testTheReadmesSyncInFiveMinutes() throws {
+        let (server, url) = try startServer()
+        let flags = ["--user", "alice", "--sync-url", url, "--sync-secret-file", "server/sync-secret"]
+        let a = try workspace.run(
+            ["repl", "--data", "hostA"] + flags,
+            input: """
+                r = Realm.asyncOpen(user:flexibleSyncConfiguration{})
+                r:objects("Dog"):append{ name = "Bandido", breed = "Mutt", weight = 23, household = "alice" }
+                r.syncSession:waitForUpload()
+
+                """)
+        XCTAssertEqual(a.status, 0, a.stderr)
+        XCTAssertTrue(a.stdout.hasSuffix("alice\ntrue\n"), a.stdout)
+        let b = try workspace.run(
+            ["repl", "--data", "hostB"] + flags,
+            input: """
+                r = Realm.asyncOpen(user:flexibleSyncConfiguration{})
+                r:objects("Dog")
+                r:objects("Dog")[1].weight = 24
+                r.syncSession:waitForUpload()
+
+                """)
+        XCTAssertEqual(b.status, 0, b.stderr)
+        XCTAssertTrue(
+            b.stdout.range(of: #"1  [0-9A-F-]{36}  Bandido  Mutt\s+23 .* alice\n"#, options: .regularExpression) != nil,
+            b.stdout)
+        let back = try workspace.run(
+            ["repl", "--data", "hostA"] + flags,
+            input: """
+                r = Realm.asyncOpen(user:flexibleSyncConfiguration{})
+                r.syncSession:waitForDownload()
+                r:objects("Dog")[1].weight
+
+                """)
+        XCTAssertEqual(back.stdout, "true\n24\n", back.stderr)
+        XCTAssertEqual(server.stop(with: SIGTERM), 0, server.standardError)
+    }
 }
