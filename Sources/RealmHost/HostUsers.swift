@@ -1,5 +1,6 @@
 import Foundation
 import RealmDatabase
+import RealmSync
 
 /// A user of the host as `realm-host users` lists it.
 public struct UserInfo: Equatable {
@@ -11,6 +12,10 @@ public struct UserInfo: Equatable {
     public let fileSize: Int
     /// Set when the file could not be read.
     public let error: String?
+    /// `local` (none of the user's files ever synced), `synced` (every commit acknowledged), or
+    /// `N pending` (commits waiting for upload, in all the user's synced files); `?` when a file
+    /// could not be read.
+    public let syncState: String
 }
 
 extension TenantHost {
@@ -40,9 +45,34 @@ extension TenantHost {
                 counts[objectSchema.className] = try realm.objects(objectSchema.className).countObjects()
             }
             return UserInfo(
-                name: user, schemaVersion: realm.schemaVersion, objectCounts: counts, fileSize: size, error: nil)
+                name: user, schemaVersion: realm.schemaVersion, objectCounts: counts, fileSize: size, error: nil,
+                syncState: syncState(of: user))
         } catch {
-            return UserInfo(name: user, schemaVersion: 0, objectCounts: [:], fileSize: size, error: "\(error)")
+            return UserInfo(
+                name: user, schemaVersion: 0, objectCounts: [:], fileSize: size, error: "\(error)",
+                syncState: syncState(of: user))
         }
+    }
+
+    /// The sync state of the user's files (`<user>.realm` and `<user>.NAME.realm`, the flexible-sync
+    /// one `<user>.sync.realm` among them), each opened read-only.
+    func syncState(of user: String) -> String {
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: dataFolder.path)) ?? [])
+            .filter { $0 == "\(user).realm" || ($0.hasPrefix("\(user).") && $0.hasSuffix(".realm")) }
+        var synced = false
+        var pending = 0
+        for file in files {
+            let url = dataFolder.appendingPathComponent(file)
+            do {
+                let realm = try Realm(configuration: Realm.Configuration(fileURL: url, readOnly: true))
+                guard let count = try SyncClient.pendingCommitCount(in: realm) else { continue }
+                synced = true
+                pending += count
+            } catch {
+                return "?"
+            }
+        }
+        guard synced else { return "local" }
+        return pending == 0 ? "synced" : "\(pending) pending"
     }
 }

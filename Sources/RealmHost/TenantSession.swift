@@ -26,6 +26,8 @@ public final class TenantSession {
     /// Whether a write transaction was open after the last run (cached so that a prompt costs
     /// no tenant lookup).
     public private(set) var hasOpenWrite = false
+    /// Whether the tenant had sync sessions after the last run (cached for the prompt: `isOffline`).
+    public private(set) var syncPresence = TenantSyncPresence.none
     /// The tenant whose hooks point at this session (hooks are set once per tenant, not per run).
     private weak var hookedTenant: Tenant?
 
@@ -58,7 +60,10 @@ public final class TenantSession {
     public func withTenant<T: Sendable>(_ body: (Tenant) throws -> T) throws -> T {
         try host.withTenant(user) { tenant in
             installHooks(on: tenant)
-            defer { hasOpenWrite = tenant.runtime.hasOpenWrite }
+            defer {
+                hasOpenWrite = tenant.runtime.hasOpenWrite
+                syncPresence = tenant.syncPresence
+            }
             let result = try body(tenant)
             // Errors the server reported meanwhile reach the scripts' errorHandlers between chunks.
             tenant.runtime.deliverSyncErrors()
@@ -85,6 +90,7 @@ public final class TenantSession {
         try host.withTenant(name) { tenant in
             installHooks(on: tenant)
             hasOpenWrite = tenant.runtime.hasOpenWrite
+            syncPresence = tenant.syncPresence
         }
         user = name
     }

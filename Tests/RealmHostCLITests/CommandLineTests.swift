@@ -242,7 +242,8 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(lines.count, 4, r.stdout)
         XCTAssertTrue(lines[0].hasPrefix("user"), r.stdout)
         XCTAssertTrue(
-            lines[2].range(of: #"^alice\s+3\s+3\s+[0-9.]+ KiB\s+Dog 3$"#, options: .regularExpression) != nil, lines[2])
+            lines[2].range(of: #"^alice\s+3\s+3\s+[0-9.]+ KiB\s+local\s+Dog 3$"#, options: .regularExpression) != nil,
+            lines[2])
         XCTAssertTrue(lines[3].range(of: #"^bob\s+3\s+1\s+"#, options: .regularExpression) != nil, lines[3])
     }
 

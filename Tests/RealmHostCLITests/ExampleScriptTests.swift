@@ -33,7 +33,7 @@ final class ExampleScriptTests: XCTestCase {
             scripts,
             [
                 "01_open_per_user_realm.lua", "02_migration_v1_to_v2.lua", "03_initial_subscriptions.lua",
-                "04_implicit_writes.lua", "05_frozen_thaw_write.lua",
+                "04_implicit_writes.lua", "05_frozen_thaw_write.lua", "06_async_open.lua", "07_auto_open.lua",
             ])
     }
 
@@ -95,6 +95,14 @@ final class ExampleScriptTests: XCTestCase {
             frozen snapshot:\t0 dog(s) before this run's write
 
             """)
+    }
+
+    /// Without a server the sync examples open local realms (SyncExampleTests runs them with one).
+    func testAsyncOpenAndAutoOpenExamplesRunWithoutAServer() throws {
+        let asyncOpen = try run("06_async_open.lua")
+        XCTAssertEqual(asyncOpen, "state:\topen\nuploaded:\ttrue\ndefault has 0 dog(s)\n")
+        let autoOpen = try run("07_auto_open.lua")
+        XCTAssertEqual(autoOpen, "connection:\tlocal\nheavy dogs:\t0\n")
     }
 
     /// An example read into the REPL with .read (one chunk, so its locals work).

@@ -17,6 +17,9 @@ public final class Results: Sequence {
     let owner: DynamicObject?
     private(set) var predicates: [(sql: String, bindings: [SQLiteValue])] = []
     private(set) var descriptors: [QueryDescriptor] = []
+    /// The Realm Query Language text of each filter, for `queryText`; nil once the results hold a
+    /// condition no query text states (a collection's membership, internal SQL, an object argument).
+    private var filterTexts: [String]? = []
     private var cachedKeys: [Int64]?
     private var cachedStamp = -1
 
@@ -25,6 +28,7 @@ public final class Results: Sequence {
         self.info = info
         self.source = source
         self.owner = owner
+        if case .collection = source { filterTexts = nil }
     }
 
     /// The class of the objects.
@@ -32,17 +36,32 @@ public final class Results: Sequence {
     public var objectSchema: ObjectSchema { info.objectSchema }
     public var isFrozen: Bool { realm.isFrozen }
 
-    private func derived(predicate: (String, [SQLiteValue])? = nil, descriptors extra: [QueryDescriptor] = [])
-        -> Results
-    {
+    /// `text`: the query text of the added predicate (nil: none states it).
+    private func derived(
+        predicate: (String, [SQLiteValue])? = nil, text: String? = nil, descriptors extra: [QueryDescriptor] = []
+    ) -> Results {
         let r = Results(realm: realm, info: info, source: source, owner: owner)
         r.predicates = predicates + (predicate.map { [$0] } ?? [])
         r.descriptors = descriptors + extra
+        r.filterTexts = predicate == nil ? filterTexts : text.flatMap { t in filterTexts.map { $0 + [t] } }
         return r
     }
 
     /// Results with a raw SQL predicate over `t0` added (for backlinks and internal queries).
     func adding(sql: String, bindings: [SQLiteValue]) -> Results { derived(predicate: (sql, bindings)) }
+
+    /// The objects as one Realm Query Language query on `className` (the filters joined with AND,
+    /// `TRUEPREDICATE` for every object; `$n` arguments written in as literals), as a flexible-sync
+    /// subscription states them; nil when no query text states them: the objects of a collection,
+    /// or a filter with an object or a dictionary as an argument.
+    public var queryText: String? {
+        guard let texts = filterTexts else { return nil }
+        switch texts.count {
+        case 0: return "TRUEPREDICATE"
+        case 1: return texts[0]
+        default: return texts.map { "(\($0))" }.joined(separator: " AND ")
+        }
+    }
 
     // MARK: Shaping
 
@@ -60,7 +79,10 @@ public final class Results: Sequence {
             }
             return key
         }
-        return derived(predicate: (compiled.predicateSQL, compiled.bindings), descriptors: compiled.descriptors)
+        return derived(
+            predicate: (compiled.predicateSQL, compiled.bindings),
+            text: QueryTextArguments.substituting(query, arguments),
+            descriptors: compiled.descriptors)
     }
 
     /// An alias of `filter`, as in the Lua API.
@@ -506,6 +528,7 @@ public final class Results: Sequence {
         let r = Results(realm: other, info: try other.classInfo(className), source: source, owner: newOwner)
         r.predicates = predicates
         r.descriptors = descriptors
+        r.filterTexts = filterTexts
         return r
     }
 }

@@ -15,9 +15,13 @@ public struct SyncSessionStatus: Sendable {
     public var sessionError: String?
     /// Whether local commits wait for the server's acknowledgement.
     public var waitingForUpload: Bool
+    /// How many (nil: the file could not be read).
+    public var commitsWaitingForUpload: Int?
     /// The server version the file has downloaded through.
     public var downloadedThrough: UInt64
-    /// The latest subscription set's state and its subscriptions (`name: Class where query`).
+    /// The latest subscription set's version and state, and its subscriptions (`name: Class where
+    /// query`; unnamed ones `(unnamed): …`), each in its set's state as in Realm.
+    public var subscriptionSetVersion: Int64
     public var subscriptionState: String
     public var subscriptions: [String]
 }
@@ -38,19 +42,20 @@ extension TenantSyncProvider {
 
 extension TenantSyncSession {
     func status(file: String, server: String) -> SyncSessionStatus {
-        let (waiting, cursor, setState, subscriptions) = handle.withEndpoint { endpoint in
+        let (waiting, pending, cursor, version, setState, subscriptions) = handle.withEndpoint { endpoint in
             let set = try? endpoint.client.realm.subscriptions
             let described = set?.map { s in
                 "\(s.name ?? "(unnamed)"): \(s.objectClassName) where \(s.queryString)"
             }
             return (
-                endpoint.client.hasUnacknowledgedChanges, endpoint.client.downloadCursor,
-                set?.state.rawValue ?? "unreadable", described ?? []
+                endpoint.client.hasUnacknowledgedChanges, endpoint.client.pendingCommitCount,
+                endpoint.client.downloadCursor, set?.version ?? 0, set?.state.rawValue ?? "unreadable", described ?? []
             )
         }
         return SyncSessionStatus(
             file: file, server: server, state: state, connection: connectionState,
             lastConnectionError: lastConnectionError, sessionError: sessionError, waitingForUpload: waiting,
-            downloadedThrough: cursor, subscriptionState: setState, subscriptions: subscriptions)
+            commitsWaitingForUpload: pending, downloadedThrough: cursor, subscriptionSetVersion: version,
+            subscriptionState: setState, subscriptions: subscriptions)
     }
 }

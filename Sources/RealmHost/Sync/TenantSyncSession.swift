@@ -25,6 +25,8 @@ final class TenantSyncSession: LuaSyncSession {
     var lastConnectionError: String? { transport.lastConnectionError }
     var sessionError: String? { handle.withEndpoint { $0.sessionError } }
 
+    var bootstrapProgress: Double? { handle.withEndpoint { $0.client.bootstrapProgress } }
+
     func flush() { handle.flush() }
 
     var isUploaded: Bool { !handle.withEndpoint { $0.client.hasUnacknowledgedChanges } }

@@ -142,12 +142,21 @@ enum DotCommands {
             if let error = s.lastConnectionError, s.connection != "connected" { connection += " (\(error))" }
             lines.append(session.style.bold(s.file) + " on \(s.server): \(s.state), \(connection)")
             if let error = s.sessionError { lines.append("  session error: \(error)") }
-            lines.append("  uploads: " + (s.waitingForUpload ? "commits waiting for upload" : "all acknowledged"))
+            lines.append("  uploads: " + uploads(s))
             lines.append("  last download: server version \(s.downloadedThrough)")
-            lines.append("  subscriptions (\(s.subscriptionState)): " + (s.subscriptions.isEmpty ? "none" : ""))
-            lines += s.subscriptions.map { "    " + $0 }
+            lines.append(
+                "  subscriptions (set \(s.subscriptionSetVersion), \(s.subscriptionState)):"
+                    + (s.subscriptions.isEmpty ? " none" : ""))
+            lines += s.subscriptions.map { "    \($0) (\(s.subscriptionState))" }
         }
         StandardStreams.line(lines.joined(separator: "\n"))
+    }
+
+    /// `2 commits waiting for upload`, or `all acknowledged`.
+    private static func uploads(_ s: SyncSessionStatus) -> String {
+        guard s.waitingForUpload else { return "all acknowledged" }
+        guard let count = s.commitsWaitingForUpload else { return "commits waiting for upload" }
+        return count == 1 ? "1 commit waiting for upload" : "\(count) commits waiting for upload"
     }
 
     static func subscriptions(_ session: ReplSession) throws {

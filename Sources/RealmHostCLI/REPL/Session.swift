@@ -221,13 +221,15 @@ final class ReplSession {
 
     func mainPrompt() -> String {
         guard interactive else { return "" }
-        // The session's cached state: the prompt costs no tenant lookup.
-        return promptText(user + (tenantSession.hasOpenWrite ? "*" : "") + "> ")
+        // The session's cached state: the prompt costs no tenant lookup. `alice(offline)*> `: the
+        // user's synced realms cannot reach the server (connection down or sessions paused).
+        let offline = tenantSession.isOffline ? "(offline)" : ""
+        return promptText(user + offline + (tenantSession.hasOpenWrite ? "*" : "") + "> ")
     }
 
     func continuationPrompt() -> String {
         guard interactive else { return "" }
-        let width = user.count + 2
+        let width = user.count + (tenantSession.isOffline ? "(offline)".count : 0) + 2
         return promptText(String(repeating: " ", count: max(0, width - 4)) + "...> ")
     }
 
@@ -238,6 +240,17 @@ final class ReplSession {
         var body = text
         let tail = body.last == " " ? String(body.removeLast()) : ""
         return "\u{01}\u{1B}[1;36m\u{02}" + body + "\u{01}\u{1B}[0m\u{02}" + tail
+    }
+
+    /// Where the user's synced realm syncs and how to open it; or why it cannot sign in.
+    private func syncBannerLine(_ transport: any SyncSessionTransport) -> String {
+        guard transport.canSign else {
+            return errorStyle.yellow(
+                "Sync: \(transport.url), but no secret to sign tokens with (REALMHOST_SYNC_SECRET or "
+                    + "--sync-secret-file): synced realms stay offline.")
+        }
+        return "Sync: \(transport.url) · r = Realm.asyncOpen(user:flexibleSyncConfiguration{}) opens "
+            + "the synced realm; .sync shows it"
     }
 
     func banner() -> String {
@@ -260,6 +273,7 @@ final class ReplSession {
                 "Plugins: \(names)" + (commands.isEmpty ? "" : " (\(commands))")
                     + ", schema version \(host.registry.schemaVersion)")
         }
+        if let transport = host.syncTransport { lines.append(syncBannerLine(transport)) }
         lines.append(style.dim("`realm` is your realm. Type Lua; .help for help, Tab to complete, Ctrl-D to quit."))
         return lines.joined(separator: "\n")
     }

@@ -53,6 +53,7 @@ extension RealmLuaRuntime {
         }
         t.method("observe", returns: .plain("NotificationToken")) { try runtime.observeResults($0) }
         t.method("toTable") { try runtime.resultsTable($0) }
+        registerResultsSubscription(&t)
         for name in ["min", "max", "sum", "average"] {
             t.method(name) { try runtime.aggregate(name, $0) }
         }

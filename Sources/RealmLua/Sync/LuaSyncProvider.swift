@@ -37,6 +37,8 @@ public protocol LuaSyncSession: AnyObject {
     var lastConnectionError: String? { get }
     /// Why the session failed (a refused bind, a message it could not apply), if it did.
     var sessionError: String? { get }
+    /// The fraction (0…1) of the bootstrap arriving, nil before one (`asyncOpen`'s `progress`).
+    var bootstrapProgress: Double? { get }
     /// Sends the local commits not sent yet.
     func flush()
     /// True when the server acknowledged every local commit.
@@ -49,6 +51,11 @@ public protocol LuaSyncSession: AnyObject {
     func takeErrorReports() -> [LuaSyncErrorReport]
     func pause()
     func resume()
+}
+
+extension LuaSyncSession {
+    /// A session that cannot tell reports no fraction: `asyncOpen` then says 0 and 1 only.
+    public var bootstrapProgress: Double? { nil }
 }
 
 /// A sync error as `errorHandler` receives it: `err.code`, `err.message`, `err.compensatingWrites`.

@@ -58,12 +58,16 @@ extension RealmLuaRuntime {
         let session = synced.session
         let mark = session.requestDownloadMark()
         session.flush()
-        var connected = false
+        var reported: Double?
         let outcome = try pollingSync(timeout: timeout) { () -> String?? in
             if let error = session.sessionError { return .some(error) }
-            if !connected && session.connectionState == "connected" {
-                connected = true
-                try report("progress", .number(0))
+            // 0 once connected, then each fraction of the bootstrap (1 is reported on opening).
+            if session.connectionState == "connected" {
+                let fraction = session.bootstrapProgress ?? 0
+                if fraction < 1 && fraction > (reported ?? -1) {
+                    reported = fraction
+                    try report("progress", .number(fraction))
+                }
             }
             guard session.isMarkAnswered(mark) else { return nil }
             let subscriptions = try synced.realm.subscriptions
@@ -118,7 +122,13 @@ extension RealmLuaRuntime {
     /// `subscriptions:waitForSync{ timeout = ms }`: returns once the set is complete (at once for a
     /// local realm's), raises the server's message when it refused the set, or after the timeout.
     func waitForSync(_ ctx: LuaCallContext, _ set: SubscriptionSet) throws -> Int {
-        let timeout = try syncTimeout(ctx, 2, "waitForSync")
+        try waitForSubscriptions(set, "waitForSync", timeout: try syncTimeout(ctx, 2, "waitForSync"))
+        return 0
+    }
+
+    /// Waits until `set` is complete (or superseded); raises the server's message when it refused
+    /// the set, or after `timeout` naming `function`.
+    func waitForSubscriptions(_ set: SubscriptionSet, _ function: String, timeout: Duration) throws {
         flushSyncSessions()
         let outcome = try pollingSync(timeout: timeout) { () -> SubscriptionState? in
             let state = set.state
@@ -128,8 +138,8 @@ extension RealmLuaRuntime {
         case .error?: throw luaError(set.errorMessage ?? "the server refused subscription set \(set.version)")
         case nil:
             throw luaError(
-                "waitForSync: subscription set \(set.version) is still \(set.state.rawValue) after the timeout")
-        default: return 0
+                "\(function): subscription set \(set.version) is still \(set.state.rawValue) after the timeout")
+        default: return
         }
     }
 }

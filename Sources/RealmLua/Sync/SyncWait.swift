@@ -14,7 +14,8 @@ extension RealmLuaRuntime {
     /// The longest timeout a script may ask for: one hour.
     static let maximumSyncTimeoutMilliseconds: Int64 = 3_600_000
 
-    /// Polls `done` until it gives a value (returned) or `timeout` passes or the call is cancelled (nil).
+    /// Polls `done` until it gives a value (returned) or `timeout` passes (nil); raises `interrupted`
+    /// when the call is cancelled.
     /// Refused inside a write transaction: the network applies downloads in write transactions of
     /// its own, which would wait for this one while this one waits for them.
     func pollingSync<T>(timeout: Duration, _ done: () throws -> T?) throws -> T? {
@@ -26,7 +27,10 @@ extension RealmLuaRuntime {
             while true {
                 deliverSyncErrors()
                 if let value = try done() { return value }
-                if wait.isCancelled || ContinuousClock.now >= deadline { return nil }
+                // Cancelled (Ctrl-C): the script stops here. Returning would let a chunk that ends
+                // with the wait finish before the hook sees the cancel, as if the wait timed out.
+                if wait.isCancelled { throw LuaError(.interrupted, "interrupted") }
+                if ContinuousClock.now >= deadline { return nil }
                 wait.sleep(Self.syncPollInterval)
             }
         }

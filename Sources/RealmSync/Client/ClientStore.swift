@@ -117,6 +117,14 @@ struct ClientStore {
         ).isEmpty)
     }
 
+    /// How many local changesets wait for their acknowledgement.
+    func historyCount() throws -> Int {
+        guard case .integer(let count)? = try realm.querySQL("SELECT count(*) FROM _sync_history").first?.first else {
+            return 0
+        }
+        return Int(clamping: count)
+    }
+
     /// The first local changeset after client version `after` made under subscription set `version`
     /// or a later one; nil when there is none.
     func firstClientVersion(after: UInt64, madeUnder version: Int64) throws -> UInt64? {

@@ -43,6 +43,9 @@ public final class SyncClient: SyncClientEndpoint {
     private var sentQueries: [Int64: QuerySet] = [:]
     public private(set) var uploadAcknowledged: UInt64 = 0
     public private(set) var downloadCursor: UInt64 = 0
+    /// The fraction (0…1) of the bootstrap arriving on this connection, as its last batch said; nil
+    /// before a bootstrap (`Realm.asyncOpen` reports it as its `progress` state).
+    public private(set) var bootstrapProgress: Double?
 
     /// Opens (creating if needed) the synced realm file at `configuration`, whose schema must be
     /// given and which may not migrate (no migration block). `classes`: the classes to sync; nil
@@ -113,11 +116,16 @@ public final class SyncClient: SyncClientEndpoint {
         }
     }
 
+    /// How many local commits wait for the server's acknowledgement (the REPL's `.sync`, the
+    /// `users` listing); nil when the file cannot be read.
+    public var pendingCommitCount: Int? { try? store.historyCount() }
+
     // MARK: Messages
 
     /// The messages that open `session`: a bind, then (when the file has its id) an identify.
     public func connect(session: UInt32) throws -> [SyncMessage] {
         self.session = session
+        bootstrapProgress = nil
         sentThrough = uploadAcknowledged
         // A bootstrap belongs to one session: the batches of an interrupted one are stale.
         if try store.hasBootstrapBatches() {
@@ -180,8 +188,10 @@ public final class SyncClient: SyncClientEndpoint {
             report(compensating)
             return []
         case .bootstrap(
-            _, let serverVersion, let latestClock, let acknowledged, let objects, let isLast, _, let queryVersion,
-            let removals):
+            _, let serverVersion, let latestClock, let acknowledged, let objects, let isLast, let progress,
+            let queryVersion, let removals):
+            // The server's figure is input: kept within 0…1 (NaN counts as nothing yet).
+            bootstrapProgress = isLast ? 1 : progress.isNaN ? 0 : min(max(progress, 0), 1)
             try receiveBootstrap(
                 Bootstrap(
                     serverVersion: serverVersion, latestClock: latestClock, acknowledged: acknowledged,
