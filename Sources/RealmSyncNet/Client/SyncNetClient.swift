@@ -155,19 +155,24 @@ public actor SyncNetClient {
         setState(.disconnected)
     }
 
-    /// One connection: its writer, the sessions opened, then every frame read until it ends.
+    /// One connection: its writer, the sessions opened, then every frame read until it ends (or a
+    /// malformed one: nothing after it reaches a session). The next frame is read only once what is
+    /// queued to send is under the outbox's low-water mark.
     private nonisolated func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
-        let outbox = Outbox()
+        let outbox = Outbox(maxQueuedBytes: codec.limits.maxQueuedBytes)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await outbox.writeAll(to: outbound) }
             await connected(outbox)
             do {
+                await outbox.waitForRoom()
                 for try await message in inbound.messages(maxSize: codec.limits.maxFrameBytes) {
+                    guard !outbox.hasEnded else { break }
                     guard case .binary(let buffer) = message else {
                         outbox.close(.unacceptableData, reason: "text messages are not part of the sync protocol")
                         break
                     }
-                    await deliver(Array(buffer.readableBytesView))
+                    guard await deliver(Array(buffer.readableBytesView)) else { break }
+                    await outbox.waitForRoom()
                 }
             } catch {
                 await recordConnectionError(error)
@@ -239,22 +244,24 @@ public actor SyncNetClient {
     /// send (a new file holds its commits until its first download; commits made offline wait for
     /// the session to be identified again). A malformed frame closes the connection (the server is
     /// not speaking this protocol).
-    private func deliver(_ bytes: [UInt8]) {
+    /// False when the frame was malformed: the connection is closing and reads no further.
+    private func deliver(_ bytes: [UInt8]) -> Bool {
         let message: SyncMessage
         do {
             message = try codec.decodeMessage(bytes).message
         } catch {
             lastConnectionError = "\(error)"
             outbox?.close(.protocolError, reason: "\(error)")
-            return
+            return false
         }
-        guard let session = sessions[message.session], session.isOpen else { return }
+        guard let session = sessions[message.session], session.isOpen else { return true }
         do {
             for reply in try session.link.receive(message) { send(reply) }
             for upload in try session.link.pendingUploads() { send(upload) }
         } catch {
             fail(message.session, error)
         }
+        return true
     }
 
     /// A session that failed is closed until the next connection; the others go on.

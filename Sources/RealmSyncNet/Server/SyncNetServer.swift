@@ -27,7 +27,9 @@ public actor SyncNetServer {
     public init(configuration: SyncNetServerConfiguration, engine: sending SyncServer, secret: [UInt8]) throws {
         self.configuration = configuration
         tokens = try SyncToken(secret: secret)
-        hub = SyncServerHub(engine: engine, codec: WireCodec(limits: configuration.limits))
+        hub = SyncServerHub(
+            engine: engine, codec: WireCodec(limits: configuration.limits), maxConnections: configuration.maxConnections
+        )
     }
 
     /// A server on a SQLite store at `storePath` (created if missing): what `realm-host sync-server`
@@ -101,11 +103,13 @@ public actor SyncNetServer {
 
     private func webSocketRouter() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
-        let connection = ServerConnection(hub: hub, codec: WireCodec(limits: configuration.limits), tokens: tokens)
+        let connection = ServerConnection(
+            hub: hub, codec: WireCodec(limits: configuration.limits), tokens: tokens,
+            bindDeadline: configuration.bindDeadline)
         router.ws(RouterPath(configuration.path)) { _, _ in
             .upgrade([:])
         } onUpgrade: { inbound, outbound, _ in
-            await connection.serve(inbound: inbound, outbound: outbound)
+            try await connection.serve(inbound: inbound, outbound: outbound)
         }
         return router
     }
