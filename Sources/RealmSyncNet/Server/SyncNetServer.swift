@@ -101,6 +101,10 @@ public actor SyncNetServer {
     /// Open connections (for tests and the server's status).
     public var connectionCount: Int { get async { await hub.connectionCount } }
 
+    /// The bytes queued on the connections, not written yet (for tests and the server's status): at
+    /// most `limits.maxQueuedBytes` each.
+    public var queuedBytes: Int { get async { await hub.queuedBytes } }
+
     private func webSocketRouter() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
         let connection = ServerConnection(

@@ -81,6 +81,8 @@ actor SyncServerHub {
 
     var connectionCount: Int { connections.count }
 
+    var queuedBytes: Int { connections.values.reduce(0) { $0 + $1.queuedBytes } }
+
     // MARK: Plumbing
 
     /// One integration after the calls already queued on this actor: uploads arriving together
