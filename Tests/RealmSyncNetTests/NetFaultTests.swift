@@ -116,6 +116,18 @@ final class NetFaultTests: XCTestCase {
         await server.stop()
     }
 
+    /// A message over the limit sent in fragments each under it is refused by the WebSocket layer:
+    /// the connection closes with 1009 (not 1000), as documented.
+    func testAFragmentedMessageOverTheLimitClosesWith1009() async throws {
+        let fixture = try NetFixture()
+        let server = try await fixture.startServer(limits: WireLimits(maxFrameBytes: 8192))
+        let url = try await fixture.url(of: server)
+        let fragments = Array(repeating: [UInt8](repeating: 0x41, count: 4000), count: 3)
+        let close = try await rawFragments(url: url, fragments)
+        XCTAssertEqual(close, .messageTooLarge)
+        await server.stop()
+    }
+
     /// A host started while the server is down keeps retrying (with backoff), and connects once it is up.
     func testAClientStartedBeforeTheServerConnectsWhenItComesUp() async throws {
         let fixture = try NetFixture()

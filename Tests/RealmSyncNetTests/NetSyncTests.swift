@@ -152,3 +152,56 @@ final class NetSyncTests: XCTestCase {
         await first.stop()
     }
 }
+
+/// A session registered while the client signs the tokens of a new connection is opened on that
+/// connection (its `register` saw no connection yet, and its user had no token signed).
+final class NetLateRegistrationTests: XCTestCase {
+    func testASessionRegisteredWhileTokensAreSignedIsBoundOnThatConnection() async throws {
+        let fixture = try NetFixture()
+        let server = try await fixture.startServer()
+        let url = try await fixture.url(of: server)
+        let gate = TokenGate()
+        let signer = try SyncToken(secret: fixture.secret)
+        let host = try fixture.client(
+            url: url,
+            tokens: { user in
+                await gate.pass()
+                return try await signer.sign(user: user)
+            })
+        let a = try fixture.replica("a", user: "alice")
+        try await host.register(a, session: 1, user: "alice")
+        await host.start()
+        let signing = await eventually { await gate.calls > 0 }
+        XCTAssertTrue(signing)
+        let b = try fixture.replica("b", user: "bob")
+        try b.write("late", "bob's")
+        try await host.register(b, session: 2, user: "bob")
+        await gate.open()
+
+        let stored = await eventually { (try? fixture.serverState().objects.count) == 1 }
+        XCTAssertTrue(stored, "bob's session was never bound")
+        let errors = await host.sessionErrors
+        XCTAssertEqual(errors, [:])
+        await host.stop()
+        await server.stop()
+    }
+}
+
+/// Holds every token request until opened.
+actor TokenGate {
+    private var isOpen = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private(set) var calls = 0
+
+    func pass() async {
+        calls += 1
+        guard !isOpen else { return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiting { waiter.resume() }
+        waiting = []
+    }
+}

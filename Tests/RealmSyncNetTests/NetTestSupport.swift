@@ -35,10 +35,14 @@ final class NetFixture: @unchecked Sendable {
     var storePath: String { folder.appendingPathComponent("sync.sqlite").path }
 
     /// A server on the store, listening on `port` (0: a free one), started.
-    func startServer(port: Int = 0, limits: WireLimits = .standard) async throws -> SyncNetServer {
+    func startServer(
+        port: Int = 0, limits: WireLimits = .standard,
+        configure: (inout SyncNetServerConfiguration) -> Void = { _ in }
+    ) async throws -> SyncNetServer {
+        var configuration = SyncNetServerConfiguration(host: "127.0.0.1", port: port, limits: limits)
+        configure(&configuration)
         let server = try SyncNetServer(
-            configuration: SyncNetServerConfiguration(host: "127.0.0.1", port: port, limits: limits),
-            storePath: storePath, schema: Self.schema, secret: secret)
+            configuration: configuration, storePath: storePath, schema: Self.schema, secret: secret)
         try await server.start()
         return server
     }
@@ -68,12 +72,14 @@ final class NetFixture: @unchecked Sendable {
     }
 
     /// A client of `url` retrying every 20–40 ms, signing with `tokens` (the shared secret by default).
-    func client(url: String, tokens: SyncNetClient.TokenSource? = nil) throws -> SyncNetClient {
+    func client(url: String, tokens: SyncNetClient.TokenSource? = nil, limits: WireLimits = .standard) throws
+        -> SyncNetClient
+    {
         let backoff = ReconnectBackoff(initial: .milliseconds(40), maximum: .milliseconds(40))
         let signer = try SyncToken(secret: secret)
         return SyncNetClient(
             url: url, tokens: tokens ?? { try await signer.sign(user: $0) },
-            options: SyncNetClientOptions(backoff: backoff))
+            options: SyncNetClientOptions(limits: limits, backoff: backoff))
     }
 }
 
@@ -181,6 +187,38 @@ func rawText(url: String, _ text: String, timeout: Duration = .seconds(10)) asyn
         group.addTask {
             let close = try await WebSocketClient.connect(url: url, logger: logger) { inbound, outbound, _ in
                 try await outbound.write(.text(text))
+                for try await _ in inbound {}
+            }
+            return close?.closeCode
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
+
+/// Sends one binary message in `fragments` (each its own WebSocket frame); the close code the server
+/// answers with (nil: none within `timeout`).
+func rawFragments(url: String, _ fragments: [[UInt8]], timeout: Duration = .seconds(10)) async throws
+    -> WebSocketErrorCode?
+{
+    let logger = {
+        var logger = Logger(label: "raw-fragments")
+        logger.logLevel = .critical
+        return logger
+    }()
+    let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 24)
+    return try await withThrowingTaskGroup(of: WebSocketErrorCode?.self) { group in
+        group.addTask {
+            let close = try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
+                inbound, outbound, _ in
+                try await outbound.withBinaryMessageWriter { writer in
+                    for fragment in fragments { try await writer(ByteBuffer(bytes: fragment)) }
+                }
                 for try await _ in inbound {}
             }
             return close?.closeCode

@@ -5,6 +5,9 @@ import RealmSync
 /// script's `waitForDownload` asks for. A mark goes to the server once this connection's first
 /// download arrived (before it, the server would answer before sending the file's data); the
 /// server answers it after everything it had for the session, so its answer means "downloaded".
+/// At most one mark is outstanding: its answer answers every request made before it was sent, and
+/// requests made after it wait for the next one. Requests are numbers, not a queue, so waits that
+/// time out while offline leave nothing behind.
 ///
 /// `@unchecked Sendable`: it is used only under its handle's lock (`SyncSessionHandle.withEndpoint`),
 /// by the network or by the tenant, one at a time.
@@ -13,11 +16,11 @@ public final class TenantSyncEndpoint: SyncClientEndpoint, @unchecked Sendable {
     let errors: SyncErrorEvents
     private var session: UInt32?
     private var downloadedOnConnection = false
-    private var nextMark: UInt64 = 1
-    /// Asked for and not sent yet (sent ones go back here when a connection drops).
-    private var marksToSend: [UInt64] = []
-    private var marksSent: Set<UInt64> = []
-    private var marksAnswered: Set<UInt64> = []
+    /// The last request handed out; requests through `answeredThrough` are answered.
+    private var lastRequest: UInt64 = 0
+    private var answeredThrough: UInt64 = 0
+    /// The mark sent on this connection and not answered yet: the last request when it was sent.
+    private var markInFlight: UInt64?
     /// Why the session failed on this connection, if it did (a refused bind, a message it could not apply).
     private(set) var sessionError: String?
 
@@ -28,13 +31,11 @@ public final class TenantSyncEndpoint: SyncClientEndpoint, @unchecked Sendable {
 
     /// A new mark, sent with the next uploads; `isAnswered` tells when the server answered it.
     func requestMark() -> UInt64 {
-        let mark = nextMark
-        nextMark += 1
-        marksToSend.append(mark)
-        return mark
+        lastRequest += 1
+        return lastRequest
     }
 
-    func isAnswered(_ mark: UInt64) -> Bool { marksAnswered.contains(mark) }
+    func isAnswered(_ mark: UInt64) -> Bool { mark <= answeredThrough }
 
     // MARK: SyncClientEndpoint
 
@@ -46,8 +47,9 @@ public final class TenantSyncEndpoint: SyncClientEndpoint, @unchecked Sendable {
     }
 
     public func receive(_ message: SyncMessage) throws -> [SyncMessage] {
-        if case .mark(_, let mark) = message, marksSent.remove(mark) != nil {
-            marksAnswered.insert(mark)
+        if case .mark(_, let mark) = message, mark == markInFlight {
+            markInFlight = nil
+            answeredThrough = max(answeredThrough, mark)
             return []
         }
         let replies = try recordingFailure { try client.receive(message) }
@@ -61,19 +63,28 @@ public final class TenantSyncEndpoint: SyncClientEndpoint, @unchecked Sendable {
 
     public func pendingUploads() throws -> [SyncMessage] {
         let uploads = try recordingFailure { try client.pendingUploads() }
-        guard downloadedOnConnection, let session, !marksToSend.isEmpty else { return uploads }
-        let marks = marksToSend
-        marksToSend = []
-        marksSent.formUnion(marks)
-        return uploads + marks.map { .mark(session: session, requestID: $0) }
+        guard downloadedOnConnection, let session, markInFlight == nil, lastRequest > answeredThrough else {
+            return uploads
+        }
+        markInFlight = lastRequest
+        return uploads + [.mark(session: session, requestID: lastRequest)]
+    }
+
+    public var maxUploadBytes: Int? {
+        get { client.maxUploadBytes }
+        set { client.maxUploadBytes = newValue }
+    }
+
+    public func transportFailed(_ error: SyncError) {
+        _ = try? recordingFailure { () throws -> Void in throw error }
     }
 
     public func disconnect() {
         client.disconnect()
         session = nil
         downloadedOnConnection = false
-        marksToSend = marksSent.sorted() + marksToSend
-        marksSent = []
+        // The mark in flight is lost with the connection: the next one covers its requests.
+        markInFlight = nil
     }
 
     /// A failure ends the session on this connection: recorded for `asyncOpen`, and reported to

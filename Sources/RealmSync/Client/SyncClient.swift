@@ -46,6 +46,10 @@ public final class SyncClient: SyncClientEndpoint {
     /// The fraction (0…1) of the bootstrap arriving on this connection, as its last batch said; nil
     /// before a bootstrap (`Realm.asyncOpen` reports it as its `progress` state).
     public private(set) var bootstrapProgress: Double?
+    /// The most bytes an upload message may take encoded (a transport's frame limit): the changesets
+    /// pending are split into as many uploads as it takes. nil: one upload carries them all. A
+    /// changeset over it alone still goes alone (the transport cannot send it, and says so).
+    public var maxUploadBytes: Int?
 
     /// Opens (creating if needed) the synced realm file at `configuration`, whose schema must be
     /// given and which may not migrate (no migration block). `classes`: the classes to sync; nil
@@ -229,12 +233,34 @@ public final class SyncClient: SyncClientEndpoint {
         guard case .query(_, let set)? = query.first,
             let split = try store.firstClientVersion(after: after, madeUnder: set.version)
         else {
-            return [.upload(session: session, changesets: changesets)] + query
+            return uploads(session, changesets) + query
         }
         let before = changesets.filter { $0.clientVersion < split }
         let under = changesets.filter { $0.clientVersion >= split }
-        return (before.isEmpty ? [] : [.upload(session: session, changesets: before)]) + query
-            + [.upload(session: session, changesets: under)]
+        return uploads(session, before) + query + uploads(session, under)
+    }
+
+    /// `changesets` in order, in uploads of at most `maxUploadBytes` each (none when empty).
+    private func uploads(_ session: UInt32, _ changesets: [Changeset]) -> [SyncMessage] {
+        guard let budget = maxUploadBytes else {
+            return changesets.isEmpty ? [] : [.upload(session: session, changesets: changesets)]
+        }
+        var messages: [SyncMessage] = []
+        var batch: [Changeset] = []
+        var batchBytes = 0
+        for changeset in changesets {
+            // Each changeset measured as an upload of its own: a few bytes over its share, never under.
+            let bytes = SyncMessageCodec.encode(.upload(session: session, changesets: [changeset])).count
+            if !batch.isEmpty && batchBytes + bytes > budget {
+                messages.append(.upload(session: session, changesets: batch))
+                batch = []
+                batchBytes = 0
+            }
+            batch.append(changeset)
+            batchBytes += bytes
+        }
+        if !batch.isEmpty { messages.append(.upload(session: session, changesets: batch)) }
+        return messages
     }
 
     // MARK: Applying

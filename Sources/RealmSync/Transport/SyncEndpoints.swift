@@ -8,6 +8,21 @@ public protocol SyncClientEndpoint: AnyObject {
     func pendingUploads() throws -> [SyncMessage]
     /// The connection is gone; messages in flight are lost.
     func disconnect()
+    /// The most bytes an upload message may take (a transport's frame limit); nil: no limit.
+    var maxUploadBytes: Int? { get set }
+    /// The transport could not carry a message of this session (one too large for its frames): the
+    /// session ends on this connection, as when one of the calls above throws.
+    func transportFailed(_ error: SyncError)
+}
+
+extension SyncClientEndpoint {
+    /// Endpoints that do not split their uploads ignore the limit.
+    public var maxUploadBytes: Int? {
+        get { nil }
+        set {}
+    }
+
+    public func transportFailed(_ error: SyncError) {}
 }
 
 /// What a transport needs of the sync server (the server engine conforms).

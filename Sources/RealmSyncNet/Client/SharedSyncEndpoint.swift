@@ -22,6 +22,8 @@ protocol SessionLink: Sendable {
     func receive(_ message: SyncMessage) throws -> [SyncMessage]
     func pendingUploads() throws -> [SyncMessage]
     func disconnect()
+    func limitUploads(toBytes bytes: Int)
+    func transportFailed(_ error: SyncError)
 }
 
 extension SharedSyncEndpoint: SessionLink {
@@ -29,4 +31,6 @@ extension SharedSyncEndpoint: SessionLink {
     func receive(_ message: SyncMessage) throws -> [SyncMessage] { try withEndpoint { try $0.receive(message) } }
     func pendingUploads() throws -> [SyncMessage] { try withEndpoint { try $0.pendingUploads() } }
     func disconnect() { withEndpoint { $0.disconnect() } }
+    func limitUploads(toBytes bytes: Int) { withEndpoint { $0.maxUploadBytes = bytes } }
+    func transportFailed(_ error: SyncError) { withEndpoint { $0.transportFailed(error) } }
 }

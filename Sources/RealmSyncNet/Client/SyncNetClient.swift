@@ -1,8 +1,10 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import NIOWebSocket
 import RealmSync
+import Synchronization
 import WSClient
 
 /// A host's connection to the sync server: one WebSocket carrying every registered session (one
@@ -30,6 +32,7 @@ public actor SyncNetClient {
     private let codec: WireCodec
     private let backoff: ReconnectBackoff
     private let pingInterval: Duration
+    private let handshakeTimeout: Duration
     private var sessions: [UInt32: Session] = [:]
     private var outbox: Outbox?
     /// Counts connections, so work resumed after an await knows whether its connection is still up.
@@ -51,6 +54,7 @@ public actor SyncNetClient {
         codec = WireCodec(limits: options.limits)
         backoff = options.backoff
         pingInterval = options.pingInterval
+        handshakeTimeout = options.handshakeTimeout
     }
 
     /// A client signing its users' tokens with `secret`.
@@ -66,6 +70,7 @@ public actor SyncNetClient {
     public func register<Endpoint>(_ endpoint: SharedSyncEndpoint<Endpoint>, session: UInt32, user: String) async throws
     {
         guard sessions[session] == nil else { throw SyncError(.badSession, "session \(session) is already registered") }
+        endpoint.limitUploads(toBytes: codec.limits.uploadBudget)
         sessions[session] = Session(link: endpoint, user: user)
         guard outbox != nil else { return }
         let current = generation
@@ -138,11 +143,7 @@ public actor SyncNetClient {
         while !stopping && !Task.isCancelled {
             setState(.connecting)
             do {
-                try await WebSocketClient.connect(
-                    url: url, configuration: clientConfiguration(), logger: Self.logger
-                ) { inbound, outbound, _ in
-                    await self.serve(inbound: inbound, outbound: outbound)
-                }
+                try await connectOnce()
             } catch {
                 lastConnectionError = "\(error)"
             }
@@ -155,19 +156,24 @@ public actor SyncNetClient {
         setState(.disconnected)
     }
 
-    /// One connection: its writer, the sessions opened, then every frame read until it ends.
+    /// One connection: its writer, the sessions opened, then every frame read until it ends (or a
+    /// malformed one: nothing after it reaches a session). The next frame is read only once what is
+    /// queued to send is under the outbox's low-water mark.
     private nonisolated func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
-        let outbox = Outbox()
+        let outbox = Outbox(maxQueuedBytes: codec.limits.maxQueuedBytes)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await outbox.writeAll(to: outbound) }
             await connected(outbox)
             do {
+                await outbox.waitForRoom()
                 for try await message in inbound.messages(maxSize: codec.limits.maxFrameBytes) {
+                    guard !outbox.hasEnded else { break }
                     guard case .binary(let buffer) = message else {
                         outbox.close(.unacceptableData, reason: "text messages are not part of the sync protocol")
                         break
                     }
-                    await deliver(Array(buffer.readableBytesView))
+                    guard await deliver(Array(buffer.readableBytesView)) else { break }
+                    await outbox.waitForRoom()
                 }
             } catch {
                 await recordConnectionError(error)
@@ -177,13 +183,51 @@ public actor SyncNetClient {
         }
     }
 
+    /// One connection, on an event loop of its own: when the upgrade has not happened within
+    /// `handshakeTimeout`, shutting the loop down closes the socket (the WebSocket client offers no
+    /// other way to abandon a handshake) and the attempt fails.
+    private nonisolated func connectOnce() async throws {
+        let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let handshake = HandshakeState()
+        let timeout = handshakeTimeout
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            guard handshake.timeOut() else { return }
+            try? await loop.shutdownGracefully()
+        }
+        defer { watchdog.cancel() }
+        do {
+            // A stop during the handshake abandons it at once; once upgraded, `serve` ends the connection.
+            _ = try await withTaskCancellationHandler {
+                try await WebSocketClient.connect(
+                    url: url, configuration: clientConfiguration(), eventLoopGroup: loop, logger: Self.logger
+                ) { inbound, outbound, _ in
+                    guard handshake.upgrade() else { return }
+                    await self.serve(inbound: inbound, outbound: outbound)
+                }
+            } onCancel: {
+                if handshake.timeOut() { Task { try? await loop.shutdownGracefully() } }
+            }
+        } catch {
+            watchdog.cancel()
+            try? await loop.shutdownGracefully()
+            if handshake.hasTimedOut { throw HandshakeTimeout(url: url, timeout: timeout) }
+            throw error
+        }
+        watchdog.cancel()
+        try? await loop.shutdownGracefully()
+        if handshake.hasTimedOut { throw HandshakeTimeout(url: url, timeout: timeout) }
+    }
+
     private func recordConnectionError(_ error: any Error) { lastConnectionError = "\(error)" }
 
     /// The socket is up: tokens for every user first (signing may wait), then every session opened
-    /// in one step, so nothing (a flush) can slip a session's uploads before its bind.
+    /// in one step, so nothing (a flush) can slip a session's uploads before its bind. A session
+    /// registered meanwhile (its `register` saw no connection yet) is opened after.
     private func connected(_ newOutbox: Outbox) async {
         generation += 1
         let current = generation
+        let known = Set(sessions.keys)
         var signed: [String: String] = [:]
         for (number, session) in sessions where signed[session.user] == nil {
             signed[session.user] = await token(for: session.user, session: number)
@@ -195,6 +239,25 @@ public actor SyncNetClient {
         setState(.connected)
         for (number, session) in sessions.sorted(by: { $0.key < $1.key }) {
             guard let token = signed[session.user] else { continue }
+            open(number, token: token)
+        }
+        await openLateSessions(on: current, signed: signed, tried: known)
+    }
+
+    /// Opens the sessions registered while `connected` waited for tokens, signing the tokens they
+    /// miss; stops when the connection `current` is gone. Each session is tried once (a token that
+    /// cannot be signed is recorded in `sessionErrors`).
+    private func openLateSessions(on current: Int, signed: [String: String], tried: Set<UInt32>) async {
+        var signed = signed
+        var tried = tried
+        while current == generation,
+            let (number, session) = sessions.sorted(by: { $0.key < $1.key }).first(where: {
+                !$0.value.isOpen && !tried.contains($0.key)
+            })
+        {
+            tried.insert(number)
+            if signed[session.user] == nil { signed[session.user] = await token(for: session.user, session: number) }
+            guard current == generation, let token = signed[session.user] else { continue }
             open(number, token: token)
         }
     }
@@ -239,22 +302,24 @@ public actor SyncNetClient {
     /// send (a new file holds its commits until its first download; commits made offline wait for
     /// the session to be identified again). A malformed frame closes the connection (the server is
     /// not speaking this protocol).
-    private func deliver(_ bytes: [UInt8]) {
+    /// False when the frame was malformed: the connection is closing and reads no further.
+    private func deliver(_ bytes: [UInt8]) -> Bool {
         let message: SyncMessage
         do {
             message = try codec.decodeMessage(bytes).message
         } catch {
             lastConnectionError = "\(error)"
             outbox?.close(.protocolError, reason: "\(error)")
-            return
+            return false
         }
-        guard let session = sessions[message.session], session.isOpen else { return }
+        guard let session = sessions[message.session], session.isOpen else { return true }
         do {
             for reply in try session.link.receive(message) { send(reply) }
             for upload in try session.link.pendingUploads() { send(upload) }
         } catch {
             fail(message.session, error)
         }
+        return true
     }
 
     /// A session that failed is closed until the next connection; the others go on.
@@ -266,13 +331,22 @@ public actor SyncNetClient {
         send(.unbind(session: number))
     }
 
+    /// Queues a message of an open session (or the unbind that closes one). One the codec refuses
+    /// (too large for a frame: the server would refuse it) fails its session, and the endpoint is
+    /// told, so the host sees why it does not sync.
     private func send(_ message: SyncMessage, token: String? = nil) {
         guard let outbox else { return }
+        if case .unbind = message {
+        } else if sessions[message.session]?.isOpen != true {
+            return
+        }
         do {
             outbox.send(try codec.encode(message, token: token))
         } catch {
-            // Too large to send: the server would refuse it; the session cannot go on as it is.
-            sessionErrors[message.session] = "\(error)"
+            let failure = SyncError(
+                .limitsExceeded, "session \(message.session) cannot send its \(WireKind(message).rawValue): \(error)")
+            sessions[message.session]?.link.transportFailed(failure)
+            fail(message.session, failure)
         }
     }
 

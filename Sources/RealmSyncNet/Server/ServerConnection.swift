@@ -10,42 +10,89 @@ struct ServerConnection {
     let hub: SyncServerHub
     let codec: WireCodec
     let tokens: SyncToken
+    let bindDeadline: Duration
 
-    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
-        let outbox = Outbox()
-        let connection = await hub.open(outbox)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await outbox.writeAll(to: outbound) }
-            if let refusal = await read(inbound, connection) {
-                outbox.close(refusal.code, reason: refusal.reason)
-            } else {
-                outbox.finish()
-            }
-            await group.waitForAll()
-        }
-        await hub.close(connection)
+    /// How reading a connection ended.
+    enum ReadEnding: Sendable {
+        /// The peer closed, or this side stopped reading (the outbox ended).
+        case ended
+        /// A frame was refused: the connection closes with this code and reason.
+        case refused(WebSocketErrorCode, String)
+        /// The WebSocket layer failed (a message over the limit, a broken frame): rethrown, so it
+        /// closes the connection with its own code (1009 for a message too large).
+        case failed(any Error)
     }
 
-    /// Reads until the peer closes; the reason to close when a frame is refused.
-    private func read(_ inbound: WebSocketInboundStream, _ connection: ConnectionID) async
-        -> (code: WebSocketErrorCode, reason: String)?
+    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let outbox = Outbox(maxQueuedBytes: codec.limits.maxQueuedBytes)
+        guard let connection = await hub.open(outbox) else {
+            // The peer may be gone already; nothing was opened for it.
+            try? await outbound.close(
+                .unknown(1013), reason: "the server serves its limit of connections; try again later")
+            return
+        }
+        let deadline = Task { await closeUnlessBound(connection, outbox) }
+        defer { deadline.cancel() }
+        let ending = await withTaskGroup(of: ReadEnding?.self) { group in
+            group.addTask {
+                await outbox.writeAll(to: outbound)
+                return nil
+            }
+            group.addTask { await read(inbound, connection, outbox) }
+            var ending: ReadEnding?
+            while let next = await group.next() {
+                if let next {
+                    ending = next
+                    end(outbox, next)
+                } else {
+                    // The writer is done (this side closed, or the socket failed): stop reading.
+                    group.cancelAll()
+                }
+            }
+            return ending
+        }
+        await hub.close(connection)
+        if case .failed(let error) = ending { throw error }
+    }
+
+    /// Closes the connection when no session bound on it within `bindDeadline`.
+    private func closeUnlessBound(_ connection: ConnectionID, _ outbox: Outbox) async {
+        guard (try? await Task.sleep(for: bindDeadline)) != nil, await !hub.hasBound(connection) else { return }
+        outbox.close(.policyViolation, reason: "no session was bound within \(bindDeadline) of connecting")
+    }
+
+    /// The reader is done: the writer writes what is queued, then the close a refusal asks for.
+    private func end(_ outbox: Outbox, _ ending: ReadEnding) {
+        switch ending {
+        case .refused(let code, let reason): outbox.close(code, reason: reason)
+        case .ended, .failed: outbox.finish()
+        }
+    }
+
+    /// Reads until the peer closes or the outbox ends; the next frame is read only once the answers
+    /// queued for this peer are under the outbox's low-water mark.
+    private func read(_ inbound: WebSocketInboundStream, _ connection: ConnectionID, _ outbox: Outbox) async
+        -> ReadEnding
     {
         do {
+            await outbox.waitForRoom()
             for try await message in inbound.messages(maxSize: codec.limits.maxFrameBytes) {
+                guard !outbox.hasEnded else { return .ended }
                 guard case .binary(let buffer) = message else {
-                    return (.unacceptableData, "text messages are not part of the sync protocol")
+                    return .refused(.unacceptableData, "text messages are not part of the sync protocol")
                 }
                 let (syncMessage, token) = try codec.decodeMessage(Array(buffer.readableBytesView))
                 let authorization: BindAuthorization? =
                     if case .bind = syncMessage { await authorize(token) } else { nil }
                 await hub.receive(syncMessage, authorization: authorization, on: connection)
+                await outbox.waitForRoom()
+                guard !outbox.hasEnded else { return .ended }
             }
-            return nil
+            return .ended
         } catch let error as WireError {
-            return (.protocolError, error.description)
+            return .refused(.protocolError, error.description)
         } catch {
-            // The socket failed or the peer broke the WebSocket protocol: it is gone already.
-            return nil
+            return Task.isCancelled ? .ended : .failed(error)
         }
     }
 

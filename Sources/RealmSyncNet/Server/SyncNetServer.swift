@@ -27,7 +27,9 @@ public actor SyncNetServer {
     public init(configuration: SyncNetServerConfiguration, engine: sending SyncServer, secret: [UInt8]) throws {
         self.configuration = configuration
         tokens = try SyncToken(secret: secret)
-        hub = SyncServerHub(engine: engine, codec: WireCodec(limits: configuration.limits))
+        hub = SyncServerHub(
+            engine: engine, codec: WireCodec(limits: configuration.limits), maxConnections: configuration.maxConnections
+        )
     }
 
     /// A server on a SQLite store at `storePath` (created if missing): what `realm-host sync-server`
@@ -99,13 +101,19 @@ public actor SyncNetServer {
     /// Open connections (for tests and the server's status).
     public var connectionCount: Int { get async { await hub.connectionCount } }
 
+    /// The bytes queued on the connections, not written yet (for tests and the server's status): at
+    /// most `limits.maxQueuedBytes` each.
+    public var queuedBytes: Int { get async { await hub.queuedBytes } }
+
     private func webSocketRouter() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
-        let connection = ServerConnection(hub: hub, codec: WireCodec(limits: configuration.limits), tokens: tokens)
+        let connection = ServerConnection(
+            hub: hub, codec: WireCodec(limits: configuration.limits), tokens: tokens,
+            bindDeadline: configuration.bindDeadline)
         router.ws(RouterPath(configuration.path)) { _, _ in
             .upgrade([:])
         } onUpgrade: { inbound, outbound, _ in
-            await connection.serve(inbound: inbound, outbound: outbound)
+            try await connection.serve(inbound: inbound, outbound: outbound)
         }
         return router
     }

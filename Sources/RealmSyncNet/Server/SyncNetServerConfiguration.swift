@@ -12,17 +12,25 @@ public struct SyncNetServerConfiguration: Sendable {
     /// How often the server pings an idle connection (WebSocket ping/pong); a peer that does not
     /// answer is closed.
     public var pingInterval: Duration
+    /// How long a connection may stay open before its first successful bind (a token accepted):
+    /// past it the server closes it (1008), so idle or token-less peers do not hold sockets.
+    public var bindDeadline: Duration
+    /// The most connections served at once; one more is closed (1013, try again later) at once.
+    public var maxConnections: Int
     public var logLevel: Logger.Level
 
     public init(
         host: String = "127.0.0.1", port: Int = 7800, path: String = "/sync", limits: WireLimits = .standard,
-        pingInterval: Duration = .seconds(30), logLevel: Logger.Level = .warning
+        pingInterval: Duration = .seconds(30), bindDeadline: Duration = .seconds(30), maxConnections: Int = 1000,
+        logLevel: Logger.Level = .warning
     ) {
         self.host = host
         self.port = port
         self.path = path
         self.limits = limits
         self.pingInterval = pingInterval
+        self.bindDeadline = bindDeadline
+        self.maxConnections = maxConnections
         self.logLevel = logLevel
     }
 }

@@ -8,22 +8,30 @@ import WSCore
 actor SyncServerHub {
     private let engine: SyncServer
     private let codec: WireCodec
+    private let maxConnections: Int
     private var connections: [ConnectionID: Outbox] = [:]
+    /// The connections that bound a session at least once (a token accepted).
+    private var bound: Set<ConnectionID> = []
     private var nextConnection: UInt64 = 1
     private var integrationScheduled = false
 
-    init(engine: sending SyncServer, codec: WireCodec) {
+    init(engine: sending SyncServer, codec: WireCodec, maxConnections: Int) {
         self.engine = engine
         self.codec = codec
+        self.maxConnections = maxConnections
     }
 
-    /// A new connection; its id names it in the engine.
-    func open(_ outbox: Outbox) -> ConnectionID {
+    /// A new connection, its id naming it in the engine; nil when `maxConnections` are open.
+    func open(_ outbox: Outbox) -> ConnectionID? {
+        guard connections.count < maxConnections else { return nil }
         let connection = ConnectionID(rawValue: nextConnection)
         nextConnection += 1
         connections[connection] = outbox
         return connection
     }
+
+    /// Whether `connection` bound a session yet (one that is gone counts as bound: nothing to close).
+    func hasBound(_ connection: ConnectionID) -> Bool { bound.contains(connection) || connections[connection] == nil }
 
     /// A message from `connection`. A bind reaches the engine only when its token names the user it
     /// binds as; otherwise the session gets an `error` and the engine never hears of it.
@@ -32,7 +40,7 @@ actor SyncServerHub {
         if case .bind(let session, let user, _) = message {
             switch authorization {
             case .user(let tokenUser) where tokenUser == user:
-                break
+                bound.insert(connection)
             case .user(let tokenUser):
                 return refuse(
                     session, on: connection, code: .userMismatch,
@@ -50,6 +58,7 @@ actor SyncServerHub {
     /// `connection` is gone: the engine forgets its sessions and their uploads not yet integrated.
     func close(_ connection: ConnectionID) {
         guard let outbox = connections.removeValue(forKey: connection) else { return }
+        bound.remove(connection)
         outbox.finish()
         engine.disconnect(connection)
     }
@@ -67,9 +76,12 @@ actor SyncServerHub {
             engine.disconnect(connection)
         }
         connections.removeAll()
+        bound.removeAll()
     }
 
     var connectionCount: Int { connections.count }
+
+    var queuedBytes: Int { connections.values.reduce(0) { $0 + $1.queuedBytes } }
 
     // MARK: Plumbing
 
