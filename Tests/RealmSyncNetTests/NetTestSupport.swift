@@ -71,6 +71,21 @@ final class NetFixture: @unchecked Sendable {
             try SyncClient(configuration: configuration, user: user, wallClock: SystemWallClock()))
     }
 
+    /// Two hosts of `user` on `url`, each carrying one replica of theirs (files "a" and "b") as
+    /// session 1, started.
+    func twoHosts(url: String, user: String = "alice") async throws -> (
+        a: SharedSyncEndpoint<SyncClient>, b: SharedSyncEndpoint<SyncClient>, hostA: SyncNetClient,
+        hostB: SyncNetClient
+    ) {
+        let (a, b) = (try replica("a", user: user), try replica("b", user: user))
+        let (hostA, hostB) = (try client(url: url), try client(url: url))
+        try await hostA.register(a, session: 1, user: user)
+        try await hostB.register(b, session: 1, user: user)
+        await hostA.start()
+        await hostB.start()
+        return (a, b, hostA, hostB)
+    }
+
     /// A client of `url` retrying every 20–40 ms, signing with `tokens` (the shared secret by default).
     func client(url: String, tokens: SyncNetClient.TokenSource? = nil, limits: WireLimits = .standard) throws
         -> SyncNetClient

@@ -128,7 +128,7 @@ package final class SQLiteConnection {
     }
 
     var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
-    var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
+    package var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
     package var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
 
     func setBusyTimeout(milliseconds: Int32) {

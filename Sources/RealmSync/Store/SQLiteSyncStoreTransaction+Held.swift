@@ -6,11 +6,7 @@ import RealmDatabase
 extension SQLiteSyncStoreTransaction {
     func holds(_ fileID: UInt64, _ ref: ObjectRef) throws -> Bool {
         guard let id = try objectID(ref) else { return false }
-        return try holds(fileID, id)
-    }
-
-    private func holds(_ fileID: UInt64, _ object: Int64) throws -> Bool {
-        try db.row("SELECT 1 FROM held WHERE file_id = ? AND object = ?", [.u64(fileID), .integer(object)]) != nil
+        return try db.row("SELECT 1 FROM held WHERE file_id = ? AND object = ?", [.u64(fileID), .integer(id)]) != nil
     }
 
     func holders(of ref: ObjectRef) throws -> [UInt64] {
@@ -48,10 +44,12 @@ extension SQLiteSyncStoreTransaction {
     }
 
     func markHeld(_ fileID: UInt64, _ ref: ObjectRef) throws {
-        guard let id = try objectID(ref), try !holds(fileID, id) else { return }
+        guard let id = try objectID(ref) else { return }
+        try db.run("INSERT OR IGNORE INTO held(file_id, object) VALUES (?, ?)", [.u64(fileID), .integer(id)])
+        // Held already: its log must still rewind a lost message that brought it.
+        guard db.changes == 1 else { return }
         // What was logged before no longer says what the replica had: it has the object now.
         try db.run("DELETE FROM held_log WHERE file_id = ? AND object = ?", [.u64(fileID), .integer(id)])
-        try write(fileID, id, true)
     }
 
     func rewindHeld(of fileID: UInt64, to position: ViewPosition) throws {
