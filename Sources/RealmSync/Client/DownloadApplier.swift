@@ -443,9 +443,13 @@ struct DownloadApplier {
         var changed = false
         for i in pending.indices {
             let changeset = pending[i]
-            pending[i].instructions = changeset.instructions.enumerated().filter { !matching(changeset, $0, $1) }
-                .map(\.element)
-            if pending[i].instructions.count != changeset.instructions.count { changed = true }
+            // Most calls void nothing: the changeset is rebuilt only when something goes.
+            let doomed = changeset.instructions.indices.filter { matching(changeset, $0, changeset.instructions[$0]) }
+            guard !doomed.isEmpty else { continue }
+            let gone = Set(doomed)
+            pending[i].instructions = changeset.instructions.indices.filter { !gone.contains($0) }
+                .map { changeset.instructions[$0] }
+            changed = true
         }
         guard changed else { return }
         voided = true
