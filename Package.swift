@@ -24,6 +24,7 @@ import PackageDescription
 // tests stay free of them. It sits above RealmHost: its `NetSyncTransport` implements RealmHost's
 // `SyncSessionTransport` (the seam through which tenants' realms sync), and realm-host wires it in.
 //
+// realm-bench's sync_* network rows run a server and hosts in its process, so it builds them too.
 // RealmTestSupport (the query fuzzer, SplitMix64) sits beside the executables, over RealmDatabase;
 // it is no product. Every module a target imports is listed in its dependencies.
 let package = Package(
@@ -99,7 +100,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "RealmBench",
-            dependencies: ["RealmDatabase", "RealmLua", "RealmHost", "LuaSandbox", "CSQLite", "RealmSync"]
+            dependencies: [
+                "RealmDatabase", "RealmLua", "RealmHost", "LuaSandbox", "CSQLite", "RealmSync", "RealmSyncNet",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         // A writer the crash-safety tests kill with SIGKILL at random moments.
         .executableTarget(name: "RealmCrashWriter", dependencies: ["RealmDatabase", "RealmHost"]),

@@ -18,8 +18,9 @@ struct Measurement {
     let baseline: String
     let size: Int
     var runs: Int
-    /// The most seconds ours may take (nil: the target is the ratio alone).
-    var maxSeconds: Double?
+    /// The largest figure ours may have (nil: the target is the ratio alone).
+    var maxFigure: Double?
+    var unit = FigureUnit.seconds
     var ours = SideResult()
     var raw = SideResult()
     /// Set when the two sides disagreed on what they read or wrote.
@@ -43,7 +44,7 @@ struct Measurement {
 
     /// The ratio is within its target and, when the target is also absolute, ours within its seconds.
     var passed: Bool? {
-        ratio.map { $0 <= target && maxSeconds.map { ours.bestSeconds <= $0 } ?? true }
+        ratio.map { $0 <= target && maxFigure.map { ours.bestSeconds <= $0 } ?? true }
     }
 
     static func skipped(_ name: String, target: Double, reason: String) -> Measurement {
@@ -63,7 +64,7 @@ struct Runner {
     func measure(_ c: Comparison) throws -> Measurement {
         var m = Measurement(
             name: c.name, target: c.target, baseline: c.baseline, size: c.size, runs: context.runs,
-            maxSeconds: c.maxSeconds)
+            maxFigure: c.maxFigure, unit: c.unit)
         if let warm = c.warmUpSize {
             context.log("\(c.name): warm-up (\(warm))")
             _ = try once(c.ours, size: warm)
@@ -115,9 +116,13 @@ struct Runner {
     private func once(_ build: SideBuilder, size: Int) throws -> ((wall: Double, cpu: Double), Int64, MemoryUse) {
         let probe = MemoryProbe()
         let prepared = try build(size)
+        defer { prepared.release() }
         var result: Int64 = 0
-        let seconds = try timeSeconds { result = try prepared.run() }
+        var seconds = try timeSeconds { result = try prepared.run() }
         let memory = probe.finish()
+        if let figure = try prepared.figure?() {
+            seconds = (figure.value, seconds.cpu / Double(max(1, figure.events)))
+        }
         let checksum = try prepared.check(result)
         return (seconds, checksum, memory)
     }
