@@ -60,6 +60,8 @@ let package = Package(
         .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
         // Deflate for wire frames (Debian: zlib1g-dev).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The heap's bytes in use (glibc's mallinfo2), for realm-bench's memory-per-session row.
+        .target(name: "CMallocInfo"),
         // Lua's API macros as functions, the capped allocator, the hook and the error trampoline.
         .target(name: "CLuaShim", dependencies: ["CLua"]),
 
@@ -102,10 +104,10 @@ let package = Package(
             name: "RealmBench",
             dependencies: [
                 "RealmDatabase", "RealmLua", "RealmHost", "LuaSandbox", "CSQLite", "RealmSync", "RealmSyncNet",
+                "CMallocInfo",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // A writer the crash-safety tests kill with SIGKILL at random moments.

@@ -1,18 +1,16 @@
 import Foundation
 import Logging
 import NIOCore
-import NIOPosix
 import RealmSync
 import RealmSyncNet
 import WSClient
 
-/// Idle sync sessions for `sync_idle_session`: each peer is a WebSocket of its own on one shared
-/// event-loop thread (so the peers' side stays small next to the server's), speaking the protocol
+/// Idle sync sessions for `sync_idle_session`: each peer is a WebSocket of its own on NIO's shared
+/// event loops (never shut down, so no late close lands on a stopped loop), speaking the protocol
 /// as a host's first session would: a bind with its user's token, the identify of a fresh file, a
 /// mark; once the mark comes back it reads and ignores whatever arrives until the server closes.
 final class IdlePeers {
     let url: String
-    private let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let codec = WireCodec()
     private var tasks: [Task<Void, Never>] = []
 
@@ -25,7 +23,7 @@ final class IdlePeers {
         ready.expect(1)
         let signer = try SyncToken(secret: NetBench.secret)
         for index in 0..<count {
-            let peer = Peer(url: url, user: "idle\(first + index)", codec: codec, loop: loop, signer: signer)
+            let peer = Peer(url: url, user: "idle\(first + index)", codec: codec, signer: signer)
             tasks.append(Task { await peer.serve { ready.observed(1, by: index) } })
         }
         _ = try ready.wait("\(count) idle sessions opening", timeout: .seconds(120))
@@ -36,7 +34,6 @@ final class IdlePeers {
         let url: String
         let user: String
         let codec: WireCodec
-        let loop: MultiThreadedEventLoopGroup
         let signer: SyncToken
 
         /// Connects, opens the session, calls `marked` when the mark comes back, then reads until
@@ -45,7 +42,7 @@ final class IdlePeers {
             do {
                 let token = try await signer.sign(user: user)
                 let (user, codec) = (user, codec)
-                try await WebSocketClient.connect(url: url, eventLoopGroup: loop, logger: IdlePeers.logger) {
+                try await WebSocketClient.connect(url: url, logger: IdlePeers.logger) {
                     inbound, outbound, _ in
                     let bind = SyncMessage.bind(session: 1, user: user, needsClientFileID: true)
                     try await outbound.write(.binary(ByteBuffer(bytes: try codec.encode(bind, token: token))))
@@ -75,13 +72,12 @@ final class IdlePeers {
         ]
     }
 
-    /// Ends the peers (after the server closed their connections) and their event loop; bounded.
+    /// Ends the peers (after the server closed their connections); bounded.
     func stop() {
-        let (tasks, loop) = (tasks, loop)
+        let tasks = tasks
         _ = try? awaitBlocking("closing the idle peers") {
             for task in tasks { task.cancel() }
             for task in tasks { await task.value }
-            try await loop.shutdownGracefully()
         }
         self.tasks = []
     }

@@ -11,7 +11,8 @@ import RealmSyncNet
 /// the same commit seen by 100 observers on 100 instances of one local file, each refreshed in turn.
 struct SyncFanout: Workload {
     let name = "sync_fanout"
-    let target = 50.0
+    /// The 100 ms over the baseline's ~1.4 ms here (as `sync_bootstrap`'s ratio target).
+    let target = 70.0
     static let maxSeconds = 0.100
     static let sessionsPerHost = 10
     static let warmUpRounds = 5

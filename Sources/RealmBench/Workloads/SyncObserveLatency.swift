@@ -14,18 +14,20 @@ import RealmSyncNet
 /// p50 ≤ 10 ms, p99 ≤ 50 ms.
 struct SyncObserveLatency: Workload {
     let name = "sync_observe_latency"
-    /// The network's share next to a local commit seen by a second instance, which takes ~1 ms here.
-    let target = 20.0
+    /// The ratio targets are the absolute ones over the baseline's ~0.3 ms here (as
+    /// `sync_bootstrap`'s): p50 10 ms / 0.3 ms, p99 50 ms / 0.3 ms.
+    let target = 30.0
     static let warmUpRounds = 20
-    static let percentiles: [(row: String, fraction: Double, maxSeconds: Double)] = [
-        ("p50", 0.5, 0.010), ("p99", 0.99, 0.050),
+    static let percentiles: [(row: String, fraction: Double, target: Double, maxSeconds: Double)] = [
+        ("p50", 0.5, 30, 0.010), ("p99", 0.99, 150, 0.050),
     ]
 
     func comparisons(_ context: BenchContext) throws -> [Comparison] {
         let rounds = context.scaled(500, minimum: 10)
         return Self.percentiles.map { percentile in
             Comparison(
-                name: "\(name)/\(percentile.row)", target: target, baseline: "second instance, one local file",
+                name: "\(name)/\(percentile.row)", target: percentile.target,
+                baseline: "second instance, one local file",
                 size: rounds, warmUpSize: nil, maxFigure: percentile.maxSeconds,
                 ours: { size in try Self.networkSide(context, rounds: size, percentile: percentile.fraction) },
                 raw: { size in
