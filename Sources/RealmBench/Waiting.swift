@@ -106,6 +106,13 @@ struct LatencySamples {
 
     mutating func add(from start: UInt64, to end: UInt64) { nanoseconds.append(end >= start ? end - start : 0) }
 
+    /// p50, p99 and the slowest round in milliseconds, for the log: the row keeps one percentile.
+    var summary: String {
+        let ms = { (fraction: Double) in percentile(fraction).value * 1000 }
+        return String(
+            format: "p50 %.2f ms, p99 %.2f ms, max %.2f ms over %d rounds", ms(0.5), ms(0.99), ms(1), nanoseconds.count)
+    }
+
     /// The nearest-rank percentile (`fraction` 0.5 for p50) in seconds, with the sample count.
     func percentile(_ fraction: Double) -> RunFigure {
         let sorted = nanoseconds.sorted()

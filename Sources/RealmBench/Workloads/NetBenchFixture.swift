@@ -64,6 +64,7 @@ enum NetBench {
 /// The server and hosts one run started: stopped together when the run ends or fails, so nothing
 /// keeps running (or holds a port) into the next workload.
 final class NetBenchRun {
+    let context: BenchContext
     let server: SyncNetServer
     let url: String
     private(set) var hosts: [SyncNetClient] = []
@@ -78,6 +79,7 @@ final class NetBenchRun {
             guard let url = await server.url else { throw WorkloadSkipped(reason: "the sync server has no URL") }
             return url
         }
+        self.context = context
         self.server = server
         self.url = url
     }
@@ -197,7 +199,10 @@ struct ProbeRounds {
                 return Int64(timed)
             },
             check: { _ in Int64(samples.nanoseconds.count) },
-            figure: { samples.percentile(percentile) },
+            figure: {
+                context.log("\(rounds.observersName): \(samples.summary)")
+                return samples.percentile(percentile)
+            },
             release: { for token in tokens { token.invalidate() } })
     }
 
@@ -230,7 +235,10 @@ struct ProbeRounds {
                 return Int64(timed)
             },
             check: { _ in Int64(samples.nanoseconds.count) },
-            figure: { samples.percentile(percentile) },
+            figure: {
+                net.context.log("\(rounds.observersName): \(samples.summary)")
+                return samples.percentile(percentile)
+            },
             release: {
                 observers.invalidate()
                 net.stop()
