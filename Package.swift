@@ -156,6 +156,8 @@ let package = Package(
             name: "RealmHostCLITests",
             dependencies: ["RealmHost", "RealmHostCLI", "RealmSyncNet", "RealmSync", "RealmDatabase"]
         ),
+        // realm-bench's own logic (percentiles, the observers' barrier, the runner, the report), no timings.
+        .testTarget(name: "RealmBenchTests", dependencies: ["RealmBench"]),
         // Proof under faults, hostile scripts and load (issue 6).
         .testTarget(
             name: "ReliabilityTests",
