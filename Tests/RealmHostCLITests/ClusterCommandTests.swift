@@ -101,6 +101,10 @@ final class ClusterCommandTests: XCTestCase {
         XCTAssertFalse(r.stdout.contains("default"), r.stdout)
         XCTAssertTrue(r.stdout.contains("2 users at schema version 3 checked"), r.stdout)
         XCTAssertTrue(r.stdout.contains(", 2 skipped (served by other hosts)."), r.stdout)
+        // Host k of a, b, c, k serves none of the four.
+        let none = try workspace.run(["migrate", "--all-users", "--cluster-hosts", "a,b,c,k", "--cluster-self", "k"])
+        XCTAssertEqual(none.status, 0, none.stderr)
+        XCTAssertEqual(none.stdout, "No users in data served by this host; 4 skipped (served by other hosts).\n")
         let one = try workspace.run(["migrate", "--user", "alice"] + clusterA)
         XCTAssertEqual(one.status, 1)
         XCTAssertTrue(one.stderr.contains("User 'alice' is served by host 'c'"), one.stderr)

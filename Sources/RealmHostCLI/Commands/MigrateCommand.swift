@@ -60,11 +60,9 @@ struct MigrateCommand: ParsableCommand {
             }
             let target = host.registry.schemaVersion
             if users.isEmpty {
-                StandardStreams.line(
-                    "No users in \(displayPath(host.dataFolder))"
-                        + (skipped.isEmpty
-                            ? "." : " served by this host (\(MigrationReportTable.skipped(skipped.count))).")
-                )
+                let elsewhere =
+                    skipped.isEmpty ? "" : " served by this host; \(MigrationReportTable.skipped(skipped.count))"
+                StandardStreams.line("No users in \(displayPath(host.dataFolder))\(elsewhere).")
                 return 0
             }
             let progress = Terminal.errorIsTerminal ? ProgressBar(total: users.count) : nil

@@ -15,7 +15,15 @@ struct WhichHostCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var host: HostFlags
+    // Not `HostFlags`: nothing is opened, so there is no --plugins; --data only locates host.lua.
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The data folder whose host.lua may describe the cluster (default: $REALM_HOST_DATA, else ./data).",
+            valueName: "dir"))
+    var data: String?
+
+    @OptionGroup var clusterFlags: ClusterFlags
 
     @Argument(help: ArgumentHelp("The users to look up.", valueName: "user"))
     var users: [String]
@@ -25,14 +33,15 @@ struct WhichHostCommand: ParsableCommand {
             let names = try users.map(checkedUser)
             let configured: HostCluster?
             do {
-                configured = try host.options.applyingConfigurationFile().cluster.resolved()
+                let options = clusterFlags.apply(to: HostOptions(dataFolder: HostOptions.defaultDataFolder(data)))
+                configured = try options.applyingConfigurationFile().cluster.resolved()
             } catch {
                 throw CLIError.failed("\(error)")
             }
             guard let cluster = configured else {
                 throw CLIError.failed(
                     "no cluster is configured: give --cluster-hosts a,b,c or a cluster table in "
-                        + "\(displayPath(HostOptions.defaultDataFolder(host.data)))/host.lua")
+                        + "\(displayPath(HostOptions.defaultDataFolder(data)))/host.lua")
             }
             for user in names {
                 let served = cluster.host(for: user)
