@@ -15,7 +15,7 @@ import RealmSyncNet
 /// alone (`SyncServer.receive`, a connection id each, no network): what the network layer adds.
 struct SyncIdleSession: Workload {
     let name = "sync_idle_session"
-    /// The 100 KB over the engine's 0.25–0.4 KB per session here (as `sync_bootstrap`'s ratio
+    /// The 100 KB over the engine's 0.25–0.5 KB per session here (as `sync_bootstrap`'s ratio
     /// target): the network's connection, not the engine's session, is what an idle session costs.
     let target = 400.0
     static let maxKilobytes = 100.0
