@@ -28,7 +28,8 @@ final class ConfigurationBox {
     var isFlexibleSync = false
     /// `errorHandler = function(err) end`: told of sync errors (compensating writes among them).
     var errorHandler: LuaFunctionRef?
-    /// `clientResetMode`: kept for the day the server resets clients; not acted on yet.
+    /// `clientResetMode`: what the file's session does when the server asks for a client reset
+    /// (RealmSync's `ClientResetMode`; the host's provider acts on it).
     var clientResetMode = "recoverUnsyncedChanges"
     init(_ configuration: Realm.Configuration) { self.configuration = configuration }
 

@@ -42,7 +42,8 @@ public final class TenantSyncEndpoint: SyncClientEndpoint, @unchecked Sendable {
     public func connect(session: UInt32) throws -> [SyncMessage] {
         self.session = session
         downloadedOnConnection = false
-        sessionError = nil
+        // A reset the application must handle (`manual`) keeps the session stopped, and says why.
+        sessionError = client.clientResetRequired?.message
         return try recordingFailure { try client.connect(session: session) }
     }
 
@@ -53,6 +54,7 @@ public final class TenantSyncEndpoint: SyncClientEndpoint, @unchecked Sendable {
             return []
         }
         let replies = try recordingFailure { try client.receive(message) }
+        if let reset = client.clientResetRequired { sessionError = reset.message }
         switch message {
         case .download: downloadedOnConnection = true
         case .bootstrap(_, _, _, _, _, let isLast, _, _, _): if isLast { downloadedOnConnection = true }

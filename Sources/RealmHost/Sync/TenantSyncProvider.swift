@@ -33,10 +33,17 @@ final class TenantSyncProvider: LuaSyncProvider {
     var canSignIn: Bool { transport.canSign }
 
     func open(_ configuration: Realm.Configuration) throws -> LuaSyncedRealm {
+        try open(configuration, clientResetMode: ClientResetMode.recoverUnsyncedChanges.rawValue)
+    }
+
+    func open(_ configuration: Realm.Configuration, clientResetMode: String) throws -> LuaSyncedRealm {
+        guard let mode = ClientResetMode(rawValue: clientResetMode) else {
+            throw RealmError(.invalidValue, "Unknown clientResetMode '\(clientResetMode)'")
+        }
         guard let url = configuration.fileURL else {
             throw RealmError(.fileAccess, "A synced realm needs a file: an inMemoryIdentifier does not sync")
         }
-        let (session, clientConfiguration) = try session(for: url.standardizedFileURL.path, configuration)
+        let (session, clientConfiguration) = try session(for: url.standardizedFileURL.path, configuration, mode)
         var local = clientConfiguration
         local.onOpenBlock = configuration.onOpenBlock
         let realm = try Realm(configuration: local)
@@ -48,7 +55,7 @@ final class TenantSyncProvider: LuaSyncProvider {
 
     /// The file's session, started on first use; and the configuration of the client's realm (its
     /// recorder), which the script's instances share.
-    private func session(for path: String, _ configuration: Realm.Configuration) throws -> (
+    private func session(for path: String, _ configuration: Realm.Configuration, _ mode: ClientResetMode) throws -> (
         TenantSyncSession, Realm.Configuration
     ) {
         if let session = sessions[path] {
@@ -68,6 +75,7 @@ final class TenantSyncProvider: LuaSyncProvider {
         let errors = SyncErrorEvents()
         let client = try SyncClient(
             configuration: synced, user: user, wallClock: SystemWallClock(), viewSource: .subscriptions,
+            clientResetMode: mode,
             errorHandler: { error, writes in
                 errors.append(
                     SyncErrorEvent(code: Int(error.code.rawValue), message: error.message, compensatingWrites: writes))

@@ -13,6 +13,17 @@ public protocol LuaSyncProvider: AnyObject {
     /// Opens the synced realm of `configuration` (a flexible-sync one) and starts or joins its file's
     /// session; does not wait for the server.
     func open(_ configuration: Realm.Configuration) throws -> LuaSyncedRealm
+    /// As `open(_:)`, the file's session doing what `clientResetMode` says when the server asks for a
+    /// client reset (`recoverUnsyncedChanges`, `discardUnsyncedChanges`, `manual`; the first open of
+    /// a file decides).
+    func open(_ configuration: Realm.Configuration, clientResetMode: String) throws -> LuaSyncedRealm
+}
+
+extension LuaSyncProvider {
+    /// A provider without client resets opens as `open(_:)`.
+    public func open(_ configuration: Realm.Configuration, clientResetMode: String) throws -> LuaSyncedRealm {
+        try open(configuration)
+    }
 }
 
 /// A realm instance a script uses and the session syncing its file.
@@ -58,11 +69,21 @@ extension LuaSyncSession {
     public var bootstrapProgress: Double? { nil }
 }
 
-/// A sync error as `errorHandler` receives it: `err.code`, `err.message`, `err.compensatingWrites`.
+/// A sync error as `errorHandler` receives it: `err.code`, `err.message`, `err.kind`,
+/// `err.compensatingWrites`.
 public struct LuaSyncErrorReport {
     public var code: Int
     public var message: String
     public var compensatingWrites: [LuaCompensatingWrite]
+    /// `clientReset` (code 1032, realm-core's `SyncClientResetRequired`), `compensatingWrite` (231),
+    /// or `session` (the session ended: a refused bind, a message it could not apply).
+    public var kind: String {
+        switch code {
+        case 1032: return "clientReset"
+        case 231: return "compensatingWrite"
+        default: return "session"
+        }
+    }
 
     public init(code: Int, message: String, compensatingWrites: [LuaCompensatingWrite] = []) {
         self.code = code

@@ -69,7 +69,7 @@ extension RealmLuaRuntime {
     func openSynced(_ box: ConfigurationBox, _ configuration: Realm.Configuration, _ provider: any LuaSyncProvider)
         throws -> LuaSyncedRealm
     {
-        let synced = try provider.open(configuration)
+        let synced = try provider.open(configuration, clientResetMode: box.clientResetMode)
         syncSessions.removeAll { $0.realm == nil }
         syncSessions.append(
             SyncSessionEntry(realm: synced.realm, session: synced.session, errorHandler: box.errorHandler))

@@ -76,7 +76,7 @@ extension RealmLuaRuntime {
         }
     }
 
-    /// `{ code =, message =, compensatingWrites = { { class =, primaryKey =, reason = } } }`.
+    /// `{ code =, message =, kind =, compensatingWrites = { { class =, primaryKey =, reason = } } }`.
     private func errorReportTable(_ report: LuaSyncErrorReport) throws -> LuaValue {
         let writes = try report.compensatingWrites.map { write -> LuaValue in
             .plainTable(
@@ -87,7 +87,7 @@ extension RealmLuaRuntime {
         }
         return .plainTable(
             LuaTable(fields: [
-                "code": .integer(Int64(report.code)), "message": .string(report.message),
+                "code": .integer(Int64(report.code)), "message": .string(report.message), "kind": .string(report.kind),
                 "compensatingWrites": .plainTable(LuaTable(array: writes)),
             ]))
     }

@@ -53,6 +53,11 @@ struct PendingRewrite {
             changeset.instructions = changeset.instructions.map { Self.rewrite($0, element) }
             try store.appendHistory(changeset)
         }
+        try rewriteMirror(element)
+    }
+
+    /// The list mirror with `element` applied to every element id (a client reset renumbers too).
+    func rewriteMirror(_ element: (ElementID) -> ElementID) throws {
         let rows = try store.realm.querySQL("SELECT tbl, owner, row, element FROM _sync_list")
         for row in rows {
             guard row.count == 4, case .text(let table) = row[0], case .integer(let owner) = row[1],
@@ -67,7 +72,7 @@ struct PendingRewrite {
         }
     }
 
-    private static func rewrite(_ i: Instruction, _ element: (ElementID) -> ElementID) -> Instruction {
+    static func rewrite(_ i: Instruction, _ element: (ElementID) -> ElementID) -> Instruction {
         switch i {
         case .listInsert(let o, let f, let e, let p, let v):
             return .listInsert(o, field: f, element: element(e), position: p, value: v)

@@ -22,13 +22,20 @@ public final class SyncClient: SyncClientEndpoint {
     /// Which objects of `classes` the replica holds.
     public let viewSource: SyncViewSource
     /// Told of the writes the server refused and reverted, after the correction is applied.
-    private let errorHandler: ((SyncError, [CompensatingWrite]) -> Void)?
+    let errorHandler: ((SyncError, [CompensatingWrite]) -> Void)?
+    /// What the file does when the server asks for a client reset (`ClientReset.swift`).
+    public let clientResetMode: ClientResetMode
+    /// The reset the server asked for in `manual` mode: the session stays stopped.
+    public internal(set) var clientResetRequired: SyncError?
+    /// After an automatic reset, until the new `ident`: the server ended the session, and answers
+    /// what was sent before the new bind with `badSession` errors, which are expected.
+    var rebindingAfterReset = false
     /// Every compensating write received, in arrival order (also given to `errorHandler`).
     public private(set) var compensatingWrites: [CompensatingWrite] = []
     private let recorder: ChangesetRecorder
     private let wallClock: any WallClock
-    private var store: ClientStore { ClientStore(realm: realm) }
-    private var session: UInt32?
+    var store: ClientStore { ClientStore(realm: realm) }
+    var session: UInt32?
     /// The highest client version uploaded on this connection.
     private var sentThrough: UInt64 = 0
     /// A file that never downloaded waits, after `identify`, for the session's first download (which
@@ -54,10 +61,11 @@ public final class SyncClient: SyncClientEndpoint {
     /// Opens (creating if needed) the synced realm file at `configuration`, whose schema must be
     /// given and which may not migrate (no migration block). `classes`: the classes to sync; nil
     /// means every class with a primary key. `viewSource`: every object of them (the default), or
-    /// the realm's subscription set. `errorHandler`: told of compensating writes.
+    /// the realm's subscription set. `errorHandler`: told of compensating writes and client resets.
     public init(
         configuration: Realm.Configuration, user: String, wallClock: any WallClock, classes: [String]? = nil,
-        viewSource: SyncViewSource = .allObjects, errorHandler: ((SyncError, [CompensatingWrite]) -> Void)? = nil
+        viewSource: SyncViewSource = .allObjects, clientResetMode: ClientResetMode = .recoverUnsyncedChanges,
+        errorHandler: ((SyncError, [CompensatingWrite]) -> Void)? = nil
     ) throws {
         guard let schema = configuration.schema else {
             throw SyncError(.badQuery, "A synced realm needs its schema in the configuration")
@@ -75,6 +83,7 @@ public final class SyncClient: SyncClientEndpoint {
         self.wallClock = wallClock
         self.viewSource = viewSource
         self.errorHandler = errorHandler
+        self.clientResetMode = clientResetMode
         recorder = ChangesetRecorder(
             syncedClasses: Set(synced), wallClock: wallClock, requiresSubscriptions: viewSource == .subscriptions)
         var config = configuration
@@ -128,6 +137,7 @@ public final class SyncClient: SyncClientEndpoint {
 
     /// The messages that open `session`: a bind, then (when the file has its id) an identify.
     public func connect(session: UInt32) throws -> [SyncMessage] {
+        guard clientResetRequired == nil else { return [] }
         self.session = session
         bootstrapProgress = nil
         sentThrough = uploadAcknowledged
@@ -181,6 +191,7 @@ public final class SyncClient: SyncClientEndpoint {
     public func receive(_ message: SyncMessage) throws -> [SyncMessage] {
         switch message {
         case .ident(let session, let clientFileID, let salt):
+            rebindingAfterReset = false
             try adopt(clientFileID: clientFileID, salt: salt)
             return [try identify(session, try store.state())] + (try newerQuery(session))
         case .download(
@@ -204,7 +215,8 @@ public final class SyncClient: SyncClientEndpoint {
             return []
         case .mark(let session, let requestID):
             return try pendingUploads() + [.mark(session: session, requestID: requestID)]
-        case .error(_, let code, let message, _):
+        case .error(let session, let code, let message, _):
+            if let replies = try answerReset(session: session, SyncError(code, message)) { return replies }
             throw SyncError(code, "The server ended the session: \(message)")
         case .queryError(_, let version, let message):
             guard viewSource == .subscriptions else {
@@ -266,7 +278,7 @@ public final class SyncClient: SyncClientEndpoint {
     // MARK: Applying
 
     /// Runs `body` in one write transaction of the client's own, recording no changeset.
-    private func writeRemote(_ body: () throws -> Void) throws {
+    func writeRemote(_ body: () throws -> Void) throws {
         try recorder.applyingDownload(on: realm) { try realm.write(body) }
         try loadState()
     }

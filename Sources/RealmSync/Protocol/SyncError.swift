@@ -22,6 +22,9 @@ public enum SyncErrorCode: UInt16, Hashable, Sendable {
     case compensatingWrite = 231
     /// A changeset's clock is further ahead of the server's wall clock than it tolerates.
     case clockTooFarAhead = 240
+    /// Not sent by a server: what a replica reports when the server asked it to reset its file
+    /// (realm-core's `ErrorCodes::SyncClientResetRequired`); the message names the server's reason.
+    case clientReset = 1032
 }
 
 /// A sync failure: what went wrong and where, in words a user can act on.

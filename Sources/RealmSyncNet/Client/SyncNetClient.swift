@@ -314,12 +314,29 @@ public actor SyncNetClient {
         }
         guard let session = sessions[message.session], session.isOpen else { return true }
         do {
-            for reply in try session.link.receive(message) { send(reply) }
+            let replies = try session.link.receive(message)
+            // A client reset starts the session again from a bind, which needs a token.
+            if case .bind? = replies.first { return rebind(message.session, user: session.user) }
+            for reply in replies { send(reply) }
             for upload in try session.link.pendingUploads() { send(upload) }
         } catch {
             fail(message.session, error)
         }
         return true
+    }
+
+    /// Opens the session again on this connection, with a fresh token (after a client reset).
+    private func rebind(_ number: UInt32, user: String) -> Bool {
+        sessions[number]?.isOpen = false
+        let current = generation
+        Task { await self.reopen(number, user: user, generation: current) }
+        return true
+    }
+
+    private func reopen(_ number: UInt32, user: String, generation current: Int) async {
+        let token = await token(for: user, session: number)
+        guard current == generation, let token else { return }
+        open(number, token: token)
     }
 
     /// A session that failed is closed until the next connection; the others go on.
