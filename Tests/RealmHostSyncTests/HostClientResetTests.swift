@@ -1,0 +1,102 @@
+import Foundation
+import RealmHost
+import RealmSync
+import RealmSyncNet
+import XCTest
+
+/// Client reset through Lua (docs/LUA-API.md "Sync"): alice's host syncs a note, the server stops,
+/// she writes offline, and a server on a new empty store (the store was replaced) answers on the
+/// same port: her session is reset as her configuration's `clientResetMode` says, and her
+/// `errorHandler` receives the reset.
+final class HostClientResetTests: XCTestCase {
+    /// A server on `store` (a file under the fixture's root) listening on `port` (0: a free one).
+    private func startServer(_ fixture: HostSyncFixture, store: String, port: Int) async throws -> SyncNetServer {
+        let registry = try PluginRegistry(folders: fixture.pluginFolders)
+        let server = try SyncNetServer(
+            configuration: SyncNetServerConfiguration(host: "127.0.0.1", port: port),
+            storePath: fixture.root.appendingPathComponent(store).path, schema: registry.schema,
+            permissions: try SyncPermissions.compile(registry.syncRules, schema: registry.schema),
+            secret: fixture.secret)
+        try await server.start()
+        return server
+    }
+
+    /// Runs the scenario with `mode`; returns what alice's script saw after the reset and the host.
+    private func resetScenario(mode: String) async throws -> (result: [String], fixture: HostSyncFixture) {
+        let fixture = try HostSyncFixture()
+        let first = try await startServer(fixture, store: "first.sqlite", port: 0)
+        let url = try await fixture.url(of: first)
+        let port = try XCTUnwrap(Int(try XCTUnwrap(url.split(separator: ":").last?.split(separator: "/").first)))
+        let host = try fixture.host("hostA", url: url)
+        let synced = try await host.run(
+            "alice",
+            """
+            ERRORS = {}
+            local config = user:flexibleSyncConfiguration{
+              initialSubscriptions = function(subs) subs:append(QuerySubscription("Note")) end,
+              errorHandler = function(err) ERRORS[#ERRORS + 1] = err end,
+              clientResetMode = "\(mode)",
+            }
+            R = Realm.asyncOpen(config, { timeout = 10000 })
+            R:write(function() R:create("Note", { _id = "synced", text = "on the first server" }) end)
+            return R.syncSession:waitForUpload{ timeout = 10000 }
+            """)
+        XCTAssertEqual(synced, ["true"])
+        await first.stop()
+        _ = try await host.run(
+            "alice", #"R:write(function() R:create("Note", { _id = "offline", text = "written offline" }) end)"#)
+        let second = try await startServer(fixture, store: "second.sqlite", port: port)
+        let result = try await host.run(
+            "alice",
+            """
+            local s = R.syncSession
+            for _ = 1, 200 do
+              if #ERRORS > 0 then break end
+              s:waitForDownload{ timeout = 50 }
+            end
+            local uploaded = "\(mode)" ~= "manual" and s:waitForUpload{ timeout = 10000 }
+            local e = ERRORS[1]
+            return #ERRORS, e and e.kind, e and e.code, e and e.message, tostring(uploaded),
+              R:object("Note", "offline") ~= nil, R:object("Note", "synced") ~= nil
+            """)
+        // What the new server has, as a second host of alice's sees it.
+        if mode == "recoverUnsyncedChanges" {
+            let b = try fixture.host("hostB", url: url)
+            let read = try await b.run(
+                "alice",
+                """
+                local config = user:flexibleSyncConfiguration{
+                  initialSubscriptions = function(subs) subs:append(QuerySubscription("Note")) end }
+                local r = Realm.asyncOpen(config, { timeout = 10000 })
+                return #r:objects("Note"), r:object("Note", "offline").text
+                """)
+            XCTAssertEqual(read, ["1", "written offline"], "the unsynced note reached the new server, alone")
+            await b.stopSync()
+        }
+        await host.stopSync()
+        await second.stop()
+        return (result, fixture)
+    }
+
+    func testRecoverKeepsTheOfflineWriteAndTellsTheErrorHandler() async throws {
+        let (result, _) = try await resetScenario(mode: "recoverUnsyncedChanges")
+        XCTAssertEqual(result.count, 7, "\(result)")
+        XCTAssertEqual(Array(result.prefix(3)), ["1", "clientReset", "1032"])
+        XCTAssertTrue(result[3].contains("recoverUnsyncedChanges") && result[3].contains("sync error 208"), result[3])
+        XCTAssertEqual(Array(result.suffix(3)), ["true", "true", "false"], "uploaded, kept, the old note gone")
+    }
+
+    func testDiscardDropsTheOfflineWriteAndEndsWithTheServersState() async throws {
+        let (result, _) = try await resetScenario(mode: "discardUnsyncedChanges")
+        XCTAssertEqual(Array(result.prefix(3)), ["1", "clientReset", "1032"], "\(result)")
+        XCTAssertTrue(result[3].contains("discardUnsyncedChanges"), result[3])
+        XCTAssertEqual(Array(result.suffix(3)), ["true", "false", "false"], "\(result)")
+    }
+
+    func testManualLeavesTheRealmAndStopsTheSession() async throws {
+        let (result, _) = try await resetScenario(mode: "manual")
+        XCTAssertEqual(Array(result.prefix(3)), ["1", "clientReset", "1032"], "\(result)")
+        XCTAssertTrue(result[3].contains("manual"), result[3])
+        XCTAssertEqual(Array(result.suffix(3)), ["false", "true", "true"], "nothing changed locally")
+    }
+}
