@@ -156,7 +156,8 @@ final class ClientResetTests: XCTestCase {
 
     func testRecoverOnAReplacedStoreKeepsTheUnsyncedWritesOnBothSides() throws {
         let errors = ErrorLog()
-        let (_, c, server) = try replacedStore(mode: .recoverUnsyncedChanges, errors: errors)
+        let (transport, c, server) = try replacedStore(mode: .recoverUnsyncedChanges, errors: errors)
+        XCTAssertTrue(transport.clientErrors.isEmpty, "\(transport.clientErrors)")
         assertReported(errors, .recoverUnsyncedChanges, cause: .badClientFileIdentifier)
         try assertConverged(c, server)
         XCTAssertEqual(try person(c.realm, "b")?.value(forKey: "name"), .string("offline"))
@@ -178,6 +179,8 @@ final class ClientResetTests: XCTestCase {
         let errors = ErrorLog()
         let (transport, c, server) = try replacedStore(mode: .manual, errors: errors)
         assertReported(errors, .manual, cause: .badClientFileIdentifier)
+        XCTAssertTrue(
+            transport.clientErrors.isEmpty, "uploads in flight at the reset fail quietly: \(transport.clientErrors)")
         XCTAssertEqual(c.clientResetRequired?.code, .clientReset)
         XCTAssertEqual(try c.storedHistory().count, 2, "the unsynced commits stay")
         XCTAssertEqual(try person(c.realm, "b")?.value(forKey: "name"), .string("offline"))

@@ -109,7 +109,9 @@ extension SyncClient {
     /// ends the session).
     func answerReset(session: UInt32, _ error: SyncError) throws -> [SyncMessage]? {
         if error.code.requestsClientReset { return try resetClient(session: session, cause: error) }
-        if error.code == .badSession && rebindingAfterReset { return [] }
+        // The server ended the session at the reset: what was sent before it (uploads in flight)
+        // is answered with `badSession`, expected until the new `ident` (or for good, in `manual`).
+        if error.code == .badSession && (rebindingAfterReset || clientResetRequired != nil) { return [] }
         return nil
     }
 
