@@ -22,7 +22,7 @@ final class HostClientResetTests: XCTestCase {
     }
 
     /// Runs the scenario with `mode`; returns what alice's script saw after the reset and the host.
-    private func resetScenario(mode: String) async throws -> (result: [String], fixture: HostSyncFixture) {
+    private func resetScenario(mode: String) async throws -> (result: [String], sessionError: String?) {
         let fixture = try HostSyncFixture()
         let first = try await startServer(fixture, store: "first.sqlite", port: 0)
         let url = try await fixture.url(of: first)
@@ -73,13 +73,16 @@ final class HostClientResetTests: XCTestCase {
             XCTAssertEqual(read, ["1", "written offline"], "the unsynced note reached the new server, alone")
             await b.stopSync()
         }
+        // What `.sync` shows as the session's error.
+        let sessionError = try host.withTenant("alice") { $0.syncStatus.first?.sessionError }
         await host.stopSync()
         await second.stop()
-        return (result, fixture)
+        return (result, sessionError)
     }
 
     func testRecoverKeepsTheOfflineWriteAndTellsTheErrorHandler() async throws {
-        let (result, _) = try await resetScenario(mode: "recoverUnsyncedChanges")
+        let (result, sessionError) = try await resetScenario(mode: "recoverUnsyncedChanges")
+        XCTAssertNil(sessionError, "the session goes on")
         XCTAssertEqual(result.count, 7, "\(result)")
         XCTAssertEqual(Array(result.prefix(3)), ["1", "clientReset", "1032"])
         XCTAssertTrue(result[3].contains("recoverUnsyncedChanges") && result[3].contains("sync error 208"), result[3])
@@ -94,7 +97,9 @@ final class HostClientResetTests: XCTestCase {
     }
 
     func testManualLeavesTheRealmAndStopsTheSession() async throws {
-        let (result, _) = try await resetScenario(mode: "manual")
+        let (result, sessionError) = try await resetScenario(mode: "manual")
+        XCTAssertTrue(
+            sessionError?.hasPrefix("Client reset required (manual mode)") == true, "\(sessionError ?? "nil")")
         XCTAssertEqual(Array(result.prefix(3)), ["1", "clientReset", "1032"], "\(result)")
         XCTAssertTrue(result[3].contains("manual"), result[3])
         XCTAssertEqual(Array(result.suffix(3)), ["false", "true", "true"], "nothing changed locally")
