@@ -21,7 +21,8 @@ public final class SyncClient: SyncClientEndpoint {
     public let classes: [String]
     /// Which objects of `classes` the replica holds.
     public let viewSource: SyncViewSource
-    /// Told of the writes the server refused and reverted, after the correction is applied.
+    /// Told of the writes the server refused and reverted (after the correction is applied) and of
+    /// client resets.
     let errorHandler: ((SyncError, [CompensatingWrite]) -> Void)?
     /// What the file does when the server asks for a client reset (`ClientReset.swift`).
     public let clientResetMode: ClientResetMode
