@@ -51,6 +51,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The central store on PostgreSQL (issue 18): RealmSyncPostgres only.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // System libraries (Debian: libsqlite3-dev, liblua5.4-dev, libedit-dev).
@@ -88,12 +90,24 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The sync store on PostgreSQL (postgres-nio, bridged to the synchronous SyncStore protocol).
+        .target(
+            name: "RealmSyncPostgres",
+            dependencies: [
+                "RealmSync", "RealmDatabase",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Tenants, per-user configurations, plugins, the realm cache.
         .target(name: "RealmHost", dependencies: ["RealmDatabase", "RealmLua", "LuaSandbox", "RealmSync"]),
         .executableTarget(
             name: "RealmHostCLI",
             dependencies: [
                 "RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "CEdit", "RealmSync", "RealmSyncNet",
+                "RealmSyncPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -136,6 +150,11 @@ let package = Package(
         .testTarget(
             name: "RealmHostSyncTests",
             dependencies: ["RealmHost", "RealmSyncNet", "RealmSync", "RealmLua", "RealmDatabase", "LuaSandbox"]
+        ),
+        // The store conformance suite on PostgreSQL (started by .ci/postgres) beside SQLite.
+        .testTarget(
+            name: "RealmSyncPostgresTests",
+            dependencies: ["RealmSyncPostgres", "RealmSync", "RealmDatabase", "RealmTestSupport"]
         ),
         .testTarget(name: "LuaSandboxTests", dependencies: ["LuaSandbox"]),
         .testTarget(name: "RealmLuaTests", dependencies: ["RealmLua", "RealmDatabase", "LuaSandbox"]),
