@@ -61,7 +61,7 @@ final class PostgresSyncStoreTests: XCTestCase {
         let hostile = "x'); DROP TABLE objects; --\u{0}é"
         let user = "x'); DROP TABLE clients; --é"
         let ref = ObjectRef("Item", .string(hostile))
-        let time = WriteTime(clock: HLCTimestamp(rawValue: 5), clientFileID: 1)
+        let time = RealmSync.WriteTime(clock: HLCTimestamp(rawValue: 5), clientFileID: 1)
         try store.write { transaction in
             try transaction.writeObject(ref, StoredObject(exists: true, creator: user))
             try transaction.writeMapEntry(ref, field: "attrs", StoredMapEntry(key: hostile, value: .int(1), time: time))

@@ -4,7 +4,8 @@ import RealmSync
 import RealmTestSupport
 
 /// One run of the deterministic simulation (docs/SYNC.md, "The simulation"): 2–8 replicas, real
-/// realm files in a temporary folder, one server on the SQLite store, an in-memory transport whose
+/// realm files in a temporary folder, one server on a store of the test's `TestStorePlace` (SQLite, or
+/// PostgreSQL in RealmSyncPostgresTests), an in-memory transport whose
 /// seeded scheduler delays, reorders across connections, duplicates uploads and drops connections,
 /// and crashes of clients and of the server. Everything random comes from the seed, so a failing
 /// seed replays exactly.
@@ -24,6 +25,7 @@ final class Simulation {
 
     let seed: UInt64
     let folder: URL
+    let place: TestStorePlace
     private var random: SplitMix64
     private let time = SimulatedTime(start: 1_790_000_000_000)
     private var workloads: [Workload] = []
@@ -35,12 +37,13 @@ final class Simulation {
     private let schema = SimulationSchema.schema
     private let classes = SimulationSchema.syncedClasses.sorted()
 
-    init(seed: UInt64, folder: URL) throws {
+    init(seed: UInt64, folder: URL, place: TestStorePlace) throws {
         self.seed = seed
         self.folder = folder
+        self.place = place
         random = SplitMix64(seed: seed)
         var serverRandom = SplitMix64(seed: seed ^ 0x5E4E_4E11)
-        server = try Self.makeServer(folder: folder, time: time, salts: { serverRandom.next() })
+        server = try Self.makeServer(place: place, time: time, salts: { serverRandom.next() })
         var schedulerRandom = SplitMix64(seed: seed ^ 0x7A45_9072)
         transport = InMemoryTransport(server: server, random: { schedulerRandom.next() })
         let replicaCount = 2 + number(7)
@@ -53,10 +56,10 @@ final class Simulation {
         }
     }
 
-    private static func makeServer(folder: URL, time: SimulatedTime, salts: @escaping () -> UInt64) throws -> SyncServer
+    private static func makeServer(place: TestStorePlace, time: SimulatedTime, salts: @escaping () -> UInt64) throws
+        -> SyncServer
     {
-        let store = try SQLiteSyncStore(
-            path: folder.appendingPathComponent("sync.sqlite").path, historySalt: 42, schema: SimulationSchema.schema)
+        let store = try place.open(historySalt: 42, schema: SimulationSchema.schema)
         return try SyncServer(
             store: store, schema: SimulationSchema.schema, wallClock: SkewedClock(time: time, skew: 0),
             options: SyncServerOptions(bootstrapBatchSize: 7, downloadBatchSize: 5), salts: salts)
@@ -117,7 +120,7 @@ final class Simulation {
     private func crashServer() throws {
         figures.serverCrashes += 1
         var serverRandom = SplitMix64(seed: random.next())
-        server = try Self.makeServer(folder: folder, time: time, salts: { serverRandom.next() })
+        server = try Self.makeServer(place: place, time: time, salts: { serverRandom.next() })
         transport.restartServer(server)
     }
 

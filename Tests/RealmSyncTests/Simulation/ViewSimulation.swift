@@ -35,6 +35,7 @@ final class ViewSimulation {
 
     let seed: UInt64
     let folder: URL
+    let place: TestStorePlace
     private var random: SplitMix64
     private let time = SimulatedTime(start: 1_790_000_000_000)
     private var schema: Schema { audit.schema }
@@ -45,16 +46,17 @@ final class ViewSimulation {
     private var replicas: [Replica] = []
     private(set) var figures = Figures()
 
-    init(seed: UInt64, folder: URL) throws {
+    init(seed: UInt64, folder: URL, place: TestStorePlace) throws {
         self.seed = seed
         self.folder = folder
+        self.place = place
         var setup = SplitMix64(seed: seed)
         let schema = SimulationSchema.viewSchema
         let permissions = try SyncPermissions.compile(SimulationRules.rules(&setup), schema: schema)
         random = setup
         audit = ViewAudit(schema: schema, permissions: permissions)
         var serverRandom = SplitMix64(seed: seed ^ 0x5E4E_4E11)
-        server = try Self.makeServer(folder: folder, time: time, audit: audit, salts: { serverRandom.next() })
+        server = try Self.makeServer(place: place, time: time, audit: audit, salts: { serverRandom.next() })
         var schedulerRandom = SplitMix64(seed: seed ^ 0x7A45_9072)
         transport = InMemoryTransport(server: server, random: { schedulerRandom.next() })
         let count = 2 + number(7)
@@ -74,10 +76,9 @@ final class ViewSimulation {
     }
 
     private static func makeServer(
-        folder: URL, time: SimulatedTime, audit: ViewAudit, salts: @escaping () -> UInt64
+        place: TestStorePlace, time: SimulatedTime, audit: ViewAudit, salts: @escaping () -> UInt64
     ) throws -> AuditingServer {
-        let store = try SQLiteSyncStore(
-            path: folder.appendingPathComponent("sync.sqlite").path, historySalt: 42, schema: audit.schema)
+        let store = try place.open(historySalt: 42, schema: audit.schema)
         let server = try SyncServer(
             store: store, schema: audit.schema, wallClock: SkewedClock(time: time, skew: 0),
             options: SyncServerOptions(bootstrapBatchSize: 7, downloadBatchSize: 5), permissions: audit.permissions,
@@ -195,7 +196,7 @@ final class ViewSimulation {
     private func crashServer() throws {
         figures.base.serverCrashes += 1
         var serverRandom = SplitMix64(seed: random.next())
-        server = try Self.makeServer(folder: folder, time: time, audit: audit, salts: { serverRandom.next() })
+        server = try Self.makeServer(place: place, time: time, audit: audit, salts: { serverRandom.next() })
         transport.restartServer(server)
     }
 

@@ -19,7 +19,7 @@ final class ViewSimulationTests: XCTestCase {
     static let knownFailures: Set<UInt64> = []
 
     func testReplicasHoldTheirViewsAndTheServerObeysTheRules() throws {
-        let seeds = SimulationTests.seeds(prefix: "SYNC_VIEW_SIMULATION", ciSeeds: Self.ciSeeds)
+        let seeds = SimulationSeeds.seeds(prefix: "SYNC_VIEW_SIMULATION", ciSeeds: Self.ciSeeds)
         print(
             "view simulation: seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count)), \(Self.steps) steps each")
         var totals = ViewSimulation.Figures()
@@ -30,7 +30,7 @@ final class ViewSimulationTests: XCTestCase {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             do {
-                let simulation = try ViewSimulation(seed: seed, folder: folder)
+                let simulation = try ViewSimulation(seed: seed, folder: folder, place: try TestStorePlace("view-sim"))
                 defer { totals.add(simulation.figures) }
                 try simulation.run(steps: Self.steps)
                 if Self.knownFailures.contains(seed) {
@@ -53,22 +53,5 @@ final class ViewSimulationTests: XCTestCase {
         XCTAssertGreaterThan(totals.refusedLocalWrites, 0, "no write to an unsubscribed class was tried")
         XCTAssertGreaterThan(totals.auditedObjects, 0, "the tap audited nothing")
         XCTAssertGreaterThan(totals.base.transport.dropped, 0, "no connection was ever dropped")
-    }
-}
-
-extension ViewSimulation.Figures: CustomStringConvertible {
-    mutating func add(_ other: ViewSimulation.Figures) {
-        base.add(other.base)
-        subscriptionSets += other.subscriptionSets
-        refusedSets += other.refusedSets
-        refusedLocalWrites += other.refusedLocalWrites
-        compensatingWrites += other.compensatingWrites
-        auditedObjects += other.auditedObjects
-    }
-
-    var description: String {
-        "\(base); \(subscriptionSets) subscription sets (\(refusedSets) refused), \(refusedLocalWrites) local writes "
-            + "to unsubscribed classes refused, \(compensatingWrites) compensating writes, "
-            + "\(auditedObjects) objects audited in messages"
     }
 }
