@@ -161,10 +161,13 @@ let package = Package(
         .testTarget(
             name: "RealmHostTests", dependencies: ["RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "RealmSync"]
         ),
-        // Spawns the built realm-host; the sync-server tests talk to it with RealmSyncNet's client.
+        // Spawns the built realm-host; the sync-server tests talk to it with RealmSyncNet's client (one
+        // on a PostgreSQL store, TestPostgres.swift linked from RealmSyncPostgresTests).
         .testTarget(
             name: "RealmHostCLITests",
-            dependencies: ["RealmHost", "RealmHostCLI", "RealmSyncNet", "RealmSync", "RealmDatabase"]
+            dependencies: [
+                "RealmHost", "RealmHostCLI", "RealmSyncNet", "RealmSync", "RealmDatabase", "RealmSyncPostgres",
+            ]
         ),
         // Proof under faults, hostile scripts and load (issue 6).
         .testTarget(

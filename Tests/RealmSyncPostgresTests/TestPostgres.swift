@@ -1,7 +1,7 @@
 import Foundation
-import RealmSync
-import RealmSyncPostgres
 import XCTest
+
+@testable import RealmSyncPostgres
 
 /// The PostgreSQL server the tests run on: `$REALMHOST_TEST_POSTGRES_URL` (what `.ci/run` and the
 /// README's test command export), else one this process starts with `.ci/postgres` in a folder of its
@@ -114,4 +114,28 @@ enum TestPostgres {
 struct TestPostgresUnavailable: Error, CustomStringConvertible {
     var message: String
     var description: String { "PostgreSQL is unavailable: \(message)" }
+}
+
+/// A database of its own on the test PostgreSQL, dropped (whoever is still connected) when released.
+final class TestPostgresDatabase {
+    let location: PostgresStoreLocation
+
+    /// `label` tells what the database is for; a random tag makes its name unique.
+    init(_ label: String) throws {
+        var location = try TestPostgres.location()
+        let tag = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        // Letters, digits and underscores only: CREATE DATABASE takes no parameter.
+        location.database = "realmhost_\(label.filter { $0.isASCII && ($0.isLetter || $0.isNumber) })_\(tag)"
+            .lowercased()
+        let admin = try BlockingPostgresConnection(try TestPostgres.location())
+        defer { admin.close() }
+        try admin.query("CREATE DATABASE \(location.database)", [], "creating the test database")
+        self.location = location
+    }
+
+    deinit {
+        guard let admin = try? BlockingPostgresConnection(try TestPostgres.location()) else { return }
+        _ = try? admin.query("DROP DATABASE IF EXISTS \(location.database) WITH (FORCE)", [], "dropping it")
+        admin.close()
+    }
 }
