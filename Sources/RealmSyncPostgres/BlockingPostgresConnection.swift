@@ -57,6 +57,9 @@ package final class BlockingPostgresConnection {
             let query = PostgresQuery(unsafeSQL: sql, binds: PostgresValue.bindings(values))
             return try connection.query(query, logger: logger).wait()
         } catch {
+            // PostgreSQL refusing a statement leaves the connection usable; anything else (the server
+            // gone, the socket cut) may not: the next transaction opens another.
+            if (error as? PSQLError)?.serverInfo == nil { close(keepingLoop: true) }
             throw SyncStoreError("\(operation()) failed in the PostgreSQL store \(location): \(Self.describe(error))")
         }
     }
