@@ -14,6 +14,8 @@ package final class BlockingPostgresConnection {
     package let location: PostgresStoreLocation
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private var connection: PostgresConnection?
+    /// Set by `close()`: the event loop is gone, nothing can be run on it again.
+    private var isShutDown = false
     /// postgres-nio logs at debug level only; the server's standard output is its contract.
     private let logger = Logger(label: "realm-sync-postgres") { _ in SwiftLogNoOpLogHandler() }
 
@@ -22,7 +24,7 @@ package final class BlockingPostgresConnection {
         do {
             try connectIfClosed()
         } catch {
-            try? group.syncShutdownGracefully()
+            close()
             throw error
         }
     }
@@ -31,6 +33,7 @@ package final class BlockingPostgresConnection {
 
     package func connectIfClosed() throws {
         if let connection, !connection.isClosed { return }
+        guard !isShutDown else { throw SyncStoreError("the PostgreSQL store \(location) was closed") }
         close(keepingLoop: true)
         var configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
@@ -75,7 +78,10 @@ package final class BlockingPostgresConnection {
     package func close(keepingLoop: Bool = false) {
         if let connection { try? connection.close().wait() }
         connection = nil
-        if !keepingLoop { try? group.syncShutdownGracefully() }
+        if !keepingLoop && !isShutDown {
+            isShutDown = true
+            try? group.syncShutdownGracefully()
+        }
     }
 
     /// What PostgreSQL said (message, SQLSTATE, detail): postgres-nio's own description hides it.

@@ -94,7 +94,7 @@ extension PostgresSyncStoreTransaction {
     }
 
     func resetHeld(of fileID: UInt64, to refs: [ObjectRef]) throws {
-        let ids = try objectIDs(refs)
+        let ids = try resolveIDs(refs)
         guard ids.count == Set(refs).count else {
             let missing = refs.first { objectIDs[$0] == nil }.map { "\($0)" } ?? "an object"
             throw SyncStoreError("the sync store has no record of \(missing) to write below")

@@ -61,7 +61,7 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
     }
 
     /// The ids of `refs` the store has a record of, looked up in one statement for those not cached.
-    func objectIDs(_ refs: [ObjectRef]) throws -> [Int64: ObjectRef] {
+    func resolveIDs(_ refs: [ObjectRef]) throws -> [Int64: ObjectRef] {
         let missing = Array(Set(refs.filter { objectIDs[$0] == nil }))
         if !missing.isEmpty {
             let rows = try db.rows(
@@ -144,7 +144,7 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
     }
 
     func topLevelFields(ofObjects refs: [ObjectRef]) throws -> [ObjectRef: [String: SyncValue]] {
-        try topLevelFields(ofIDs: try objectIDs(refs))
+        try topLevelFields(ofIDs: try resolveIDs(refs))
     }
 
     /// The top-level fields of several objects in one statement.

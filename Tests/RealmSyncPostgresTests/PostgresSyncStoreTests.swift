@@ -89,6 +89,14 @@ final class PostgresSyncStoreTests: XCTestCase {
         XCTAssertEqual(read?.exists, true)
     }
 
+    func testAClosedStoreRefusesTransactionsNamingItself() throws {
+        let store = try XCTUnwrap(try place.open(historySalt: 42, schema: nil) as? PostgresSyncStore)
+        store.close()
+        XCTAssertThrowsError(try store.read { try $0.latestServerVersion() }) { error in
+            XCTAssertTrue("\(error)".contains("the PostgreSQL store \(store.location) was closed"), "\(error)")
+        }
+    }
+
     func testAnUnreachableServerIsAnErrorNamingItWithoutThePassword() throws {
         XCTAssertThrowsError(try PostgresSyncStore(url: "postgres://realm:hunter2@127.0.0.1:1/sync")) { error in
             XCTAssertTrue(
