@@ -23,6 +23,8 @@ import PackageDescription
 // (whose `sync-server` serves it) and their tests build the network packages, so RealmSync and its
 // tests stay free of them. It sits above RealmHost: its `NetSyncTransport` implements RealmHost's
 // `SyncSessionTransport` (the seam through which tenants' realms sync), and realm-host wires it in.
+// RealmSyncPostgres (the central store on PostgreSQL, postgres-nio) sits on RealmSync beside it; only
+// realm-host (`sync-server --store postgres://…`) and the PostgreSQL tests build it.
 //
 // RealmTestSupport (the query fuzzer, SplitMix64) sits beside the executables, over RealmDatabase;
 // it is no product. Every module a target imports is listed in its dependencies.
