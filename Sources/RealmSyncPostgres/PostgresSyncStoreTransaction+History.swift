@@ -73,6 +73,7 @@ extension PostgresSyncStoreTransaction {
                 .u64(record.serverVersion), .u64(c.clientFileID), .u64(c.clientVersion), .u64(c.basedOnServerVersion),
                 .u64(c.clock.rawValue), .bytes(StoreEncoding.encode(c)), .bytes(StoreEncoding.encode(record.kept)),
             ], "appending server version \(record.serverVersion)")
+        latestVersion = record.serverVersion
     }
 
     func writeClient(_ record: ClientRecord) throws {

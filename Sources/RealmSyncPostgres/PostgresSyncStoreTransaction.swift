@@ -11,6 +11,12 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
     /// Row ids of objects read or written in this transaction. An object's row is never deleted, so
     /// an id stays valid, except when a savepoint that inserted it is undone: then the cache is dropped.
     var objectIDs: [ObjectRef: Int64] = [:]
+    /// Objects read or written in this transaction (nil: the store has no record): the integrator
+    /// reads an object several times per changeset, and each read is a round trip. Dropped with
+    /// `objectIDs` when a savepoint is undone.
+    private var objects: [ObjectRef: StoredObject?] = [:]
+    /// The latest server version, once read; `appendHistory` moves it on.
+    var latestVersion: UInt64?
     private var savepoints = 0
 
     init(_ db: BlockingPostgresConnection, fieldDefaults: [String: [String: SyncValue]]) {
@@ -79,10 +85,14 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
     }
 
     func latestServerVersion() throws -> UInt64 {
+        if let latestVersion { return latestVersion }
         // The history is dense and never deleted from: its last row is the latest version (no
         // counter row that every integration would update).
-        try db.rows("SELECT COALESCE(max(server_version), 0) FROM history", [], "reading the latest server version")
+        let latest =
+            try db.rows("SELECT COALESCE(max(server_version), 0) FROM history", [], "reading the latest server version")
             .first?.u64(0) ?? 0
+        latestVersion = latest
+        return latest
     }
 
     func historySalt() throws -> UInt64 {
@@ -91,6 +101,13 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
     }
 
     func object(_ ref: ObjectRef) throws -> StoredObject? {
+        if let cached = objects[ref] { return cached }
+        let object = try readObject(ref)
+        objects[ref] = .some(object)
+        return object
+    }
+
+    private func readObject(_ ref: ObjectRef) throws -> StoredObject? {
         guard
             let row = try db.rows(
                 "SELECT id, live, erased_at, erased_by, creator, created_at FROM objects WHERE class = $1 AND pk = $2",
@@ -192,7 +209,10 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
                 .u64(object.erasedAt), .u64(object.erasedBy), .text(object.creator), .u64(object.createdAt),
             ], "writing \(ref)"
         ).first
-        if let row { objectIDs[ref] = try row.int(0) }
+        if let row {
+            objectIDs[ref] = try row.int(0)
+            objects[ref] = .some(object)
+        }
     }
 
     func forgetContents(of ref: ObjectRef) throws {
@@ -239,6 +259,8 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
             result = try body()
         } catch {
             objectIDs = [:]
+            objects = [:]
+            latestVersion = nil
             try db.query("ROLLBACK TO SAVEPOINT \(name)", [], "rolling back a savepoint")
             try db.query("RELEASE SAVEPOINT \(name)", [], "releasing a savepoint")
             throw error
