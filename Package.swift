@@ -26,6 +26,7 @@ import PackageDescription
 // RealmSyncPostgres (the central store on PostgreSQL, postgres-nio) sits on RealmSync beside it; only
 // realm-host (`sync-server --store postgres://…`) and the PostgreSQL tests build it.
 //
+// realm-bench's sync_* network rows run a server and hosts in its process, so it builds them too.
 // RealmTestSupport (the query fuzzer, SplitMix64) sits beside the executables, over RealmDatabase;
 // it is no product. Every module a target imports is listed in its dependencies.
 let package = Package(
@@ -63,6 +64,8 @@ let package = Package(
         .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
         // Deflate for wire frames (Debian: zlib1g-dev).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The heap's bytes in use (glibc's mallinfo2), for realm-bench's memory-per-session row.
+        .target(name: "CMallocInfo"),
         // Lua's API macros as functions, the capped allocator, the hook and the error trampoline.
         .target(name: "CLuaShim", dependencies: ["CLua"]),
 
@@ -115,7 +118,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "RealmBench",
-            dependencies: ["RealmDatabase", "RealmLua", "RealmHost", "LuaSandbox", "CSQLite", "RealmSync"]
+            dependencies: [
+                "RealmDatabase", "RealmLua", "RealmHost", "LuaSandbox", "CSQLite", "RealmSync", "RealmSyncNet",
+                "CMallocInfo",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         // A writer the crash-safety tests kill with SIGKILL at random moments.
         .executableTarget(name: "RealmCrashWriter", dependencies: ["RealmDatabase", "RealmHost"]),
@@ -171,6 +180,8 @@ let package = Package(
                 "RealmHost", "RealmHostCLI", "RealmSyncNet", "RealmSync", "RealmDatabase", "RealmSyncPostgres",
             ]
         ),
+        // realm-bench's own logic (percentiles, the observers' barrier, the runner, the report), no timings.
+        .testTarget(name: "RealmBenchTests", dependencies: ["RealmBench"]),
         // Proof under faults, hostile scripts and load (issue 6).
         .testTarget(
             name: "ReliabilityTests",

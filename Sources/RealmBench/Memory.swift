@@ -1,3 +1,4 @@
+import CMallocInfo
 import Foundation
 
 /// Resident-memory readings from /proc/self (Linux). Every reading is nil where /proc is missing.
@@ -15,6 +16,13 @@ enum Memory {
     /// The peak resident set size (high-water mark) since start or since the last `resetPeak`.
     static var peakBytes: Int? { statusField("VmHWM") }
     static var currentBytes: Int? { statusField("VmRSS") }
+
+    /// The bytes malloc has handed out and not had back (nil where the C library does not say).
+    /// Unlike the RSS it grows with every allocation, also into pages freed earlier in the run.
+    static var heapInUseBytes: Int? {
+        let bytes = realm_bench_heap_in_use()
+        return bytes > 0 ? Int(exactly: bytes) : nil
+    }
 
     /// Resets VmHWM to the current RSS (Linux ≥ 4.0: writing "5" to /proc/self/clear_refs), so
     /// that one process can report the peak of each workload separately. False when refused.

@@ -20,6 +20,10 @@ enum Report {
                 ("ours_s", number(m.ours.bestSeconds, 6)),
                 ("baseline", JSONText.quoted(m.baseline)),
                 ("baseline_s", number(m.raw.bestSeconds, 6)),
+            ]
+            // A memory row's two figures are kilobytes, not seconds.
+            if m.unit != .seconds { fields.append(("unit", JSONText.quoted(m.unit.symbol))) }
+            fields += [
                 ("ratio", m.ratio.map { number($0, 3) } ?? "null"),
                 ("cpu_ratio", m.cpuRatio.map { number($0, 3) } ?? "null"),
                 ("peak_rss_mb", m.ours.memory.peakMB.map { number($0, 1) } ?? "null"),
@@ -28,7 +32,9 @@ enum Report {
                 ("baseline_rss_increase_mb", m.raw.memory.increaseMB.map { number($0, 1) } ?? "null"),
                 ("target", number(m.target, 2)),
             ]
-            if let seconds = m.maxSeconds { fields.append(("target_s", number(seconds, 2))) }
+            if let figure = m.maxFigure {
+                fields.append(("target_" + m.unit.symbol.lowercased(), number(figure, m.unit == .seconds ? 3 : 1)))
+            }
             fields += [
                 ("pass", m.passed.map { $0 ? "true" : "false" } ?? "null"),
                 ("size", String(m.size)),
@@ -61,7 +67,7 @@ enum Report {
             let result = m.passed.map { $0 ? "pass" : "FAIL" } ?? "?"
             lines.append([
                 m.name, String(m.size),
-                number(m.ours.bestSeconds, 4), m.baseline, number(m.raw.bestSeconds, 4),
+                m.unit.format(m.ours.bestSeconds), m.baseline, m.unit.format(m.raw.bestSeconds),
                 m.ratio.map { number($0, 2) } ?? "?", targetText(m),
                 m.mismatch == nil ? result : result + " (!)",
                 m.cpuRatio.map { number($0, 2) } ?? "?",
@@ -86,10 +92,10 @@ enum Report {
         return out.joined(separator: "\n")
     }
 
-    /// `≤ 1.5`, or `≤ 15.0, ≤ 3 s` for a target that is also absolute.
+    /// `≤ 1.5`, or `≤ 15.0, ≤ 3 s` (`≤ 40.0, ≤ 100 KB`) for a target that is also absolute.
     private static func targetText(_ m: Measurement) -> String {
         let ratio = "≤ " + number(m.target, 1)
-        return m.maxSeconds.map { ratio + ", ≤ " + String(format: "%g", $0) + " s" } ?? ratio
+        return m.maxFigure.map { ratio + ", ≤ " + String(format: "%g", $0) + " " + m.unit.symbol } ?? ratio
     }
 
     private static func pair(_ a: Double?, _ b: Double?) -> String {

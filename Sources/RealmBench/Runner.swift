@@ -18,8 +18,9 @@ struct Measurement {
     let baseline: String
     let size: Int
     var runs: Int
-    /// The most seconds ours may take (nil: the target is the ratio alone).
-    var maxSeconds: Double?
+    /// The largest figure ours may have (nil: the target is the ratio alone).
+    var maxFigure: Double?
+    var unit = FigureUnit.seconds
     var ours = SideResult()
     var raw = SideResult()
     /// Set when the two sides disagreed on what they read or wrote.
@@ -43,7 +44,7 @@ struct Measurement {
 
     /// The ratio is within its target and, when the target is also absolute, ours within its seconds.
     var passed: Bool? {
-        ratio.map { $0 <= target && maxSeconds.map { ours.bestSeconds <= $0 } ?? true }
+        ratio.map { $0 <= target && maxFigure.map { ours.bestSeconds <= $0 } ?? true }
     }
 
     static func skipped(_ name: String, target: Double, reason: String) -> Measurement {
@@ -63,7 +64,7 @@ struct Runner {
     func measure(_ c: Comparison) throws -> Measurement {
         var m = Measurement(
             name: c.name, target: c.target, baseline: c.baseline, size: c.size, runs: context.runs,
-            maxSeconds: c.maxSeconds)
+            maxFigure: c.maxFigure, unit: c.unit)
         if let warm = c.warmUpSize {
             context.log("\(c.name): warm-up (\(warm))")
             _ = try once(c.ours, size: warm)
@@ -78,15 +79,16 @@ struct Runner {
             m.runs = round + 1
             let oursFirst = round % 2 == 0
             for isOurs in oursFirst ? [true, false] : [false, true] {
-                let (seconds, checksum, memory) = try once(isOurs ? c.ours : c.raw, size: c.size)
+                let outcome = try once(isOurs ? c.ours : c.raw, size: c.size)
                 context.log(
                     String(
-                        format: "%@: round %d %@ %.4f s (cpu %.4f s)", c.name, round + 1, isOurs ? "ours" : "raw ",
-                        seconds.wall, seconds.cpu))
+                        format: "%@: round %d %@ %@ (cpu %.4f s)", c.name, round + 1, isOurs ? "ours" : "raw ",
+                        c.unit == .seconds ? String(format: "%.4f s", outcome.figure) : c.unit.format(outcome.figure),
+                        outcome.cpu))
                 if isOurs {
-                    update(&m.ours, seconds: seconds, checksum: checksum, memory: memory)
+                    update(&m.ours, outcome)
                 } else {
-                    update(&m.raw, seconds: seconds, checksum: checksum, memory: memory)
+                    update(&m.raw, outcome)
                 }
             }
         }
@@ -98,27 +100,43 @@ struct Runner {
 
     static let maxRounds = 50
 
-    private func update(
-        _ side: inout SideResult, seconds: (wall: Double, cpu: Double), checksum: Int64, memory: MemoryUse
-    ) {
-        side.totalSeconds += seconds.wall
-        if seconds.wall < side.bestSeconds {
-            side.bestSeconds = seconds.wall
-            side.cpuSeconds = seconds.cpu
+    private func update(_ side: inout SideResult, _ outcome: RunOutcome) {
+        side.totalSeconds += outcome.spent
+        if outcome.figure < side.bestSeconds {
+            side.bestSeconds = outcome.figure
+            side.cpuSeconds = outcome.cpu
         }
-        side.memory = side.memory.merged(with: memory)
-        side.checksum = checksum
+        side.memory = side.memory.merged(with: outcome.memory)
+        side.checksum = outcome.checksum
     }
 
     /// Prepares, times and checks one run of one side. The prepared run (and the connection it
     /// holds) is released before returning, outside the timing: closing is not what is measured.
-    private func once(_ build: SideBuilder, size: Int) throws -> ((wall: Double, cpu: Double), Int64, MemoryUse) {
+    private func once(_ build: SideBuilder, size: Int) throws -> RunOutcome {
         let probe = MemoryProbe()
         let prepared = try build(size)
+        defer { prepared.release() }
         var result: Int64 = 0
         let seconds = try timeSeconds { result = try prepared.run() }
         let memory = probe.finish()
-        let checksum = try prepared.check(result)
-        return (seconds, checksum, memory)
+        var outcome = RunOutcome(
+            figure: seconds.wall, cpu: seconds.cpu, spent: seconds.wall, checksum: 0, memory: memory)
+        if let figure = try prepared.figure?() {
+            outcome.figure = figure.value
+            outcome.cpu = seconds.cpu / Double(max(1, figure.events))
+        }
+        outcome.checksum = try prepared.check(result)
+        return outcome
     }
+}
+
+/// One run of one side: its figure (the wall time, or what the run measured itself), the CPU
+/// seconds (per event for a run that measured itself), the wall seconds it took in all (what
+/// `--min-time` counts) and what it produced.
+struct RunOutcome {
+    var figure: Double
+    var cpu: Double
+    let spent: Double
+    var checksum: Int64
+    let memory: MemoryUse
 }

@@ -5,6 +5,32 @@ import Foundation
 struct PreparedRun {
     let run: () throws -> Int64
     var check: (Int64) throws -> Int64 = { $0 }
+    /// For a run that measures its own figure (a percentile of the latencies it timed, memory per
+    /// session), read after it and reported instead of its wall time. nil: the run's wall time.
+    var figure: (() throws -> RunFigure)? = nil
+    /// Runs last, also after a failed run: stops what the run left running (servers, connections).
+    var release: () -> Void = {}
+}
+
+/// The figure a run measured itself, and how many events it timed: the run's CPU time is reported
+/// per event, so the CPU ratio still compares the two sides' cost of one event.
+struct RunFigure {
+    let value: Double
+    let events: Int
+}
+
+/// What a row's figures count: seconds (times and latencies) or kilobytes (memory per session).
+enum FigureUnit {
+    case seconds
+    case kilobytes
+
+    /// The unit after a number (`3 s`, `100 KB`).
+    var symbol: String { self == .seconds ? "s" : "KB" }
+
+    /// A figure as the table shows it: seconds to 0.1 ms, kilobytes to 0.1 KB.
+    func format(_ value: Double) -> String {
+        self == .seconds ? Report.number(value, 4) : Report.number(value, 1) + " KB"
+    }
 }
 
 /// Builds one side's run for a given size (the number of objects, opens, …). Everything done here
@@ -22,8 +48,10 @@ struct Comparison {
     let size: Int
     /// The warm-up size (nil: no warm-up), run once per side before the measured runs.
     let warmUpSize: Int?
-    /// The most seconds ours may take, for a workload whose target is also absolute (nil: none).
-    var maxSeconds: Double? = nil
+    /// The largest figure ours may have (seconds, or kilobytes for a memory row), for a workload whose
+    /// target is also absolute (nil: none).
+    var maxFigure: Double? = nil
+    var unit = FigureUnit.seconds
     let ours: SideBuilder
     let raw: SideBuilder
 }
@@ -42,6 +70,7 @@ enum Catalog {
     static let workloads: [any Workload] = [
         InsertBulk(), AppendImplicit(), Open(), ReadAll(), QueryCount(), QueryList(), LuaInsertBulk(),
         SwiftMigration(), LuaMigration(), MigrateTenants(), SyncInsertBulk(), SyncIntegrate(), SyncBootstrap(),
+        SyncObserveLatency(), SyncFanout(), SyncCatchup(), SyncIdleSession(),
     ]
     static var names: [String] { workloads.map(\.name) }
 }

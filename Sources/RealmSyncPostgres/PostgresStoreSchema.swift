@@ -8,9 +8,8 @@ import RealmSync
 /// reached is the `schema_version` row of `meta`. Opening a store runs the missing ones under an
 /// advisory lock, so several servers opening one database at once upgrade it once.
 ///
-/// Room for what follows (issue 18's several servers): an `inbox` of uploads keyed by (client file,
-/// client version) that any server writes and the integrator drains; the integrator's advisory lock
-/// and LISTEN/NOTIFY need no table.
+/// Version 2 adds the `inbox` of several servers on one store; the integrator's advisory lock and
+/// LISTEN/NOTIFY (still to come) need no table.
 enum PostgresStoreSchema {
     static let version = Int64(migrations.count)
 
@@ -18,6 +17,7 @@ enum PostgresStoreSchema {
     static let upgradeLock: Int64 = 0x5265_616C_6D53_0001
 
     static let migrations: [String] = [
+        // 1: the SQLite store's tables.
         """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value BIGINT NOT NULL);
         CREATE TABLE objects(
@@ -56,7 +56,15 @@ enum PostgresStoreSchema {
             server_version BIGINT NOT NULL, query_version BIGINT NOT NULL, held BOOLEAN NOT NULL);
         CREATE INDEX held_log_by_file ON held_log(file_id, seq);
         CREATE INDEX held_log_by_object ON held_log(file_id, object);
+        """,
+        // 2: the inbox of several servers on one store (any server adds, the integrator settles).
         """
+        CREATE TABLE inbox(
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, client_file_id BIGINT NOT NULL,
+            last_client_version BIGINT NOT NULL, body BYTEA NOT NULL, outcome BYTEA, settled_at BIGINT,
+            UNIQUE(client_file_id, last_client_version));
+        CREATE INDEX inbox_unsettled ON inbox(settled_at, id);
+        """,
     ]
 
     /// Creates or upgrades the schema of the database `connection` is on, and records `historySalt`

@@ -34,6 +34,8 @@ final class BenchmarkSmokeTests: XCTestCase {
                 "insert_bulk", "append_implicit", "open", "read_all", "query_count/plain", "query_count/indexed",
                 "query_list", "lua_insert_bulk", "swift_migration", "lua_migration", "migrate_tenants",
                 "migrate_tenants/jobs=1", "sync_insert_bulk", "sync_integrate", "sync_bootstrap",
+                "sync_observe_latency/p50", "sync_observe_latency/p99", "sync_fanout/p99", "sync_catchup",
+                "sync_idle_session",
             ])
         for row in rows {
             let name = row["workload"] as? String ?? "?"
@@ -44,5 +46,12 @@ final class BenchmarkSmokeTests: XCTestCase {
             }
             XCTAssertNotNil(row["baseline"] as? String, name)
         }
+        // The memory row's figures are kilobytes and say so; a row in seconds names no unit.
+        let idle = try XCTUnwrap(rows.first { $0["workload"] as? String == "sync_idle_session" })
+        XCTAssertEqual(idle["unit"] as? String, "KB")
+        XCTAssertEqual(idle["target_kb"] as? Double, 100)
+        let catchup = try XCTUnwrap(rows.first { $0["workload"] as? String == "sync_catchup" })
+        XCTAssertNil(catchup["unit"])
+        XCTAssertEqual(catchup["target_s"] as? Double, 2)
     }
 }

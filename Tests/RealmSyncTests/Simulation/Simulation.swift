@@ -31,21 +31,26 @@ final class Simulation {
     private var workloads: [Workload] = []
     private var clients: [SyncClient] = []
     private var skews: [Int64] = []
-    private var server: SyncServer
+    private var server: (endpoint: any SyncServerEndpoint, state: ServerState)
     private let transport: InMemoryTransport
     private(set) var figures = Figures()
     private let schema = SimulationSchema.schema
     private let classes = SimulationSchema.syncedClasses.sorted()
 
-    init(seed: UInt64, folder: URL, place: TestStorePlace) throws {
+    /// How many servers share the store (`SharedStoreCluster`); 1: one `SyncServer`.
+    private let serverCount: Int
+
+    init(seed: UInt64, folder: URL, place: TestStorePlace, servers: Int = 1) throws {
         self.seed = seed
         self.folder = folder
         self.place = place
+        serverCount = servers
         random = SplitMix64(seed: seed)
         var serverRandom = SplitMix64(seed: seed ^ 0x5E4E_4E11)
-        server = try Self.makeServer(place: place, time: time, salts: { serverRandom.next() })
+        server = try Self.makeServer(
+            place: place, time: time, count: servers, seed: seed, salts: { serverRandom.next() })
         var schedulerRandom = SplitMix64(seed: seed ^ 0x7A45_9072)
-        transport = InMemoryTransport(server: server, random: { schedulerRandom.next() })
+        transport = InMemoryTransport(server: server.endpoint, random: { schedulerRandom.next() })
         let replicaCount = 2 + number(7)
         figures.replicas = replicaCount
         for index in 0..<replicaCount {
@@ -56,13 +61,24 @@ final class Simulation {
         }
     }
 
-    private static func makeServer(place: TestStorePlace, time: SimulatedTime, salts: @escaping () -> UInt64) throws
-        -> SyncServer
-    {
+    /// The server, or `count` servers on one store, and the state they share.
+    private static func makeServer(
+        place: TestStorePlace, time: SimulatedTime, count: Int, seed: UInt64, salts: @escaping () -> UInt64
+    ) throws -> (endpoint: any SyncServerEndpoint, state: ServerState) {
+        let options = SyncServerOptions(bootstrapBatchSize: 7, downloadBatchSize: 5)
+        let clock = SkewedClock(time: time, skew: 0)
+        if count > 1 {
+            var election = SplitMix64(seed: seed ^ 0xC1_0573)
+            let cluster = try SharedStoreCluster.make(
+                count: count, open: { try place.open(historySalt: 42, schema: SimulationSchema.schema) },
+                schema: SimulationSchema.schema, wallClock: clock, options: options,
+                salts: salts, random: { election.next() })
+            return (cluster, cluster.state)
+        }
         let store = try place.open(historySalt: 42, schema: SimulationSchema.schema)
-        return try SyncServer(
-            store: store, schema: SimulationSchema.schema, wallClock: SkewedClock(time: time, skew: 0),
-            options: SyncServerOptions(bootstrapBatchSize: 7, downloadBatchSize: 5), salts: salts)
+        let server = try SyncServer(
+            store: store, schema: SimulationSchema.schema, wallClock: clock, options: options, salts: salts)
+        return (server, server.state)
     }
 
     private func openClient(_ index: Int) throws -> SyncClient {
@@ -120,8 +136,9 @@ final class Simulation {
     private func crashServer() throws {
         figures.serverCrashes += 1
         var serverRandom = SplitMix64(seed: random.next())
-        server = try Self.makeServer(place: place, time: time, salts: { serverRandom.next() })
-        transport.restartServer(server)
+        server = try Self.makeServer(
+            place: place, time: time, count: serverCount, seed: random.next(), salts: { serverRandom.next() })
+        transport.restartServer(server.endpoint)
     }
 
     private func quiesce() throws {
