@@ -23,6 +23,8 @@ import PackageDescription
 // (whose `sync-server` serves it) and their tests build the network packages, so RealmSync and its
 // tests stay free of them. It sits above RealmHost: its `NetSyncTransport` implements RealmHost's
 // `SyncSessionTransport` (the seam through which tenants' realms sync), and realm-host wires it in.
+// RealmSyncPostgres (the central store on PostgreSQL, postgres-nio) sits on RealmSync beside it; only
+// realm-host (`sync-server --store postgres://…`) and the PostgreSQL tests build it.
 //
 // realm-bench's sync_* network rows run a server and hosts in its process, so it builds them too.
 // RealmTestSupport (the query fuzzer, SplitMix64) sits beside the executables, over RealmDatabase;
@@ -52,6 +54,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The central store on PostgreSQL (issue 18): RealmSyncPostgres only.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // System libraries (Debian: libsqlite3-dev, liblua5.4-dev, libedit-dev).
@@ -91,12 +95,24 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The sync store on PostgreSQL (postgres-nio, bridged to the synchronous SyncStore protocol).
+        .target(
+            name: "RealmSyncPostgres",
+            dependencies: [
+                "RealmSync", "RealmDatabase",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Tenants, per-user configurations, plugins, the realm cache.
         .target(name: "RealmHost", dependencies: ["RealmDatabase", "RealmLua", "LuaSandbox", "RealmSync"]),
         .executableTarget(
             name: "RealmHostCLI",
             dependencies: [
                 "RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "CEdit", "RealmSync", "RealmSyncNet",
+                "RealmSyncPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -146,15 +162,23 @@ let package = Package(
             name: "RealmHostSyncTests",
             dependencies: ["RealmHost", "RealmSyncNet", "RealmSync", "RealmLua", "RealmDatabase", "LuaSandbox"]
         ),
+        // The store conformance suite on PostgreSQL (started by .ci/postgres) beside SQLite.
+        .testTarget(
+            name: "RealmSyncPostgresTests",
+            dependencies: ["RealmSyncPostgres", "RealmSync", "RealmDatabase", "RealmTestSupport"]
+        ),
         .testTarget(name: "LuaSandboxTests", dependencies: ["LuaSandbox"]),
         .testTarget(name: "RealmLuaTests", dependencies: ["RealmLua", "RealmDatabase", "LuaSandbox"]),
         .testTarget(
             name: "RealmHostTests", dependencies: ["RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "RealmSync"]
         ),
-        // Spawns the built realm-host; the sync-server tests talk to it with RealmSyncNet's client.
+        // Spawns the built realm-host; the sync-server tests talk to it with RealmSyncNet's client (one
+        // on a PostgreSQL store, TestPostgres.swift linked from RealmSyncPostgresTests).
         .testTarget(
             name: "RealmHostCLITests",
-            dependencies: ["RealmHost", "RealmHostCLI", "RealmSyncNet", "RealmSync", "RealmDatabase"]
+            dependencies: [
+                "RealmHost", "RealmHostCLI", "RealmSyncNet", "RealmSync", "RealmDatabase", "RealmSyncPostgres",
+            ]
         ),
         // realm-bench's own logic (percentiles, the observers' barrier, the runner, the report), no timings.
         .testTarget(name: "RealmBenchTests", dependencies: ["RealmBench"]),

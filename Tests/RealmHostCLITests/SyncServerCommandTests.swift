@@ -114,16 +114,25 @@ final class SyncServerCommandTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("--data server: not a folder"), result.stderr)
     }
 
-    func testAPostgresStoreIsRefusedUntilItIsBuiltAndOtherStoresAreUnknown() throws {
+    func testAnUnreachableOrIncompletePostgresStoreIsRefusedAndOtherStoresAreUnknown() throws {
         let workspace = try Workspace()
+        // Port 1 on the loopback: nothing listens there, the connection is refused at once.
         let postgres = try workspace.run([
             "sync-server", "--listen", "127.0.0.1:0", "--data", "server", "--plugins", "plugins",
-            "--store", "postgres://realm:hunter2@127.0.0.1:5432/sync",
+            "--store", "postgres://realm:hunter2@127.0.0.1:1/sync",
         ])
         XCTAssertNotEqual(postgres.status, 0)
-        XCTAssertTrue(postgres.stderr.contains("the PostgreSQL store (PostgresSyncStore, issue 18) is not built yet"))
-        XCTAssertTrue(postgres.stderr.contains("postgres://realm:***@127.0.0.1:5432/sync"), postgres.stderr)
+        XCTAssertTrue(
+            postgres.stderr.contains("cannot connect to the PostgreSQL store postgres://realm@127.0.0.1:1/sync"),
+            postgres.stderr)
         XCTAssertFalse(postgres.stderr.contains("hunter2"), "the password is in the message")
+
+        let userless = try workspace.run([
+            "sync-server", "--listen", "127.0.0.1:0", "--data", "server", "--plugins", "plugins",
+            "--store", "postgres://127.0.0.1:5432/sync",
+        ])
+        XCTAssertNotEqual(userless.status, 0)
+        XCTAssertTrue(userless.stderr.contains("the PostgreSQL user is missing"), userless.stderr)
 
         let other = try workspace.run([
             "sync-server", "--listen", "127.0.0.1:0", "--data", "server", "--plugins", "plugins",

@@ -42,8 +42,9 @@ final class ServerRandomizedTests: XCTestCase {
         }
     }
 
-    /// Random instructions of three clients over three objects.
-    private func randomChangesets(_ random: inout SplitMix64, count: Int) -> [Changeset] {
+    /// Random instructions of three clients over three objects (also what StoreEquivalenceTests
+    /// integrates into both stores).
+    static func randomChangesets(_ random: inout SplitMix64, count: Int) -> [Changeset] {
         var versions: [UInt64] = [0, 0, 0]
         var result: [Changeset] = []
         for step in 0..<count {
@@ -76,7 +77,7 @@ final class ServerRandomizedTests: XCTestCase {
     func testGroupCommitDecidesAsOneTransactionPerChangeset() throws {
         let seed = TestSeed.make("group commit", pinned: 0x5EED_6C01)
         var random = SplitMix64(seed: seed)
-        let log = randomChangesets(&random, count: 60)
+        let log = Self.randomChangesets(&random, count: 60)
         let grouped = try ServerFixture()
         let single = try ServerFixture()
         try grouped.clients(3)

@@ -59,31 +59,26 @@ func element(clock: UInt64, client: UInt64, index: UInt32 = 0) -> ElementID {
     ElementID(clock: hlc(clock), clientFileID: client, index: index)
 }
 
-/// A store in a fresh temporary directory with an integrator over it.
+/// A fresh store (`TestStorePlace`) with an integrator over it.
 final class ServerFixture {
-    let directory: URL
+    let place: TestStorePlace
     let wallClock = ManualWallClock(serverTestNow)
     let schema: Schema
-    private(set) var store: SQLiteSyncStore
+    private(set) var store: any SyncStore
     private(set) var integrator: Integrator
     private(set) var state: ServerState
 
     init(schema: Schema = serverTestSchema) throws {
         self.schema = schema
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-server-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try SQLiteSyncStore(
-            path: directory.appendingPathComponent("sync.sqlite").path, historySalt: 42, schema: schema)
+        place = try TestStorePlace("server")
+        store = try place.open(historySalt: 42, schema: schema)
         integrator = Integrator(store: store, schema: schema, wallClock: wallClock)
         state = ServerState(store: store, schema: schema)
     }
 
-    deinit { try? FileManager.default.removeItem(at: directory) }
-
-    /// Closes the store and opens it again from its file (a server restart).
+    /// Closes the store and opens it again (a server restart).
     func reopen() throws {
-        store = try SQLiteSyncStore(
-            path: directory.appendingPathComponent("sync.sqlite").path, historySalt: 7, schema: schema)
+        store = try place.open(historySalt: 7, schema: schema)
         integrator = Integrator(store: store, schema: schema, wallClock: wallClock)
         state = ServerState(store: store, schema: schema)
     }

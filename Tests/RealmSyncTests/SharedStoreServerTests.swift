@@ -10,17 +10,16 @@ final class SharedStoreServerTests: XCTestCase {
     let alice = ConnectionID(rawValue: 1)
     let bob = ConnectionID(rawValue: 2)
 
-    /// Two servers, each with its own connection to one store file.
+    /// Two servers, each with its own connection to the fixture's store.
     func servers(_ fixture: ServerFixture) throws -> (SyncServer, SyncServer) {
         var next: UInt64 = 1000
         let salts: () -> UInt64 = {
             next += 1
             return next
         }
-        let path = fixture.directory.appendingPathComponent("sync.sqlite").path
         let make = {
             try SyncServer(
-                store: try SQLiteSyncStore(path: path, historySalt: 42, schema: serverTestSchema),
+                store: try fixture.place.open(historySalt: 42, schema: serverTestSchema),
                 schema: serverTestSchema, wallClock: fixture.wallClock, options: SyncServerOptions(sharedStore: true),
                 salts: salts)
         }

@@ -3,7 +3,8 @@ import Foundation
 import RealmSync
 import RealmSyncNet
 
-/// `realm-host sync-server`: the sync server of docs/SYNC.md, on a SQLite store in the data folder,
+/// `realm-host sync-server`: the sync server of docs/SYNC.md, on a SQLite store in the data folder (or a
+/// PostgreSQL database, `--store postgres://…`),
 /// with the schema and sync rules of the plugins the hosts load. Its first line on standard output
 /// is the URL the hosts connect to; SIGINT or SIGTERM stop it gracefully (exit status 0).
 struct SyncServerCommand: ParsableCommand {
@@ -35,7 +36,8 @@ struct SyncServerCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The central store: sqlite:PATH (default: sqlite:DIR/\(SyncStoreLocation.defaultFileName)).",
+            "The central store: sqlite:PATH (default: sqlite:DIR/\(SyncStoreLocation.defaultFileName)) or "
+                + "postgres://USER@HOST:PORT/DB.",
             valueName: "url"))
     var store: String?
 

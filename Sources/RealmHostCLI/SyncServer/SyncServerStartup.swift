@@ -3,6 +3,7 @@ import RealmDatabase
 import RealmHost
 import RealmSync
 import RealmSyncNet
+import RealmSyncPostgres
 
 /// The steps of `realm-host sync-server` before it serves, each checking one input and throwing a
 /// message that names it. Nothing is created in the data folder before the plugins load.
@@ -52,11 +53,20 @@ enum SyncServerStartup {
         listen: ListenAddress, store: SyncStoreLocation, schema: sending Schema, permissions: SyncPermissions,
         secret: SyncSharedSecret
     ) throws -> SyncNetServer {
-        guard case .sqlite(let path) = store else { throw CLIError.failed("--store: unsupported store") }
+        let configuration = SyncNetServerConfiguration(host: listen.host, port: listen.port)
         do {
-            return try SyncNetServer(
-                configuration: SyncNetServerConfiguration(host: listen.host, port: listen.port), storePath: path,
-                schema: schema, permissions: permissions, secret: secret.bytes)
+            switch store {
+            case .sqlite(let path):
+                return try SyncNetServer(
+                    configuration: configuration, storePath: path, schema: schema, permissions: permissions,
+                    secret: secret.bytes)
+            case .postgres(let location):
+                let engine = try SyncServer(
+                    store: try PostgresSyncStore(location: location, schema: schema), schema: schema,
+                    wallClock: SystemWallClock(), permissions: permissions,
+                    salts: { UInt64.random(in: 1...UInt64.max) })
+                return try SyncNetServer(configuration: configuration, engine: engine, secret: secret.bytes)
+            }
         } catch {
             throw CLIError.failed("cannot open the store \(store.description): \(error)")
         }

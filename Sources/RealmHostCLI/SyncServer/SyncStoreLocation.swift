@@ -1,9 +1,11 @@
 import Foundation
+import RealmSyncPostgres
 
 /// `--store URL`: where the sync server keeps the central store. `sqlite:PATH` (the default is
-/// `sqlite:DIR/sync.sqlite`); `postgres://…` is issue 18's store, refused until it is built.
+/// `sqlite:DIR/sync.sqlite`) or `postgres://USER@HOST:PORT/DB` (`PostgresSyncStore`).
 enum SyncStoreLocation: Equatable {
     case sqlite(path: String)
+    case postgres(PostgresStoreLocation)
 
     static let defaultFileName = "sync.sqlite"
 
@@ -15,14 +17,17 @@ enum SyncStoreLocation: Equatable {
         }
         let lowered = text.lowercased()
         if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") {
-            throw CLIError.failed(
-                "--store '\(Self.redacted(text))': the PostgreSQL store (PostgresSyncStore, issue 18) is not built "
-                    + "yet; use sqlite:PATH (the default is sqlite:DIR/\(Self.defaultFileName))")
+            do {
+                self = .postgres(try PostgresStoreLocation(parsing: text))
+                return
+            } catch {
+                throw CLIError.failed("--store \(error)")
+            }
         }
         guard lowered.hasPrefix("sqlite:") else {
             throw CLIError.failed(
-                "--store '\(Self.redacted(text))': unknown kind of store; expected sqlite:PATH "
-                    + "(the default is sqlite:DIR/\(Self.defaultFileName))")
+                "--store '\(Self.redacted(text))': unknown kind of store; expected sqlite:PATH or "
+                    + "postgres://USER@HOST:PORT/DB (the default is sqlite:DIR/\(Self.defaultFileName))")
         }
         // `sqlite:PATH`, and `sqlite://PATH` as URLs are often written.
         var path = text.dropFirst("sqlite:".count)
@@ -35,6 +40,7 @@ enum SyncStoreLocation: Equatable {
     var description: String {
         switch self {
         case .sqlite(let path): "sqlite:\(path)"
+        case .postgres(let location): location.description
         }
     }
 

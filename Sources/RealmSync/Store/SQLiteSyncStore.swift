@@ -19,7 +19,7 @@ public final class SQLiteSyncStore: SyncStore {
     public init(
         path: String, historySalt: UInt64 = UInt64.random(in: 1...UInt64.max), schema: Schema? = nil
     ) throws {
-        fieldDefaults = schema.map(Self.fieldDefaults) ?? [:]
+        fieldDefaults = schema.map(StoreFieldDefaults.of) ?? [:]
         do {
             connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             // Another connection to the file (servers sharing it in one process, an operator's
@@ -44,17 +44,6 @@ public final class SQLiteSyncStore: SyncStore {
     public func read<T>(_ body: (any SyncStoreReader) throws -> T) throws -> T {
         // A deferred transaction pins one snapshot at its first read: every read sees one state.
         try transaction(.deferred) { try body(SQLiteSyncStoreTransaction(connection, fieldDefaults: fieldDefaults)) }
-    }
-
-    private static func fieldDefaults(_ schema: Schema) -> [String: [String: SyncValue]] {
-        let rules = SyncSchemaRules(schema: schema)
-        var result: [String: [String: SyncValue]] = [:]
-        for objectSchema in schema.objectSchemas where !objectSchema.isEmbedded {
-            for property in objectSchema.persistedProperties where !property.isCollection {
-                result[objectSchema.className, default: [:]][property.name] = rules.defaultValue(of: property)
-            }
-        }
-        return result
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it (or the commit)

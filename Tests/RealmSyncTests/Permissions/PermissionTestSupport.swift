@@ -54,16 +54,15 @@ func subscribedToAll(_ user: String) -> UploadWriter {
 /// A store with two client files (1: alice, 2: bob), an integrator checking permissions and one
 /// without (to set the stage as each user would have written it).
 final class PermissionFixture {
-    let directory: URL
-    let store: SQLiteSyncStore
+    let place: TestStorePlace
+    let store: any SyncStore
     let integrator: Integrator
     let unchecked: Integrator
     let state: ServerState
 
     init(conflictLogCapacity: Int = 1000) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-perms-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try SQLiteSyncStore(path: directory.appendingPathComponent("sync.sqlite").path, historySalt: 42)
+        place = try TestStorePlace("perms")
+        store = try place.open(historySalt: 42, schema: nil)
         let clock = ManualWallClock(serverTestNow)
         integrator = Integrator(
             store: store, schema: permissionTestSchema, wallClock: clock, permissions: permissionTestRules,
@@ -73,8 +72,6 @@ final class PermissionFixture {
         _ = try state.allocateClient(salt: 100, user: "alice")
         _ = try state.allocateClient(salt: 101, user: "bob")
     }
-
-    deinit { try? FileManager.default.removeItem(at: directory) }
 
     /// Integrates `changeset` without permission checks (the stage of a test).
     func stage(_ changeset: Changeset) throws {

@@ -8,6 +8,7 @@ import XCTest
 /// replicas in `.subscriptions` mode, the in-memory transport. Each test is a bug that was.
 final class ViewCorrectionTests: XCTestCase {
     private var folder: URL!
+    private var place: TestStorePlace!
     private var server: SyncServer!
     private var transport: InMemoryTransport!
     private var clients: [SyncClient] = []
@@ -16,13 +17,13 @@ final class ViewCorrectionTests: XCTestCase {
     override func setUpWithError() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-view-fix-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        place = try TestStorePlace("view-fix")
         try start()
     }
 
-    /// A server on a new store in `folder`, with the permission tests' rules, and its transport.
+    /// A server on a new store in `place`, with the permission tests' rules, and its transport.
     private func start(options: SyncServerOptions = .init()) throws {
-        let store = try SQLiteSyncStore(
-            path: folder.appendingPathComponent("sync.sqlite").path, historySalt: 42, schema: permissionTestSchema)
+        let store = try place.open(historySalt: 42, schema: permissionTestSchema)
         var salt: UInt64 = 7
         server = try SyncServer(
             store: store, schema: permissionTestSchema, wallClock: serverClock, options: options,
@@ -44,6 +45,7 @@ final class ViewCorrectionTests: XCTestCase {
         clients = []
         transport = nil
         server = nil
+        place = nil
         try FileManager.default.removeItem(at: folder)
     }
 

@@ -21,16 +21,18 @@ final class SharedStoreCluster: SyncServerEndpoint {
         self.random = random
     }
 
-    /// `count` servers, each with its own connection to the SQLite store at `path`.
+    /// `count` servers, each with its own connection to the store `open` opens (one store, opened
+    /// once per server).
     static func make(
-        count: Int, path: String, schema: Schema, wallClock: any WallClock, options: SyncServerOptions,
+        count: Int, open: () throws -> any SyncStore, schema: Schema, wallClock: any WallClock,
+        options: SyncServerOptions,
         permissions: SyncPermissions? = nil, salts: @escaping () -> UInt64, random: @escaping () -> UInt64
     ) throws -> SharedStoreCluster {
         var options = options
         options.sharedStore = true
         let servers = try (0..<max(1, count)).map { _ in
             try SyncServer(
-                store: try SQLiteSyncStore(path: path, historySalt: 42, schema: schema), schema: schema,
+                store: try open(), schema: schema,
                 wallClock: wallClock, options: options, permissions: permissions, salts: salts)
         }
         return SharedStoreCluster(servers: servers, random: random)

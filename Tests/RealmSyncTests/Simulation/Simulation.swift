@@ -4,7 +4,8 @@ import RealmSync
 import RealmTestSupport
 
 /// One run of the deterministic simulation (docs/SYNC.md, "The simulation"): 2–8 replicas, real
-/// realm files in a temporary folder, one server on the SQLite store, an in-memory transport whose
+/// realm files in a temporary folder, one server on a store of the test's `TestStorePlace` (SQLite, or
+/// PostgreSQL in RealmSyncPostgresTests), an in-memory transport whose
 /// seeded scheduler delays, reorders across connections, duplicates uploads and drops connections,
 /// and crashes of clients and of the server. Everything random comes from the seed, so a failing
 /// seed replays exactly.
@@ -24,6 +25,7 @@ final class Simulation {
 
     let seed: UInt64
     let folder: URL
+    let place: TestStorePlace
     private var random: SplitMix64
     private let time = SimulatedTime(start: 1_790_000_000_000)
     private var workloads: [Workload] = []
@@ -38,14 +40,15 @@ final class Simulation {
     /// How many servers share the store (`SharedStoreCluster`); 1: one `SyncServer`.
     private let serverCount: Int
 
-    init(seed: UInt64, folder: URL, servers: Int = 1) throws {
+    init(seed: UInt64, folder: URL, place: TestStorePlace, servers: Int = 1) throws {
         self.seed = seed
         self.folder = folder
+        self.place = place
         serverCount = servers
         random = SplitMix64(seed: seed)
         var serverRandom = SplitMix64(seed: seed ^ 0x5E4E_4E11)
         server = try Self.makeServer(
-            folder: folder, time: time, count: servers, seed: seed, salts: { serverRandom.next() })
+            place: place, time: time, count: servers, seed: seed, salts: { serverRandom.next() })
         var schedulerRandom = SplitMix64(seed: seed ^ 0x7A45_9072)
         transport = InMemoryTransport(server: server.endpoint, random: { schedulerRandom.next() })
         let replicaCount = 2 + number(7)
@@ -60,19 +63,19 @@ final class Simulation {
 
     /// The server, or `count` servers on one store, and the state they share.
     private static func makeServer(
-        folder: URL, time: SimulatedTime, count: Int, seed: UInt64, salts: @escaping () -> UInt64
+        place: TestStorePlace, time: SimulatedTime, count: Int, seed: UInt64, salts: @escaping () -> UInt64
     ) throws -> (endpoint: any SyncServerEndpoint, state: ServerState) {
-        let path = folder.appendingPathComponent("sync.sqlite").path
         let options = SyncServerOptions(bootstrapBatchSize: 7, downloadBatchSize: 5)
         let clock = SkewedClock(time: time, skew: 0)
         if count > 1 {
             var election = SplitMix64(seed: seed ^ 0xC1_0573)
             let cluster = try SharedStoreCluster.make(
-                count: count, path: path, schema: SimulationSchema.schema, wallClock: clock, options: options,
+                count: count, open: { try place.open(historySalt: 42, schema: SimulationSchema.schema) },
+                schema: SimulationSchema.schema, wallClock: clock, options: options,
                 salts: salts, random: { election.next() })
             return (cluster, cluster.state)
         }
-        let store = try SQLiteSyncStore(path: path, historySalt: 42, schema: SimulationSchema.schema)
+        let store = try place.open(historySalt: 42, schema: SimulationSchema.schema)
         let server = try SyncServer(
             store: store, schema: SimulationSchema.schema, wallClock: clock, options: options, salts: salts)
         return (server, server.state)
@@ -134,7 +137,7 @@ final class Simulation {
         figures.serverCrashes += 1
         var serverRandom = SplitMix64(seed: random.next())
         server = try Self.makeServer(
-            folder: folder, time: time, count: serverCount, seed: random.next(), salts: { serverRandom.next() })
+            place: place, time: time, count: serverCount, seed: random.next(), salts: { serverRandom.next() })
         transport.restartServer(server.endpoint)
     }
 

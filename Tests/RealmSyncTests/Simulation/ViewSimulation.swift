@@ -35,6 +35,7 @@ final class ViewSimulation {
 
     let seed: UInt64
     let folder: URL
+    let place: TestStorePlace
     private var random: SplitMix64
     private let time = SimulatedTime(start: 1_790_000_000_000)
     private var schema: Schema { audit.schema }
@@ -48,9 +49,10 @@ final class ViewSimulation {
     /// How many servers share the store (`SharedStoreCluster`); 1: one `SyncServer`, as deployed on SQLite.
     private let serverCount: Int
 
-    init(seed: UInt64, folder: URL, servers: Int = 1) throws {
+    init(seed: UInt64, folder: URL, place: TestStorePlace, servers: Int = 1) throws {
         self.seed = seed
         self.folder = folder
+        self.place = place
         serverCount = servers
         var setup = SplitMix64(seed: seed)
         let schema = SimulationSchema.viewSchema
@@ -59,7 +61,7 @@ final class ViewSimulation {
         audit = ViewAudit(schema: schema, permissions: permissions)
         var serverRandom = SplitMix64(seed: seed ^ 0x5E4E_4E11)
         server = try Self.makeServer(
-            folder: folder, time: time, audit: audit, count: servers, seed: seed, salts: { serverRandom.next() })
+            place: place, time: time, audit: audit, count: servers, seed: seed, salts: { serverRandom.next() })
         var schedulerRandom = SplitMix64(seed: seed ^ 0x7A45_9072)
         transport = InMemoryTransport(server: server, random: { schedulerRandom.next() })
         let count = 2 + number(7)
@@ -79,20 +81,20 @@ final class ViewSimulation {
     }
 
     private static func makeServer(
-        folder: URL, time: SimulatedTime, audit: ViewAudit, count: Int, seed: UInt64,
+        place: TestStorePlace, time: SimulatedTime, audit: ViewAudit, count: Int, seed: UInt64,
         inbox: [UInt64: [UInt64: OracleWriter]]? = nil, salts: @escaping () -> UInt64
     ) throws -> AuditingServer {
-        let path = folder.appendingPathComponent("sync.sqlite").path
         let options = SyncServerOptions(bootstrapBatchSize: 7, downloadBatchSize: 5)
         let clock = SkewedClock(time: time, skew: 0)
         if count > 1 {
             var election = SplitMix64(seed: seed ^ 0xC1_0573)
             let cluster = try SharedStoreCluster.make(
-                count: count, path: path, schema: audit.schema, wallClock: clock, options: options,
+                count: count, open: { try place.open(historySalt: 42, schema: audit.schema) }, schema: audit.schema,
+                wallClock: clock, options: options,
                 permissions: audit.permissions, salts: salts, random: { election.next() })
             return AuditingServer(cluster, state: cluster.state, audit: audit, inbox: inbox ?? [:])
         }
-        let store = try SQLiteSyncStore(path: path, historySalt: 42, schema: audit.schema)
+        let store = try place.open(historySalt: 42, schema: audit.schema)
         let server = try SyncServer(
             store: store, schema: audit.schema, wallClock: clock, options: options, permissions: audit.permissions,
             salts: salts)
@@ -211,7 +213,7 @@ final class ViewSimulation {
         var serverRandom = SplitMix64(seed: random.next())
         // What the inbox holds survives the servers: its writers go to the audit of the new ones.
         server = try Self.makeServer(
-            folder: folder, time: time, audit: audit, count: serverCount, seed: random.next(),
+            place: place, time: time, audit: audit, count: serverCount, seed: random.next(),
             inbox: server.inboxWriters, salts: { serverRandom.next() })
         transport.restartServer(server)
     }

@@ -19,13 +19,13 @@ final class ViewSimulationTests: XCTestCase {
     static let knownFailures: Set<UInt64> = []
 
     func testReplicasHoldTheirViewsAndTheServerObeysTheRules() throws {
-        try run(SimulationTests.seeds(prefix: "SYNC_VIEW_SIMULATION", ciSeeds: Self.ciSeeds), servers: 1)
+        try run(SimulationSeeds.seeds(prefix: "SYNC_VIEW_SIMULATION", ciSeeds: Self.ciSeeds), servers: 1)
     }
 
     /// Three servers on one store (docs/SYNC.md "Several servers on one store"), the audit watching
     /// them as one. `SYNC_SHARED_VIEW_SIMULATION_SEED(S)`/`_FIRST`; 50 seeds in CI.
     func testThreeServersOnOneStoreHoldViewsAndRulesAsOne() throws {
-        try run(SimulationTests.seeds(prefix: "SYNC_SHARED_VIEW_SIMULATION", ciSeeds: 50), servers: 3)
+        try run(SimulationSeeds.seeds(prefix: "SYNC_SHARED_VIEW_SIMULATION", ciSeeds: 50), servers: 3)
     }
 
     private func run(_ seeds: [UInt64], servers: Int) throws {
@@ -39,7 +39,8 @@ final class ViewSimulationTests: XCTestCase {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             do {
-                let simulation = try ViewSimulation(seed: seed, folder: folder, servers: servers)
+                let simulation = try ViewSimulation(
+                    seed: seed, folder: folder, place: try TestStorePlace("view-sim"), servers: servers)
                 defer { totals.add(simulation.figures) }
                 try simulation.run(steps: Self.steps)
                 if Self.knownFailures.contains(seed) {
@@ -62,22 +63,5 @@ final class ViewSimulationTests: XCTestCase {
         XCTAssertGreaterThan(totals.refusedLocalWrites, 0, "no write to an unsubscribed class was tried")
         XCTAssertGreaterThan(totals.auditedObjects, 0, "the tap audited nothing")
         XCTAssertGreaterThan(totals.base.transport.dropped, 0, "no connection was ever dropped")
-    }
-}
-
-extension ViewSimulation.Figures: CustomStringConvertible {
-    mutating func add(_ other: ViewSimulation.Figures) {
-        base.add(other.base)
-        subscriptionSets += other.subscriptionSets
-        refusedSets += other.refusedSets
-        refusedLocalWrites += other.refusedLocalWrites
-        compensatingWrites += other.compensatingWrites
-        auditedObjects += other.auditedObjects
-    }
-
-    var description: String {
-        "\(base); \(subscriptionSets) subscription sets (\(refusedSets) refused), \(refusedLocalWrites) local writes "
-            + "to unsubscribed classes refused, \(compensatingWrites) compensating writes, "
-            + "\(auditedObjects) objects audited in messages"
     }
 }

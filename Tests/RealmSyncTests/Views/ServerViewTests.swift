@@ -10,21 +10,19 @@ import XCTest
 final class ServerViewTests: XCTestCase {
     let aliceConnection = ConnectionID(rawValue: 1)
     let bobConnection = ConnectionID(rawValue: 2)
-    var directory: URL!
+    var place: TestStorePlace!
     var server: SyncServer!
     var files: [String: (id: UInt64, salt: UInt64)] = [:]
     var versions: [String: UInt64] = [:]
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-views-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        place = try TestStorePlace("views")
         server = try makeServer(options: .init())
     }
 
     private func makeServer(options: SyncServerOptions) throws -> SyncServer {
-        let store = try SQLiteSyncStore(
-            path: directory.appendingPathComponent("sync-\(UUID().uuidString).sqlite").path, historySalt: 42,
-            schema: permissionTestSchema)
+        let store = try place.open(
+            "sync\(UInt32.random(in: 0...UInt32.max))", historySalt: 42, schema: permissionTestSchema)
         var salt: UInt64 = 500
         return try SyncServer(
             store: store, schema: permissionTestSchema, wallClock: ManualWallClock(serverTestNow), options: options,
@@ -37,7 +35,7 @@ final class ServerViewTests: XCTestCase {
 
     override func tearDownWithError() throws {
         server = nil
-        try? FileManager.default.removeItem(at: directory)
+        place = nil
     }
 
     private func connection(_ user: String) -> ConnectionID { user == "alice" ? aliceConnection : bobConnection }

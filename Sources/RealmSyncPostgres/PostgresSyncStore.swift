@@ -1,0 +1,95 @@
+import RealmDatabase
+import RealmSync
+
+/// The sync store on PostgreSQL (issue 18): the tables and meaning of `SQLiteSyncStore`
+/// (`PostgresStoreSchema`), behind the same synchronous protocol, so the integrator decides alike on
+/// both. One connection owned by the store; `write` is one `READ COMMITTED` transaction (one
+/// integrator writes), `read` one `REPEATABLE READ` snapshot, `savepoint` a SAVEPOINT.
+///
+/// Not thread-safe: the server engine that owns it serializes every call, from threads that are not
+/// the store's event loop (each query blocks the caller until PostgreSQL answers).
+public final class PostgresSyncStore: SyncStore {
+    private let connection: BlockingPostgresConnection
+    /// Per class, the default of each single-valued field, as the SQLite store keeps them.
+    private let fieldDefaults: [String: [String: SyncValue]]
+    private var inTransaction = false
+
+    /// Opens the store in the database at `location`, creating or upgrading its tables.
+    /// `historySalt` is recorded when the store is created.
+    public init(
+        location: PostgresStoreLocation, historySalt: UInt64 = UInt64.random(in: 1...UInt64.max),
+        schema: Schema? = nil
+    ) throws {
+        fieldDefaults = schema.map(StoreFieldDefaults.of) ?? [:]
+        connection = try BlockingPostgresConnection(location)
+        do {
+            try PostgresStoreSchema.prepare(connection, historySalt: historySalt)
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// Opens the store at `url` (`postgres://USER@HOST:PORT/DB`).
+    public convenience init(
+        url: String, historySalt: UInt64 = UInt64.random(in: 1...UInt64.max), schema: Schema? = nil
+    ) throws {
+        try self.init(location: try PostgresStoreLocation(parsing: url), historySalt: historySalt, schema: schema)
+    }
+
+    /// The database the store is in.
+    public var location: PostgresStoreLocation { connection.location }
+
+    /// Closes the connection now (it also closes when the store is released).
+    public func close() { connection.close() }
+
+    public func write<T>(_ body: (any SyncStoreTransaction) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL READ COMMITTED", "write") {
+            try body(PostgresSyncStoreTransaction(connection, fieldDefaults: fieldDefaults))
+        }
+    }
+
+    public func read<T>(_ body: (any SyncStoreReader) throws -> T) throws -> T {
+        // One snapshot for every statement of the transaction.
+        try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "read") {
+            try body(PostgresSyncStoreTransaction(connection, fieldDefaults: fieldDefaults))
+        }
+    }
+
+    /// Runs `body` between `begin` and COMMIT; rolls back when it (or the commit) throws.
+    private func transaction<T>(_ begin: String, _ kind: String, _ body: () throws -> T) throws -> T {
+        guard !inTransaction else {
+            throw SyncStoreError("a sync store transaction was begun inside another on \(connection.location)")
+        }
+        inTransaction = true
+        defer { inTransaction = false }
+        try connection.connectIfClosed()
+        try connection.query(begin, [], "beginning a \(kind) transaction")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            rollBack()
+            throw error
+        }
+        let commit = try connection.query("COMMIT", [], "committing a \(kind) transaction")
+        // A statement that failed inside `body` (its error caught there) aborted the transaction:
+        // PostgreSQL answers COMMIT with ROLLBACK. Nothing was written.
+        guard commit.metadata.command != "ROLLBACK" else {
+            throw SyncStoreError(
+                "the \(kind) transaction on the PostgreSQL store \(connection.location) was rolled back: "
+                    + "a statement in it failed")
+        }
+        return result
+    }
+
+    /// Rolls back the open transaction; when even that fails the connection is closed (PostgreSQL
+    /// then drops the transaction) and the next transaction opens another.
+    private func rollBack() {
+        do {
+            try connection.query("ROLLBACK", [], "rolling back")
+        } catch {
+            connection.close(keepingLoop: true)
+        }
+    }
+}

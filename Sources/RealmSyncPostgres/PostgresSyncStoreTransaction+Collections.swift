@@ -1,0 +1,152 @@
+import RealmSync
+
+/// Lists (every element ever inserted, tombstones kept), their last clear, sets and maps.
+extension PostgresSyncStoreTransaction {
+    private static let elementColumns =
+        "clock, client, idx, position, position_clock, position_client, value, value_clock, value_client, erased"
+
+    private func element(_ row: StoreRow, _ ref: ObjectRef, _ field: String) throws -> StoredListElement {
+        let id = ElementID(
+            clock: HLCTimestamp(rawValue: try row.u64(0)), clientFileID: try row.u64(1),
+            index: UInt32(truncatingIfNeeded: try row.u64(2)))
+        guard let position = FractionalPosition(bytes: try row.bytes(3) ?? []),
+            let value = try value(try row.bytes(6), "element \(id) of \(ref).\(field)")
+        else { throw SyncStoreError("the stored element \(id) of \(ref).\(field) is corrupt") }
+        return StoredListElement(
+            id: id, position: position, positionTime: try row.time(4), value: value, valueTime: try row.time(7),
+            isErased: try row.bool(9))
+    }
+
+    func listElement(_ ref: ObjectRef, field: String, id: ElementID) throws -> StoredListElement? {
+        guard let object = try objectID(ref),
+            let row = try db.rows(
+                "SELECT \(Self.elementColumns) FROM list_elements "
+                    + "WHERE object = $1 AND field = $2 AND clock = $3 AND client = $4 AND idx = $5",
+                [.int(object), .text(field), .u64(id.clock.rawValue), .u64(id.clientFileID), .int(Int64(id.index))],
+                "reading element \(id) of \(ref).\(field)"
+            ).first
+        else { return nil }
+        return try element(row, ref, field)
+    }
+
+    func listElements(_ ref: ObjectRef, field: String) throws -> [StoredListElement] {
+        guard let object = try objectID(ref) else { return [] }
+        return try db.rows(
+            "SELECT \(Self.elementColumns) FROM list_elements WHERE object = $1 AND field = $2",
+            [.int(object), .text(field)], "reading the list \(ref).\(field)"
+        ).map { try element($0, ref, field) }
+    }
+
+    func listClearedAt(_ ref: ObjectRef, field: String) throws -> WriteTime {
+        guard let object = try objectID(ref),
+            let row = try db.rows(
+                "SELECT clock, client FROM list_clears WHERE object = $1 AND field = $2",
+                [.int(object), .text(field)], "reading the last clear of \(ref).\(field)"
+            ).first
+        else { return .zero }
+        return try row.time(0)
+    }
+
+    func setEntry(_ ref: ObjectRef, field: String, value: SyncValue) throws -> StoredSetEntry? {
+        guard let object = try objectID(ref),
+            let row = try db.rows(
+                "SELECT present, clock, client FROM set_entries WHERE object = $1 AND field = $2 AND value = $3",
+                [.int(object), .text(field), .bytes(StoreEncoding.encode(value))],
+                "reading a set entry of \(ref).\(field)"
+            ).first
+        else { return nil }
+        return StoredSetEntry(value: value, isPresent: try row.bool(0), time: try row.time(1))
+    }
+
+    func setEntries(_ ref: ObjectRef, field: String) throws -> [StoredSetEntry] {
+        guard let object = try objectID(ref) else { return [] }
+        return try db.rows(
+            "SELECT value, present, clock, client FROM set_entries WHERE object = $1 AND field = $2",
+            [.int(object), .text(field)], "reading the set \(ref).\(field)"
+        ).map { row in
+            guard let value = try value(try row.bytes(0), "set value of \(ref).\(field)") else {
+                throw SyncStoreError("a stored set value of \(ref).\(field) is missing")
+            }
+            return StoredSetEntry(value: value, isPresent: try row.bool(1), time: try row.time(2))
+        }
+    }
+
+    func mapEntry(_ ref: ObjectRef, field: String, key: String) throws -> StoredMapEntry? {
+        guard let object = try objectID(ref),
+            let row = try db.rows(
+                "SELECT key, value, clock, client FROM map_entries WHERE object = $1 AND field = $2 AND key = $3",
+                [.int(object), .text(field), .bytes(Array(key.utf8))], "reading \(ref).\(field)[\(key)]"
+            ).first
+        else { return nil }
+        return try mapEntry(row, ref, field)
+    }
+
+    func mapEntries(_ ref: ObjectRef, field: String) throws -> [StoredMapEntry] {
+        guard let object = try objectID(ref) else { return [] }
+        return try db.rows(
+            "SELECT key, value, clock, client FROM map_entries WHERE object = $1 AND field = $2",
+            [.int(object), .text(field)], "reading the map \(ref).\(field)"
+        ).map { try mapEntry($0, ref, field) }
+    }
+
+    private func mapEntry(_ row: StoreRow, _ ref: ObjectRef, _ field: String) throws -> StoredMapEntry {
+        let key = String(decoding: try row.bytes(0) ?? [], as: UTF8.self)
+        return StoredMapEntry(
+            key: key, value: try value(try row.bytes(1), "map entry \(ref).\(field)[\(key)]"), time: try row.time(2))
+    }
+
+    func writeListElement(_ ref: ObjectRef, field: String, _ element: StoredListElement) throws {
+        let id = element.id
+        try db.query(
+            """
+            INSERT INTO list_elements(object, field, \(Self.elementColumns))
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+            ON CONFLICT(object, field, clock, client, idx) DO UPDATE SET position = excluded.position,
+                position_clock = excluded.position_clock, position_client = excluded.position_client,
+                value = excluded.value, value_clock = excluded.value_clock, value_client = excluded.value_client,
+                erased = excluded.erased
+            """,
+            [
+                .int(try requireObjectID(ref)), .text(field), .u64(id.clock.rawValue), .u64(id.clientFileID),
+                .int(Int64(id.index)), .bytes(element.position.bytes),
+            ] + PostgresValue.time(element.positionTime) + [.bytes(StoreEncoding.encode(element.value))]
+                + PostgresValue.time(element.valueTime) + [.bool(element.isErased)],
+            "writing element \(id) of \(ref).\(field)")
+    }
+
+    func writeListClearedAt(_ ref: ObjectRef, field: String, _ time: WriteTime) throws {
+        try db.query(
+            """
+            INSERT INTO list_clears(object, field, clock, client) VALUES ($1, $2, $3, $4)
+            ON CONFLICT(object, field) DO UPDATE SET clock = excluded.clock, client = excluded.client
+            """,
+            [.int(try requireObjectID(ref)), .text(field)] + PostgresValue.time(time),
+            "writing the last clear of \(ref).\(field)")
+    }
+
+    func writeSetEntry(_ ref: ObjectRef, field: String, _ entry: StoredSetEntry) throws {
+        try db.query(
+            """
+            INSERT INTO set_entries(object, field, value, present, clock, client) VALUES ($1, $2, $3, $4, $5, $6)
+            ON CONFLICT(object, field, value) DO UPDATE SET present = excluded.present, clock = excluded.clock,
+                client = excluded.client
+            """,
+            [
+                .int(try requireObjectID(ref)), .text(field), .bytes(StoreEncoding.encode(entry.value)),
+                .bool(entry.isPresent),
+            ] + PostgresValue.time(entry.time), "writing a set entry of \(ref).\(field)")
+    }
+
+    func writeMapEntry(_ ref: ObjectRef, field: String, _ entry: StoredMapEntry) throws {
+        try db.query(
+            """
+            INSERT INTO map_entries(object, field, key, value, clock, client) VALUES ($1, $2, $3, $4, $5, $6)
+            ON CONFLICT(object, field, key) DO UPDATE SET value = excluded.value, clock = excluded.clock,
+                client = excluded.client
+            """,
+            [
+                .int(try requireObjectID(ref)), .text(field), .bytes(Array(entry.key.utf8)),
+                entry.value.map { .bytes(StoreEncoding.encode($0)) } ?? .null,
+            ] + PostgresValue.time(entry.time), "writing \(ref).\(field)[\(entry.key)]")
+    }
+}

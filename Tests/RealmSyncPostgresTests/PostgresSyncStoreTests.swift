@@ -1,0 +1,127 @@
+import Foundation
+import RealmDatabase
+import XCTest
+
+@testable import RealmSync
+@testable import RealmSyncPostgres
+
+/// What only the PostgreSQL store has: its schema version, its connection, its transactions as
+/// PostgreSQL runs them, and its address. The shared tests (Shared/) check that it decides as the
+/// SQLite store does.
+final class PostgresSyncStoreTests: XCTestCase {
+    private var place: TestStorePlace!
+
+    override func setUpWithError() throws { place = try TestStorePlace("pgstore") }
+    override func tearDown() { place = nil }
+
+    private func admin(_ store: any SyncStore) throws -> BlockingPostgresConnection {
+        let postgres = try XCTUnwrap(store as? PostgresSyncStore)
+        return try BlockingPostgresConnection(postgres.location)
+    }
+
+    func testTheSchemaIsCreatedOnceWithItsVersionAndTheFirstSalt() throws {
+        let store = try place.open(historySalt: 42, schema: serverTestSchema)
+        let reopened = try place.open(historySalt: 7, schema: serverTestSchema)
+        XCTAssertEqual(try reopened.read { try $0.historySalt() }, 42, "the salt of the first open stays")
+        let connection = try admin(store)
+        defer { connection.close() }
+        let version = try connection.rows("SELECT value FROM meta WHERE key = 'schema_version'", [], "test").first
+        XCTAssertEqual(try version?.int(0), PostgresStoreSchema.version)
+    }
+
+    func testASchemaNewerThanThisBuildIsRefused() throws {
+        let store = try place.open(historySalt: 42, schema: nil)
+        let connection = try admin(store)
+        defer { connection.close() }
+        try connection.query("UPDATE meta SET value = 99 WHERE key = 'schema_version'", [], "test")
+        XCTAssertThrowsError(try place.open(historySalt: 42, schema: nil)) { error in
+            XCTAssertTrue("\(error)".contains("has schema version 99"), "\(error)")
+        }
+    }
+
+    func testAWriteWhoseStatementFailedInsideIsRolledBackAndSaysSo() throws {
+        let store = try place.open(historySalt: 42, schema: nil)
+        // The body swallows a failed statement: PostgreSQL aborted the transaction all the same.
+        XCTAssertThrowsError(
+            try store.write { transaction in
+                try transaction.writeObject(item(1), StoredObject(exists: true, creator: "u"))
+                let postgres = try XCTUnwrap(transaction as? PostgresSyncStoreTransaction)
+                _ = try? postgres.db.query("SELECT 1 / 0", [], "dividing by zero")
+            }
+        ) { error in XCTAssertTrue("\(error)".contains("was rolled back"), "\(error)") }
+        XCTAssertNil(try store.read { try $0.object(item(1)) })
+        try store.write { try $0.writeObject(item(2), StoredObject(exists: true, creator: "u")) }
+        XCTAssertNotNil(try store.read { try $0.object(item(2)) }, "the store goes on")
+    }
+
+    func testValuesAreBoundNeverSpliced() throws {
+        let store = try place.open(historySalt: 42, schema: nil)
+        // Keys, paths and values may hold any character, NUL too (stored as bytes); user and class
+        // names are checked before they reach the store (a token's user, the schema's classes).
+        let hostile = "x'); DROP TABLE objects; --\u{0}é"
+        let user = "x'); DROP TABLE clients; --é"
+        let ref = ObjectRef("Item", .string(hostile))
+        let time = RealmSync.WriteTime(clock: HLCTimestamp(rawValue: 5), clientFileID: 1)
+        try store.write { transaction in
+            try transaction.writeObject(ref, StoredObject(exists: true, creator: user))
+            try transaction.writeMapEntry(ref, field: "attrs", StoredMapEntry(key: hostile, value: .int(1), time: time))
+            try transaction.writeField(ref, path: [hostile], StoredField(value: .string(hostile), time: time))
+        }
+        try store.read { reader in
+            XCTAssertEqual(try reader.object(ref)?.creator, user)
+            XCTAssertEqual(try reader.mapEntry(ref, field: "attrs", key: hostile)?.value, .int(1))
+            XCTAssertEqual(try reader.field(ref, path: [hostile])?.value, .string(hostile))
+        }
+    }
+
+    func testALostConnectionIsOpenedAgainForTheNextTransaction() throws {
+        let store = try place.open(historySalt: 42, schema: nil)
+        try store.write { try $0.writeObject(item(1), StoredObject(exists: true, creator: "u")) }
+        let postgres = try XCTUnwrap(store as? PostgresSyncStore)
+        let connection = try admin(store)
+        defer { connection.close() }
+        try connection.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+            [.text(postgres.location.database)], "test")
+        // The first transaction may meet the cut connection and fail; the next one reconnects.
+        var read: StoredObject?
+        for _ in 0..<3 where read == nil { read = try? store.read { try $0.object(item(1)) } }
+        XCTAssertEqual(read?.exists, true)
+    }
+
+    func testAClosedStoreRefusesTransactionsNamingItself() throws {
+        let store = try XCTUnwrap(try place.open(historySalt: 42, schema: nil) as? PostgresSyncStore)
+        store.close()
+        XCTAssertThrowsError(try store.read { try $0.latestServerVersion() }) { error in
+            XCTAssertTrue("\(error)".contains("the PostgreSQL store \(store.location) was closed"), "\(error)")
+        }
+    }
+
+    func testAnUnreachableServerIsAnErrorNamingItWithoutThePassword() throws {
+        XCTAssertThrowsError(try PostgresSyncStore(url: "postgres://realm:hunter2@127.0.0.1:1/sync")) { error in
+            XCTAssertTrue(
+                "\(error)".contains("cannot connect to the PostgreSQL store postgres://realm@127.0.0.1:1/sync"),
+                "\(error)")
+            XCTAssertFalse("\(error)".contains("hunter2"))
+        }
+    }
+
+    func testAddressesAreParsedOrRefusedNamingWhatIsWrong() throws {
+        let location = try PostgresStoreLocation(parsing: "postgresql://realm:s%40cret@127.0.0.1:5433/sync")
+        XCTAssertEqual(
+            location,
+            PostgresStoreLocation(host: "127.0.0.1", port: 5433, user: "realm", password: "s@cret", database: "sync"))
+        XCTAssertEqual(try PostgresStoreLocation(parsing: "postgres://realm@localhost/sync").port, 5432)
+        let refusals = [
+            "postgres://127.0.0.1/sync": "the PostgreSQL user is missing",
+            "postgres://realm@127.0.0.1:5432": "the database name is missing",
+            "postgres://realm@127.0.0.1/sync?sslmode=require": "options after '?' or '#' are not supported",
+            "mysql://realm@127.0.0.1/sync": "is not a postgres://USER@HOST:PORT/DB address",
+        ]
+        for (url, message) in refusals {
+            XCTAssertThrowsError(try PostgresStoreLocation(parsing: url), url) { error in
+                XCTAssertTrue("\(error)".contains(message), "\(url): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+../../RealmSyncTests/Permissions/CompensatingWriteTests.swift

@@ -1,0 +1,1 @@
+../../RealmSyncTests/Permissions/ConflictLogTests.swift

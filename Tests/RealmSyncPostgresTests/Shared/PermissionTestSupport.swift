@@ -1,0 +1,1 @@
+../../RealmSyncTests/Permissions/PermissionTestSupport.swift

@@ -1,0 +1,1 @@
+../../RealmSyncTests/Views/ServerViewTests.swift

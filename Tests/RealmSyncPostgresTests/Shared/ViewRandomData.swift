@@ -1,0 +1,1 @@
+../../RealmSyncTests/Views/ViewRandomData.swift
