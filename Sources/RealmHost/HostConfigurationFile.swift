@@ -9,6 +9,7 @@ import LuaSandbox
 ///   cacheSize = 64,
 ///   plugins = { "plugins", "/srv/more-plugins" },   -- relative to the data folder's parent
 ///   sync = { url = "ws://127.0.0.1:7800/sync", secretFile = "sync-secret" },  -- file relative to the data folder
+///   cluster = { hosts = { "a", "b", "c" }, self = "a" },  -- users spread over hosts (HostCluster)
 /// }
 /// ```
 /// It runs in an empty sandbox with a short time limit; errors name the file and the field.
@@ -50,6 +51,7 @@ enum HostConfigurationFile {
             options.cacheSize = n
         }
         try applySync(table["sync"], to: &options, path: path)
+        try applyCluster(table["cluster"], to: &options, path: path)
         switch table["plugins"] {
         case .nil: break
         case .plainTable(let list):
@@ -87,6 +89,47 @@ enum HostConfigurationFile {
             options.sync.secretFile =
                 file.hasPrefix("/") ? URL(fileURLWithPath: file) : options.dataFolder.appendingPathComponent(file)
         }
+    }
+
+    /// `cluster = { hosts = { … }, self = … }`: each used unless the command line gave it; the names
+    /// are checked here so that the error names the field.
+    private static func applyCluster(_ value: LuaValue, to options: inout HostOptions, path: String) throws {
+        guard case .plainTable(let cluster) = value else {
+            if value.isNil { return }
+            throw HostError.configuration("\(path): field 'cluster' must be a table { hosts = { … }, self = … }")
+        }
+        for (key, _) in cluster.hash where key.stringValue.map({ !["hosts", "self"].contains($0) }) ?? true {
+            let name = key.stringValue ?? "\(key)"
+            throw HostError.configuration("\(path): field 'cluster.\(name)' is not known (cluster has hosts, self)")
+        }
+        if options.cluster.hosts == nil, !cluster["hosts"].isNil {
+            guard let hosts = stringList(cluster["hosts"]) else {
+                throw HostError.configuration("\(path): field 'cluster.hosts' must be a list of host names")
+            }
+            do {
+                options.cluster.hosts = try HostCluster(hosts: hosts, selfName: nil).hosts
+            } catch {
+                throw HostError.configuration("\(path): field 'cluster.hosts': \(error)")
+            }
+        }
+        if options.cluster.selfName == nil, !cluster["self"].isNil {
+            guard let name = cluster["self"].stringValue else {
+                throw HostError.configuration("\(path): field 'cluster.self' must be a host name (a string)")
+            }
+            do {
+                try HostCluster.validate(name)
+            } catch {
+                throw HostError.configuration("\(path): field 'cluster.self': \(error)")
+            }
+            options.cluster.selfName = name
+        }
+    }
+
+    /// A Lua sequence of strings (nothing else in the table), or nil.
+    private static func stringList(_ value: LuaValue) -> [String]? {
+        guard case .plainTable(let list) = value, list.hash.isEmpty else { return nil }
+        let strings = list.array.compactMap(\.stringValue)
+        return strings.count == list.array.count ? strings : nil
     }
 
     /// The limits of a table (`host.lua`'s, a user's, a plugin command's) over `base`. Every

@@ -42,6 +42,7 @@ extension TenantHost {
     {
         do {
             let url = try fileURL(for: user)
+            try checkServesHere(user)
             let target = registry.schemaVersion
             let stored =
                 FileManager.default.fileExists(atPath: url.path) ? try? Realm.storedSchemaVersion(at: url) : nil

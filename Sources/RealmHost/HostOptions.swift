@@ -14,6 +14,8 @@ public struct HostOptions {
     public var cacheSize: Int
     /// The sync server the tenants' flexible-sync realms sync with (none: they stay local).
     public var sync = HostSyncOptions()
+    /// The hosts that share the users, and which one this is (none: this host serves every user).
+    public var cluster = HostClusterOptions()
 
     public init(dataFolder: URL, pluginFolders: [URL] = [], limits: LuaLimits = .default, cacheSize: Int = 64) {
         self.dataFolder = dataFolder
@@ -32,6 +34,14 @@ public struct HostOptions {
     }
 
     func limits(for user: String) -> LuaLimits { userLimits[user] ?? limits }
+
+    /// These options with `host.lua`'s (the data folder's, if it has one) filling in what they leave
+    /// out, without opening the host: for commands that only read the configuration (`which-host`).
+    public func applyingConfigurationFile() throws -> HostOptions {
+        var options = self
+        try HostConfigurationFile.apply(to: &options)
+        return options
+    }
 }
 
 /// Where a host syncs: `--sync-url` and `--sync-secret-file`, or `sync = { url =, secretFile = }` in

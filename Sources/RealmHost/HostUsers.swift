@@ -16,6 +16,8 @@ public struct UserInfo: Equatable {
     /// `N pending` (commits waiting for upload, in all the user's synced files); `?` when a file
     /// could not be read.
     public let syncState: String
+    /// The host that serves the user when the host is part of a cluster (`HostCluster`), else nil.
+    public let servedBy: String?
 }
 
 extension TenantHost {
@@ -46,11 +48,11 @@ extension TenantHost {
             }
             return UserInfo(
                 name: user, schemaVersion: realm.schemaVersion, objectCounts: counts, fileSize: size, error: nil,
-                syncState: syncState(of: user))
+                syncState: syncState(of: user), servedBy: cluster?.host(for: user))
         } catch {
             return UserInfo(
                 name: user, schemaVersion: 0, objectCounts: [:], fileSize: size, error: "\(error)",
-                syncState: syncState(of: user))
+                syncState: syncState(of: user), servedBy: cluster?.host(for: user))
         }
     }
 

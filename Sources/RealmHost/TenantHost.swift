@@ -20,6 +20,8 @@ public final class TenantHost: @unchecked Sendable {
     private let cache = Mutex(TenantCache())
     /// Carries the tenants' sync sessions when the host has a sync URL.
     public let syncTransport: (any SyncSessionTransport)?
+    /// The hosts sharing the users and which one this is; nil: this host serves every user.
+    public let cluster: HostCluster?
 
     /// Creates the data folder if needed, applies `host.lua`, and loads and checks the plugins.
     /// `syncTransport` makes the transport to the sync server when the options (after `host.lua`)
@@ -36,6 +38,11 @@ public final class TenantHost: @unchecked Sendable {
         }
         try HostConfigurationFile.apply(to: &options)
         self.options = options
+        do {
+            cluster = try options.cluster.resolved()
+        } catch {
+            throw HostError.configuration("The cluster configuration is wrong: \(error)")
+        }
         registry = try PluginRegistry(folders: options.pluginFolders, limits: options.limits)
         if let makeTransport = syncTransport, options.sync.url != nil {
             self.syncTransport = try makeTransport(options.sync)
@@ -161,12 +168,14 @@ public final class TenantHost: @unchecked Sendable {
         }
     }
 
-    /// Opens (or takes from the cache) a user's tenant and runs `body` with it, serialized with
+    /// Opens (or takes from the cache) a user's tenant and runs `body` with it (refused with
+    /// `HostError.servedElsewhere` when the host's cluster assigns the user to another host), serialized with
     /// any other work for the same user (the user's lock is held throughout). `body` cannot hand the
     /// tenant, its realm or its Lua runtime out: what it returns must be `Sendable`.
     @discardableResult
     public func withTenant<T: Sendable>(_ user: String, _ body: (Tenant) throws -> T) throws -> T {
         try UserName.validate(user)
+        try checkServesHere(user)
         let slot = cache.withLock { $0.checkOut(user) }
         var hasTenant = false
         defer {

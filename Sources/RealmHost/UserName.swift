@@ -60,10 +60,18 @@ public enum HostError: Error, CustomStringConvertible, Equatable {
     case plugin(String)
     case configuration(String)
     case io(String)
+    /// The host is part of a cluster (`HostCluster`) and another host serves the user; `thisHost` is
+    /// nil when the cluster does not say which host this is.
+    case servedElsewhere(user: String, host: String, thisHost: String?)
 
     public var description: String {
         switch self {
         case .badUserName(let m), .plugin(let m), .configuration(let m), .io(let m): return m
+        case .servedElsewhere(let user, let host, let thisHost?):
+            return "User '\(user)' is served by host '\(host)', not by this host '\(thisHost)'; open it on '\(host)'."
+        case .servedElsewhere(let user, let host, nil):
+            return "User '\(user)' is served by host '\(host)'; this host is not named in the cluster "
+                + "(set cluster.self in host.lua or --cluster-self), so it serves no user."
         }
     }
 }

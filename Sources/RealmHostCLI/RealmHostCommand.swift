@@ -20,6 +20,7 @@ struct RealmHostCommand: ParsableCommand {
         subcommands: [
             ReplCommand.self, RunCommand.self, MigrateCommand.self, UsersCommand.self,
             SchemaCommand.self, ExportCommand.self, ImportCommand.self, PluginCommand.self, SyncServerCommand.self,
+            WhichHostCommand.self,
         ],
         defaultSubcommand: ReplCommand.self
     )

@@ -19,7 +19,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(version.stdout.hasPrefix("realm-host "), version.stdout)
         for command in [
             [], ["repl"], ["run"], ["migrate"], ["users"], ["schema"], ["export"], ["import"], ["plugin"],
-            ["plugin", "test"],
+            ["plugin", "test"], ["which-host"],
         ] {
             let help = try workspace.run(command + ["--help"])
             XCTAssertEqual(help.status, 0, "\(command) --help: \(help.stderr)")

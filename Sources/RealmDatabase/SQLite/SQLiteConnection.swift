@@ -131,7 +131,7 @@ package final class SQLiteConnection {
     package var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
     package var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
 
-    func setBusyTimeout(milliseconds: Int32) {
+    package func setBusyTimeout(milliseconds: Int32) {
         if let handle { sqlite3_busy_timeout(handle, milliseconds) }
     }
 }

@@ -44,18 +44,25 @@ struct MigrateCommand: ParsableCommand {
         try runReportingErrors {
             let host = try self.host.makeHost(sync: sync)
             let users: [String]
+            // Users another host of the cluster serves: not migrated here (their host migrates them).
+            var skipped: [String] = []
             if allUsers {
-                users = try host.userNames()
+                let byHost = try host.userNamesByHost()
+                users = byHost.servedHere
+                skipped = byHost.servedElsewhere
             } else {
                 users = try (user.isEmpty ? ["default"] : user).map(checkedUser)
                 for name in users where !FileManager.default.fileExists(atPath: try host.fileURL(for: name).path) {
                     throw CLIError.failed(
                         "user '\(name)' has no realm in \(displayPath(host.dataFolder)) (no \(name).realm)")
                 }
+                for name in users { try host.checkServesHere(name) }
             }
             let target = host.registry.schemaVersion
             if users.isEmpty {
-                StandardStreams.line("No users in \(displayPath(host.dataFolder)).")
+                let elsewhere =
+                    skipped.isEmpty ? "" : " served by this host; \(MigrationReportTable.skipped(skipped.count))"
+                StandardStreams.line("No users in \(displayPath(host.dataFolder))\(elsewhere).")
                 return 0
             }
             let progress = Terminal.errorIsTerminal ? ProgressBar(total: users.count) : nil
@@ -78,7 +85,10 @@ struct MigrateCommand: ParsableCommand {
                 results = host.migrate(users: users, dryRun: dryRun, jobs: jobs)
             }
             let style = Style(enabled: Terminal.colourAllowed(onTerminal: Terminal.outputIsTerminal))
-            StandardStreams.line(MigrationReportTable.render(results, target: target, dryRun: dryRun, style: style))
+            let report = MigrationReportTable.render(
+                results, target: target, dryRun: dryRun, skipped: host.cluster == nil ? nil : skipped.count,
+                style: style)
+            StandardStreams.line(report)
             return results.allSatisfy(\.succeeded) ? 0 : 1
         }
     }
@@ -86,7 +96,10 @@ struct MigrateCommand: ParsableCommand {
 
 /// The per-tenant report of `migrate`.
 enum MigrationReportTable {
-    static func render(_ results: [TenantMigrationResult], target: UInt64, dryRun: Bool, style: Style) -> String {
+    /// `skipped`: how many users other hosts of the cluster serve (nil: the host is in no cluster).
+    static func render(
+        _ results: [TenantMigrationResult], target: UInt64, dryRun: Bool, skipped: Int? = nil, style: Style
+    ) -> String {
         var table = TextTable(headers: ["user", "from", "to", "result", "details"], rightAligned: [1, 2])
         table.maxCellWidth = 200
         var migrated = 0
@@ -117,9 +130,12 @@ enum MigrationReportTable {
         summary.append(dryRun ? "\(migrated) would migrate (dry run: nothing was changed)" : "\(migrated) migrated")
         summary.append("\(current) up to date")
         summary.append(failed > 0 ? style.red("\(failed) failed (left untouched)") : "0 failed")
+        if let skipped { summary.append(self.skipped(skipped)) }
         text += "\n" + summary.joined(separator: ", ") + "."
         return text
     }
+
+    static func skipped(_ count: Int) -> String { "\(count) skipped (served by other hosts)" }
 
     static func details(_ report: MigrationReport) -> String {
         report.classes.keys.sorted().compactMap { name -> String? in

@@ -54,9 +54,11 @@ struct SyncServerCommand: ParsableCommand {
                 StandardStreams.errorLine(line)
             }
             try TerminationSignals.install()
-            let server = try SyncServerStartup.server(
-                listen: address, store: storeLocation, schema: registry.schema, permissions: permissions,
-                secret: secret)
+            let schema = registry.schema
+            let server = try AsyncBridge.wait {
+                try await SyncServerStartup.server(
+                    listen: address, store: storeLocation, schema: schema, permissions: permissions, secret: secret)
+            }
             try serve(server, at: address)
             return 0
         }

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import RealmHost
 
-/// The options every command that opens the host takes: where the data and the plugins are.
+/// The options every command that opens the host takes: where the data and the plugins are, and the
+/// cluster the host is part of.
 struct HostFlags: ParsableArguments {
     @Option(
         name: .long,
@@ -18,11 +19,13 @@ struct HostFlags: ParsableArguments {
             valueName: "dir"))
     var plugins: [String] = []
 
+    @OptionGroup var cluster: ClusterFlags
+
     var options: HostOptions {
         let folders = (plugins.isEmpty ? ["plugins"] : plugins).map {
             URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL
         }
-        return HostOptions(dataFolder: HostOptions.defaultDataFolder(data), pluginFolders: folders)
+        return cluster.apply(to: HostOptions(dataFolder: HostOptions.defaultDataFolder(data), pluginFolders: folders))
     }
 
     /// Opens the host, or prints why it cannot and exits with status 1.

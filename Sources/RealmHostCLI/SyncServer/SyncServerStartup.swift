@@ -48,11 +48,13 @@ enum SyncServerStartup {
         }
     }
 
-    /// The server on its store, not started yet.
+    /// The server on its store, not started yet. On PostgreSQL the store may be shared with other
+    /// servers (docs/SYNC.md "Several servers on one store"): uploads go through its inbox, and the
+    /// server integrates only while it holds the integrator role.
     static func server(
         listen: ListenAddress, store: SyncStoreLocation, schema: sending Schema, permissions: SyncPermissions,
         secret: SyncSharedSecret
-    ) throws -> SyncNetServer {
+    ) async throws -> SyncNetServer {
         let configuration = SyncNetServerConfiguration(host: listen.host, port: listen.port)
         do {
             switch store {
@@ -63,9 +65,11 @@ enum SyncServerStartup {
             case .postgres(let location):
                 let engine = try SyncServer(
                     store: try PostgresSyncStore(location: location, schema: schema), schema: schema,
-                    wallClock: SystemWallClock(), permissions: permissions,
-                    salts: { UInt64.random(in: 1...UInt64.max) })
-                return try SyncNetServer(configuration: configuration, engine: engine, secret: secret.bytes)
+                    wallClock: SystemWallClock(), options: SyncServerOptions(sharedStore: true),
+                    permissions: permissions, salts: { UInt64.random(in: 1...UInt64.max) })
+                return try SyncNetServer(
+                    configuration: configuration, engine: engine, secret: secret.bytes,
+                    coordination: await PostgresCoordination.start(location: location))
             }
         } catch {
             throw CLIError.failed("cannot open the store \(store.description): \(error)")

@@ -35,7 +35,7 @@ public struct IntegrationResult: Hashable, Sendable {
 public final class Integrator {
     public let store: any SyncStore
     let rules: SyncSchemaRules
-    private let wallClock: any WallClock
+    let wallClock: any WallClock
     /// How far (milliseconds) a changeset's clock may be ahead of the server's wall clock.
     public let clockSkewTolerance: UInt64
     /// Who may read and write what (docs/SYNC.md "Permissions"); nil: no checks, every write stands.
@@ -58,8 +58,12 @@ public final class Integrator {
     /// Integrates every upload in ONE store transaction (group commit). Each upload runs in a
     /// savepoint, so a refused one leaves nothing and does not fail the others. Throws only when the
     /// store fails, and then nothing at all was integrated.
+    /// `recording` runs last in the same transaction, with the result: what it writes commits or
+    /// rolls back with the integration (a shared store's inbox records the outcomes there).
     @discardableResult
-    public func integrate(_ uploads: [Upload]) throws -> IntegrationResult {
+    public func integrate(
+        _ uploads: [Upload], recording: (any SyncStoreTransaction, IntegrationResult) throws -> Void = { _, _ in }
+    ) throws -> IntegrationResult {
         let now = wallClock.nowMilliseconds()
         let (result, conflicts) = try store.write { transaction in
             var outcomes: [UploadOutcome] = []
@@ -77,6 +81,7 @@ public final class Integrator {
             }
             let latest = try transaction.latestServerVersion()
             let result = IntegrationResult(outcomes: outcomes, integrated: integrated, latestServerVersion: latest)
+            try recording(transaction, result)
             return (result, conflicts)
         }
         // Logged once committed: a failed transaction integrated nothing, so it dropped nothing.

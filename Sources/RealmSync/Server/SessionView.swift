@@ -8,6 +8,9 @@ struct SessionView {
     var queryVersion: Int64
     /// Per subscribed class.
     var predicates: [String: ViewPredicate]
+    /// The subscription set itself: what a server sharing its store hands the integrator with an
+    /// upload, to be compiled again there (docs/SYNC.md "Several servers on one store").
+    var query = QuerySet(version: 0, subscriptions: [])
 
     var classes: Set<String> { Set(predicates.keys) }
 
@@ -33,7 +36,7 @@ struct SessionView {
             let union = parts.count == 1 ? parts[0] : .or(parts)
             predicates[className] = permissions.map { .and([union, $0.readRule(className)]) } ?? union
         }
-        return SessionView(queryVersion: set.version, predicates: predicates)
+        return SessionView(queryVersion: set.version, predicates: predicates, query: set)
     }
 
     /// One subscription's query, over the class's queryable fields: the rules' list, or, on a

@@ -148,3 +148,17 @@ public struct HistoryEntry: Hashable, Sendable {
     public var clientVersion: UInt64 { kept.clientVersion }
     public var integrated: IntegratedChangeset { IntegratedChangeset(serverVersion: serverVersion, origin: kept) }
 }
+
+/// An upload waiting in a shared store's inbox: its file and the encoded upload
+/// (`InboxCoding.body`), which the store keeps as it is.
+public struct InboxUpload: Hashable, Sendable {
+    public var id: UInt64
+    public var clientFileID: UInt64
+    public var body: [UInt8]
+
+    public init(id: UInt64, clientFileID: UInt64, body: [UInt8]) {
+        self.id = id
+        self.clientFileID = clientFileID
+        self.body = body
+    }
+}

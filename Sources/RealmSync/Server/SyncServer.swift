@@ -25,7 +25,12 @@ public final class SyncServer {
     /// message up to there, so what was logged before can be forgotten.
     var heldLogConfirmations: [UInt64: UInt64] = [:]
     /// Uploads waiting for the next integration, in arrival order, with the session they came on.
-    private var pending: [(key: SessionKey, upload: Upload)] = []
+    var pending: [(key: SessionKey, upload: Upload)] = []
+    /// On a shared store: this server's uploads in the inbox, by inbox id, not yet settled.
+    var awaitingOutcomes: [UInt64: (key: SessionKey, fileID: UInt64)] = [:]
+    /// On a shared store: the server version up to which this server routed the history to its
+    /// sessions (`catchUp`).
+    var routedThrough: UInt64 = 0
 
     public init(
         store: any SyncStore, schema: Schema, wallClock: any WallClock, options: SyncServerOptions = .init(),
@@ -38,10 +43,14 @@ public final class SyncServer {
         state = ServerState(store: store, schema: schema)
         self.options = options
         self.salts = salts
-        _ = try state.latestServerVersion()  // Fails now, not at the first message, on an unreadable store.
+        // Fails now, not at the first message, on an unreadable store.
+        routedThrough = try state.latestServerVersion()
     }
 
     public var hasPendingUploads: Bool { !pending.isEmpty }
+
+    /// On a shared store: uploads of this server's sessions wait in the inbox for the integrator.
+    public var awaitsIntegration: Bool { !awaitingOutcomes.isEmpty }
 
     /// Handles one message from a client; returns what to send.
     public func receive(_ message: SyncMessage, on connection: ConnectionID) -> [Outgoing] {
@@ -105,10 +114,6 @@ public final class SyncServer {
             throw SyncError(
                 .userMismatch, "client file \(fileID) belongs to another user than '\(session.user)'")
         }
-        let latest = try state.latestServerVersion()
-        guard cursor <= latest else {
-            throw SyncError(.badServerVersion, "download cursor \(cursor) is past the latest server version \(latest)")
-        }
         // The set the replica completed last: it was accepted then; refused now only when the rules
         // changed, which ends the session with the reason.
         session.view = try SessionView.compile(query, user: session.user, rules: state.rules, permissions: permissions)
@@ -117,6 +122,14 @@ public final class SyncServer {
         // again on this one: integrated after the answer to this identify, they would be missing
         // from the acknowledgement it carries, and the replica may rebase them.
         pending.removeAll { $0.upload.clientFileID == fileID }
+        // On a shared store, likewise those waiting in the inbox (the integrator may have taken them
+        // already: then the acknowledgement read below counts them), and the compensating writes of
+        // those integrated after their session went come with this session's first download.
+        let corrections = options.sharedStore ? try takeInboxOutcomes(of: fileID) : []
+        let latest = try state.latestServerVersion()
+        guard cursor <= latest else {
+            throw SyncError(.badServerVersion, "download cursor \(cursor) is past the latest server version \(latest)")
+        }
         session.downloadCursor = cursor
         var out: [Outgoing] = []
         if cursor == 0 {
@@ -137,7 +150,7 @@ public final class SyncServer {
         }
         sessions[key] = session
         sessionIndex = nil
-        return recordHeldWritesOrFail(out + (try downloads(for: key, force: true)))
+        return recordHeldWritesOrFail(out + (try downloads(for: key, force: true, corrections: corrections)))
     }
 
     private func upload(_ key: SessionKey, _ changesets: [Changeset]) throws -> [Outgoing] {
@@ -149,7 +162,9 @@ public final class SyncServer {
         }
         // The writer as it uploads: its user and the view its commits were made in (a client sends a
         // new subscription set between the changesets made before it and those made under it).
-        let writer = permissions.map { _ in UploadWriter(user: session.user, view: session.view.predicates) }
+        let writer = permissions.map { _ in
+            UploadWriter(user: session.user, view: session.view.predicates, query: session.view.query)
+        }
         // A later message continues the session's last upload when made in the same view.
         if let index = pending.lastIndex(where: { $0.key == key }), pending[index].upload.writer == writer {
             pending[index].upload.changesets += changesets
@@ -161,7 +176,7 @@ public final class SyncServer {
 
     private func mark(_ key: SessionKey, _ requestID: UInt64) throws -> [Outgoing] {
         guard sessions[key] != nil else { throw SyncError(.badSession, "session \(key.session) is not bound") }
-        if pending.contains(where: { $0.key == key }) {
+        if pending.contains(where: { $0.key == key }) || awaitingOutcomes.values.contains(where: { $0.key == key }) {
             sessions[key]?.pendingMarks.append(requestID)
             return []
         }
@@ -171,20 +186,21 @@ public final class SyncServer {
     // MARK: Integration
 
     /// Integrates every queued upload in one store transaction, then sends each session what it has
-    /// not seen, acknowledgements and the marks that waited for them.
+    /// not seen, acknowledgements and the marks that waited for them. On a shared store the uploads
+    /// go to its inbox instead (`enqueuePending`).
     public func integratePending() -> [Outgoing] {
+        if options.sharedStore { return enqueuePending() }
         let batch = pending
         pending = []
         guard !batch.isEmpty else { return [] }
         var out: [Outgoing] = []
         var corrections: [SessionKey: [CompensatingWrite]] = [:]
-        var concerned: Set<SessionKey>? = nil
+        var integrated: [HistoryEntry]? = nil
         var latest: UInt64 = 0
         let before = (try? state.latestServerVersion()) ?? 0
         do {
             let result = try integrator.integrate(batch.map(\.upload))
-            // Committed: a failure to find the sessions concerned only routes them all.
-            concerned = try? sessionsConcerned(by: result.integrated)
+            integrated = result.integrated
             latest = result.latestServerVersion
             for ((key, _), outcome) in zip(batch, result.outcomes) {
                 switch outcome {
@@ -196,11 +212,24 @@ public final class SyncServer {
             // The store failed: nothing was integrated; the uploaders must reconnect and upload again.
             for key in Set(batch.map(\.key)) { out += fail(key, error) }
         }
-        let uploaders = Set(batch.map(\.key))
+        out += route(
+            integrated: integrated, before: before, latest: latest, uploaders: Set(batch.map(\.key)),
+            corrections: corrections)
+        return recordHeldWritesOrFail(out)
+    }
+
+    /// Sends each session what it has not seen after an integration from `before` to `latest` that
+    /// added `integrated` (nil: unknown, every session is asked), forcing a download on `uploaders`
+    /// (their acknowledgement) with their `corrections`, then answers the marks that waited.
+    func route(
+        integrated: [HistoryEntry]?, before: UInt64, latest: UInt64, uploaders: Set<SessionKey>,
+        corrections: [SessionKey: [CompensatingWrite]]
+    ) -> [Outgoing] {
+        // Committed: a failure to find the sessions concerned only routes them all.
+        let concerned = integrated.flatMap { try? sessionsConcerned(by: $0) }
         let states = ObjectStates(rules: state.rules)
-        for key in sessions.keys.sorted(by: {
-            ($0.connection.rawValue, $0.session) < ($1.connection.rawValue, $1.session)
-        }) {
+        var out: [Outgoing] = []
+        for key in sessions.keys.sorted(by: Self.sessionOrder) {
             do {
                 // A caught-up session no integrated change concerns only moves its cursor.
                 if let concerned, !uploaders.contains(key), !concerned.contains(key),
@@ -217,7 +246,7 @@ public final class SyncServer {
             }
             out += answerMarks(key)
         }
-        return recordHeldWritesOrFail(out)
+        return out
     }
 
     /// `recordHeldWrites`, then `out` is what to send. When the store fails, the sessions of the
@@ -237,8 +266,7 @@ public final class SyncServer {
                 !failed.contains(SessionKey(connection: $0.connection, session: $0.message.session))
             }
             return kept
-                + keys.sorted { ($0.connection.rawValue, $0.session) < ($1.connection.rawValue, $1.session) }
-                .flatMap { fail($0, error) }
+                + keys.sorted(by: Self.sessionOrder).flatMap { fail($0, error) }
         }
     }
 
@@ -284,7 +312,7 @@ public final class SyncServer {
     // MARK: Errors
 
     /// The error message for a failure on a session; the session ends (the client binds again).
-    private func fail(_ key: SessionKey, _ error: any Error) -> [Outgoing] {
+    func fail(_ key: SessionKey, _ error: any Error) -> [Outgoing] {
         let syncError = error as? SyncError ?? SyncError(.otherError, "the server failed: \(error)")
         sessions[key] = nil
         sessionIndex = nil

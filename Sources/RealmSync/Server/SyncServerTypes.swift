@@ -26,11 +26,19 @@ public struct SyncServerOptions: Hashable, Sendable {
     public var downloadBatchSize: Int
     /// How far (milliseconds) a changeset's clock may be ahead of the server's wall clock.
     public var clockSkewTolerance: UInt64
+    /// Several servers share the store (docs/SYNC.md "Several servers on one store"): uploads go to
+    /// its inbox, the elected integrator integrates them (`integrateInbox`), and every server routes
+    /// what was integrated to its sessions (`catchUp`).
+    public var sharedStore: Bool
 
-    public init(bootstrapBatchSize: Int = 1000, downloadBatchSize: Int = 1000, clockSkewTolerance: UInt64 = 300_000) {
+    public init(
+        bootstrapBatchSize: Int = 1000, downloadBatchSize: Int = 1000, clockSkewTolerance: UInt64 = 300_000,
+        sharedStore: Bool = false
+    ) {
         self.bootstrapBatchSize = max(1, bootstrapBatchSize)
         self.downloadBatchSize = max(1, downloadBatchSize)
         self.clockSkewTolerance = clockSkewTolerance
+        self.sharedStore = sharedStore
     }
 }
 

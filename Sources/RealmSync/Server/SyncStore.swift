@@ -75,6 +75,16 @@ public protocol SyncStoreReader {
     func holders(of ref: ObjectRef) throws -> [UInt64]
     /// The objects the replica of `fileID` holds, ordered by a store-chosen cursor, after `cursor`.
     func heldObjects(by fileID: UInt64, after cursor: UInt64, limit: Int) throws -> [(cursor: UInt64, ref: ObjectRef)]
+
+    // The inbox of several servers on one store (docs/SYNC.md "Several servers on one store"): any
+    // server puts its uploads there, the one integrator drains it and records each outcome.
+
+    /// The uploads not yet integrated, oldest first.
+    func unsettledUploads(limit: Int) throws -> [InboxUpload]
+    /// The outcomes recorded for those of `ids` that are settled.
+    func uploadOutcomes(_ ids: [UInt64]) throws -> [UInt64: [UInt8]]
+    /// The outcomes of the file's settled uploads still kept (their session went before it read them).
+    func settledUploads(of fileID: UInt64) throws -> [UInt64: [UInt8]]
 }
 
 /// The writes of a store transaction.
@@ -114,6 +124,17 @@ public protocol SyncStoreTransaction: SyncStoreReader {
     func rewindHeld(of fileID: UInt64, to position: ViewPosition) throws
     /// The replica of `fileID` holds exactly `refs` (a fresh bootstrap); the log is cleared.
     func resetHeld(of fileID: UInt64, to refs: [ObjectRef]) throws
+
+    /// Puts an upload in the inbox and returns its id. The same file's upload ending at the same
+    /// client version twice (sent again after a reconnection) is kept once: its first id is returned.
+    func addUpload(clientFileID: UInt64, lastClientVersion: UInt64, body: [UInt8]) throws -> UInt64
+    /// Records what became of upload `id`, at `now` (milliseconds since 1970).
+    func settleUpload(_ id: UInt64, outcome: [UInt8], now: UInt64) throws
+    /// Drops the file's uploads not yet integrated: its replica connected again and sends them again.
+    func dropUnsettledUploads(of fileID: UInt64) throws
+    /// Forgets the settled uploads `ids` (their server read the outcomes), and every upload settled
+    /// before `settledBefore` (its server ended before it could read it).
+    func forgetUploads(_ ids: [UInt64], settledBefore: UInt64) throws
 
     /// Runs `body` in a savepoint: when it throws, everything it wrote is undone and the
     /// transaction goes on as it was.

@@ -22,6 +22,9 @@ public final class SQLiteSyncStore: SyncStore {
         fieldDefaults = schema.map(StoreFieldDefaults.of) ?? [:]
         do {
             connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            // Another connection to the file (servers sharing it in one process, an operator's
+            // reader) holds its write lock only for one integration: wait for it.
+            connection.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
             // View queries compare with the local query engine's functions.
             QueryFunctions.register(on: connection)
             SyncValueSQLFunctions.register(on: connection)
@@ -55,6 +58,8 @@ public final class SQLiteSyncStore: SyncStore {
             throw SyncStoreError("\(error) in the sync store \(connection.path)")
         }
     }
+
+    static let busyTimeoutMilliseconds: Int32 = 5000
 
     private static let schemaSQL = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
@@ -99,6 +104,11 @@ public final class SQLiteSyncStore: SyncStore {
             server_version INTEGER NOT NULL, query_version INTEGER NOT NULL, held INTEGER NOT NULL);
         CREATE INDEX IF NOT EXISTS held_log_by_file ON held_log(file_id, seq);
         CREATE INDEX IF NOT EXISTS held_log_by_object ON held_log(file_id, object);
+        CREATE TABLE IF NOT EXISTS inbox(
+            id INTEGER PRIMARY KEY, client_file_id INTEGER NOT NULL, last_client_version INTEGER NOT NULL,
+            body BLOB NOT NULL, outcome BLOB, settled_at INTEGER,
+            UNIQUE(client_file_id, last_client_version));
+        CREATE INDEX IF NOT EXISTS inbox_unsettled ON inbox(settled_at, id);
         """
 }
 

@@ -24,12 +24,17 @@ public actor SyncNetServer {
 
     /// `engine`: the server's engine (on its store, schema and permissions), owned by the server
     /// from now on. `secret`: the secret shared with the hosts, which signs the users' tokens.
-    public init(configuration: SyncNetServerConfiguration, engine: sending SyncServer, secret: [UInt8]) throws {
+    /// `coordination`: several servers share the engine's store (its options say `sharedStore`): who
+    /// integrates, and the store's wake-ups.
+    public init(
+        configuration: SyncNetServerConfiguration, engine: sending SyncServer, secret: [UInt8],
+        coordination: (any SharedStoreCoordination)? = nil
+    ) throws {
         self.configuration = configuration
         tokens = try SyncToken(secret: secret)
         hub = SyncServerHub(
-            engine: engine, codec: WireCodec(limits: configuration.limits), maxConnections: configuration.maxConnections
-        )
+            engine: engine, codec: WireCodec(limits: configuration.limits),
+            maxConnections: configuration.maxConnections, coordination: coordination)
     }
 
     /// A server on a SQLite store at `storePath` (created if missing): what `realm-host sync-server`
@@ -82,6 +87,7 @@ public actor SyncNetServer {
             throw SyncError(.otherError, "cannot listen on \(configuration.host):\(configuration.port)")
         }
         self.port = port
+        await hub.startCoordinating(poll: configuration.sharedStorePoll)
         return port
     }
 
@@ -90,6 +96,7 @@ public actor SyncNetServer {
     public func stop() async {
         guard let running, let serviceGroup else { return }
         await hub.integrateNow()
+        await hub.stopCoordinating()
         await hub.closeAll(reason: "the sync server is stopping")
         await serviceGroup.triggerGracefulShutdown()
         _ = await running.result

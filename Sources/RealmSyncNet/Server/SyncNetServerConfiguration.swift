@@ -17,12 +17,15 @@ public struct SyncNetServerConfiguration: Sendable {
     public var bindDeadline: Duration
     /// The most connections served at once; one more is closed (1013, try again later) at once.
     public var maxConnections: Int
+    /// Several servers on one store: how often a server looks at the store without being woken (a
+    /// notification lost with a connection, an integrator gone: the next one takes over then).
+    public var sharedStorePoll: Duration
     public var logLevel: Logger.Level
 
     public init(
         host: String = "127.0.0.1", port: Int = 7800, path: String = "/sync", limits: WireLimits = .standard,
         pingInterval: Duration = .seconds(30), bindDeadline: Duration = .seconds(30), maxConnections: Int = 1000,
-        logLevel: Logger.Level = .warning
+        sharedStorePoll: Duration = .seconds(1), logLevel: Logger.Level = .warning
     ) {
         self.host = host
         self.port = port
@@ -31,6 +34,7 @@ public struct SyncNetServerConfiguration: Sendable {
         self.pingInterval = pingInterval
         self.bindDeadline = bindDeadline
         self.maxConnections = maxConnections
+        self.sharedStorePoll = sharedStorePoll
         self.logLevel = logLevel
     }
 }

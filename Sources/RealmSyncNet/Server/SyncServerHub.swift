@@ -14,11 +14,21 @@ actor SyncServerHub {
     private var bound: Set<ConnectionID> = []
     private var nextConnection: UInt64 = 1
     private var integrationScheduled = false
+    /// Several servers on one store: who integrates, and the wake-ups (nil: this server alone
+    /// integrates what it receives).
+    private let coordination: (any SharedStoreCoordination)?
+    private var coordinating: Task<Void, Never>?
+    /// Set by `stopCoordinating`: a wake-up already on its way must not take the role again.
+    private var coordinationStopped = false
 
-    init(engine: sending SyncServer, codec: WireCodec, maxConnections: Int) {
+    init(
+        engine: sending SyncServer, codec: WireCodec, maxConnections: Int,
+        coordination: (any SharedStoreCoordination)? = nil
+    ) {
         self.engine = engine
         self.codec = codec
         self.maxConnections = maxConnections
+        self.coordination = coordination
     }
 
     /// A new connection, its id naming it in the engine; nil when `maxConnections` are open.
@@ -63,10 +73,53 @@ actor SyncServerHub {
         engine.disconnect(connection)
     }
 
-    /// Integrates what is pending now (a stop does this before closing the connections).
-    func integrateNow() {
+    /// Integrates what is pending now (a stop does this before closing the connections). On a shared
+    /// store the uploads go to the inbox, and this server integrates them at once when it is the
+    /// integrator (the others are woken by the store).
+    func integrateNow() async {
         integrationScheduled = false
         route(engine.integratePending())
+        if coordination != nil { await wake(.inbox) }
+    }
+
+    // MARK: Several servers on one store
+
+    /// Starts following the shared store's wake-ups, and a timer (`poll`) for whatever a lost
+    /// notification would leave waiting; nothing without a coordination.
+    func startCoordinating(poll: Duration) {
+        guard let coordination, coordinating == nil else { return }
+        coordinating = Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await wakeUp in coordination.wakeUps() { await self.wake(wakeUp) }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: poll)
+                        await self.wake(.everything)
+                    }
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    func stopCoordinating() async {
+        coordinationStopped = true
+        coordinating?.cancel()
+        coordinating = nil
+        await coordination?.stop()
+    }
+
+    /// The integrator drains the inbox (when it has work); every server then routes the history to
+    /// its sessions. A store failure leaves the uploads in the inbox for the next wake-up.
+    private func wake(_ wakeUp: SharedStoreWakeUp) async {
+        guard let coordination, !coordinationStopped else { return }
+        if wakeUp != .history, await coordination.holdIntegratorRole(), !coordinationStopped {
+            while let taken = try? engine.integrateInbox(), taken > 0 {}
+        }
+        route(engine.catchUp())
     }
 
     /// Closes every connection, telling the peers why.
@@ -90,12 +143,12 @@ actor SyncServerHub {
     private func scheduleIntegration() {
         guard !integrationScheduled else { return }
         integrationScheduled = true
-        Task { self.integrateScheduled() }
+        Task { await self.integrateScheduled() }
     }
 
-    private func integrateScheduled() {
+    private func integrateScheduled() async {
         guard integrationScheduled else { return }
-        integrateNow()
+        await integrateNow()
     }
 
     private func refuse(_ session: UInt32, on connection: ConnectionID, code: SyncErrorCode, _ reason: String) {

@@ -18,18 +18,31 @@ final class AuditingServer: SyncServerEndpoint {
         var subscriptions: [String: ViewPredicate] = [:]
     }
 
-    let server: SyncServer
+    let server: any SyncServerEndpoint
+    /// The server's state (a cluster's servers share one).
+    let state: ServerState
     private let audit: ViewAudit
     private var sessions: [Key: Session] = [:]
     /// Per client file, the writer of each changeset waiting for the next integration, by client
     /// version (the first upload of a version counts: a repeat is skipped by the server).
     private var pendingWriters: [UInt64: [UInt64: OracleWriter]] = [:]
+    /// Several servers on one store: the writers of the uploads put in the inbox, which outlive
+    /// their sessions and go only when their file identifies again (the server drops its
+    /// unsettled uploads then) or once integrated. Nil for one server.
+    private(set) var inboxWriters: [UInt64: [UInt64: OracleWriter]]?
     /// `SYNC_VIEW_SIMULATION_TRACE=<client file id>`: every message to and from that file is
     /// printed, to trace a failing seed.
     private let tracedFile = ProcessInfo.processInfo.environment["SYNC_VIEW_SIMULATION_TRACE"].flatMap { UInt64($0) }
 
-    init(_ server: SyncServer, audit: ViewAudit) {
+    /// `inbox`: several servers on one store, and the writers of what their inbox holds (the inbox
+    /// outlives the servers' processes); nil: one server.
+    init(
+        _ server: any SyncServerEndpoint, state: ServerState, audit: ViewAudit,
+        inbox: [UInt64: [UInt64: OracleWriter]]? = nil
+    ) {
         self.server = server
+        self.state = state
+        inboxWriters = inbox
         self.audit = audit
     }
 
@@ -41,6 +54,8 @@ final class AuditingServer: SyncServerEndpoint {
             if sessions[key] == nil { sessions[key] = Session(user: user) }
         case .identify(_, let fileID, _, _, let query):
             sessions[key]?.fileID = fileID
+            inboxWriters?[fileID] = nil
+            trace("<-", message, key)
             sessions[key]?.subscriptions = subscriptions(query)
         case .upload(_, let changesets):
             if let session = sessions[key], let fileID = session.fileID {
@@ -64,10 +79,24 @@ final class AuditingServer: SyncServerEndpoint {
     }
 
     func integratePending() -> [Outgoing] {
-        let writers = pendingWriters
+        var writers = pendingWriters
         pendingWriters = [:]
+        if var inbox = inboxWriters {
+            // Every server puts what it received in the inbox first; the first writer of a
+            // version stays (the inbox keeps an upload sent twice once, and integrates in order).
+            for (file, byVersion) in writers { inbox[file, default: [:]].merge(byVersion) { first, _ in first } }
+            writers = inbox
+        }
+        let log = (try? state.latestServerVersion()) ?? 0
         let out = server.integratePending()
-        audit.integrated(server, writers: writers)
+        audit.integrated(state, writers: writers)
+        if inboxWriters != nil {
+            inboxWriters = writers
+            // What was integrated leaves the inbox.
+            for entry in (try? state.integrationLog(after: log)) ?? [] {
+                inboxWriters?[entry.changeset.clientFileID]?[entry.changeset.clientVersion] = nil
+            }
+        }
         return watched(out)
     }
 

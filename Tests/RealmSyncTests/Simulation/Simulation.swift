@@ -4,8 +4,8 @@ import RealmSync
 import RealmTestSupport
 
 /// One run of the deterministic simulation (docs/SYNC.md, "The simulation"): 2–8 replicas, real
-/// realm files in a temporary folder, one server on a store of the test's `TestStorePlace` (SQLite, or
-/// PostgreSQL in RealmSyncPostgresTests), an in-memory transport whose
+/// realm files in a temporary folder, one server (or several sharing it) on a store of the test's
+/// `TestStorePlace` (SQLite, or PostgreSQL in RealmSyncPostgresTests), an in-memory transport whose
 /// seeded scheduler delays, reorders across connections, duplicates uploads and drops connections,
 /// and crashes of clients and of the server. Everything random comes from the seed, so a failing
 /// seed replays exactly.
@@ -31,21 +31,26 @@ final class Simulation {
     private var workloads: [Workload] = []
     private var clients: [SyncClient] = []
     private var skews: [Int64] = []
-    private var server: SyncServer
+    private var server: (endpoint: any SyncServerEndpoint, state: ServerState)
     private let transport: InMemoryTransport
     private(set) var figures = Figures()
     private let schema = SimulationSchema.schema
     private let classes = SimulationSchema.syncedClasses.sorted()
 
-    init(seed: UInt64, folder: URL, place: TestStorePlace) throws {
+    /// How many servers share the store (`SharedStoreCluster`); 1: one `SyncServer`.
+    private let serverCount: Int
+
+    init(seed: UInt64, folder: URL, place: TestStorePlace, servers: Int = 1) throws {
         self.seed = seed
         self.folder = folder
         self.place = place
+        serverCount = servers
         random = SplitMix64(seed: seed)
         var serverRandom = SplitMix64(seed: seed ^ 0x5E4E_4E11)
-        server = try Self.makeServer(place: place, time: time, salts: { serverRandom.next() })
+        server = try Self.makeServer(
+            place: place, time: time, count: servers, seed: seed, salts: { serverRandom.next() })
         var schedulerRandom = SplitMix64(seed: seed ^ 0x7A45_9072)
-        transport = InMemoryTransport(server: server, random: { schedulerRandom.next() })
+        transport = InMemoryTransport(server: server.endpoint, random: { schedulerRandom.next() })
         let replicaCount = 2 + number(7)
         figures.replicas = replicaCount
         for index in 0..<replicaCount {
@@ -56,13 +61,23 @@ final class Simulation {
         }
     }
 
-    private static func makeServer(place: TestStorePlace, time: SimulatedTime, salts: @escaping () -> UInt64) throws
-        -> SyncServer
-    {
-        let store = try place.open(historySalt: 42, schema: SimulationSchema.schema)
-        return try SyncServer(
-            store: store, schema: SimulationSchema.schema, wallClock: SkewedClock(time: time, skew: 0),
-            options: SyncServerOptions(bootstrapBatchSize: 7, downloadBatchSize: 5), salts: salts)
+    /// The server, or `count` servers on one store, and the state they share.
+    private static func makeServer(
+        place: TestStorePlace, time: SimulatedTime, count: Int, seed: UInt64, salts: @escaping () -> UInt64
+    ) throws -> (endpoint: any SyncServerEndpoint, state: ServerState) {
+        let open = { try place.open(historySalt: 42, schema: SimulationSchema.schema) }
+        let options = SyncServerOptions(bootstrapBatchSize: 7, downloadBatchSize: 5)
+        let clock = SkewedClock(time: time, skew: 0)
+        if count > 1 {
+            var election = SplitMix64(seed: seed ^ 0xC1_0573)
+            let cluster = try SharedStoreCluster.make(
+                count: count, open: open, schema: SimulationSchema.schema, wallClock: clock, options: options,
+                salts: salts, random: { election.next() })
+            return (cluster, cluster.state)
+        }
+        let server = try SyncServer(
+            store: try open(), schema: SimulationSchema.schema, wallClock: clock, options: options, salts: salts)
+        return (server, server.state)
     }
 
     private func openClient(_ index: Int) throws -> SyncClient {
@@ -120,8 +135,9 @@ final class Simulation {
     private func crashServer() throws {
         figures.serverCrashes += 1
         var serverRandom = SplitMix64(seed: random.next())
-        server = try Self.makeServer(place: place, time: time, salts: { serverRandom.next() })
-        transport.restartServer(server)
+        server = try Self.makeServer(
+            place: place, time: time, count: serverCount, seed: random.next(), salts: { serverRandom.next() })
+        transport.restartServer(server.endpoint)
     }
 
     private func quiesce() throws {

@@ -13,16 +13,28 @@ final class SimulationTests: XCTestCase {
     static let steps = 300
 
     func testReplicasConvergeOnTheServerAndTheServerOnTheOracle() throws {
-        let seeds = SimulationSeeds.seeds(ciSeeds: Self.ciSeeds)
-        print(
-            "sync simulation: seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count)), \(Self.steps) steps each")
+        try run(SimulationSeeds.seeds(ciSeeds: Self.ciSeeds), servers: 1, name: "sync simulation")
+    }
+
+    /// Three servers on one store (docs/SYNC.md "Several servers on one store"): uploads through the
+    /// inbox, an integrator elected anew every round, a replica served by another server after each
+    /// reconnection. `SYNC_SHARED_SIMULATION_SEED(S)`/`_FIRST` as above; 50 seeds in CI.
+    func testThreeServersOnOneStoreConvergeAsOne() throws {
+        try run(
+            SimulationSeeds.seeds(prefix: "SYNC_SHARED_SIMULATION", ciSeeds: 50), servers: 3,
+            name: "shared-store simulation")
+    }
+
+    private func run(_ seeds: [UInt64], servers: Int, name: String) throws {
+        print("\(name): seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count)), \(Self.steps) steps each")
         var totals = Simulation.Figures()
         var failed: [UInt64] = []
         for seed in seeds {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-sim-\(seed)-\(UUID())")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let simulation = try Simulation(seed: seed, folder: folder, place: try TestStorePlace("sim"))
+            let simulation = try Simulation(
+                seed: seed, folder: folder, place: try TestStorePlace("sim"), servers: servers)
             do {
                 try simulation.run(steps: Self.steps)
             } catch {
@@ -33,7 +45,7 @@ final class SimulationTests: XCTestCase {
             }
             totals.add(simulation.figures)
         }
-        print("sync simulation: \(totals); \(failed.count) of \(seeds.count) seeds failed \(failed)")
+        print("\(name): \(totals); \(failed.count) of \(seeds.count) seeds failed \(failed)")
         guard failed.isEmpty else { return }
         XCTAssertGreaterThan(totals.commits, seeds.count * Self.steps / 8, "the workload made too few commits")
         XCTAssertGreaterThan(totals.transport.dropped, 0, "no connection was ever dropped")

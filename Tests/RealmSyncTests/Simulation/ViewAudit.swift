@@ -40,16 +40,16 @@ final class ViewAudit {
     /// After an integration: the oracle integrates what the server did (each changeset with the
     /// writer recorded for its file), then the stored state must be the oracle's: no change a
     /// writer's rules refused is stored, none allowed is missing.
-    func integrated(_ server: SyncServer, writers: [UInt64: [UInt64: OracleWriter]]) {
+    func integrated(_ state: ServerState, writers: [UInt64: [UInt64: OracleWriter]]) {
         do {
-            for entry in try server.state.integrationLog(after: oracle.serverVersion) {
+            for entry in try state.integrationLog(after: oracle.serverVersion) {
                 let file = entry.changeset.clientFileID
                 guard let writer = writers[file]?[entry.changeset.clientVersion] else {
                     return violation("server version \(entry.serverVersion): client file \(file) had no upload pending")
                 }
                 try oracle.integrate(entry.changeset, at: entry.serverVersion, writer: writer)
             }
-            let stored = try server.state.canonicalState(classes: SimulationSchema.syncedClasses.sorted())
+            let stored = try state.canonicalState(classes: SimulationSchema.syncedClasses.sorted())
             let expected = oracle.canonicalState
             if stored != expected {
                 violation(

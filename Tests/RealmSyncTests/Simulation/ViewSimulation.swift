@@ -46,17 +46,22 @@ final class ViewSimulation {
     private var replicas: [Replica] = []
     private(set) var figures = Figures()
 
-    init(seed: UInt64, folder: URL, place: TestStorePlace) throws {
+    /// How many servers share the store (`SharedStoreCluster`); 1: one `SyncServer`, as deployed on SQLite.
+    private let serverCount: Int
+
+    init(seed: UInt64, folder: URL, place: TestStorePlace, servers: Int = 1) throws {
         self.seed = seed
         self.folder = folder
         self.place = place
+        serverCount = servers
         var setup = SplitMix64(seed: seed)
         let schema = SimulationSchema.viewSchema
         let permissions = try SyncPermissions.compile(SimulationRules.rules(&setup), schema: schema)
         random = setup
         audit = ViewAudit(schema: schema, permissions: permissions)
         var serverRandom = SplitMix64(seed: seed ^ 0x5E4E_4E11)
-        server = try Self.makeServer(place: place, time: time, audit: audit, salts: { serverRandom.next() })
+        server = try Self.makeServer(
+            place: place, time: time, audit: audit, count: servers, seed: seed, salts: { serverRandom.next() })
         var schedulerRandom = SplitMix64(seed: seed ^ 0x7A45_9072)
         transport = InMemoryTransport(server: server, random: { schedulerRandom.next() })
         let count = 2 + number(7)
@@ -76,14 +81,23 @@ final class ViewSimulation {
     }
 
     private static func makeServer(
-        place: TestStorePlace, time: SimulatedTime, audit: ViewAudit, salts: @escaping () -> UInt64
+        place: TestStorePlace, time: SimulatedTime, audit: ViewAudit, count: Int, seed: UInt64,
+        inbox: [UInt64: [UInt64: OracleWriter]]? = nil, salts: @escaping () -> UInt64
     ) throws -> AuditingServer {
-        let store = try place.open(historySalt: 42, schema: audit.schema)
+        let open = { try place.open(historySalt: 42, schema: audit.schema) }
+        let options = SyncServerOptions(bootstrapBatchSize: 7, downloadBatchSize: 5)
+        let clock = SkewedClock(time: time, skew: 0)
+        if count > 1 {
+            var election = SplitMix64(seed: seed ^ 0xC1_0573)
+            let cluster = try SharedStoreCluster.make(
+                count: count, open: open, schema: audit.schema, wallClock: clock, options: options,
+                permissions: audit.permissions, salts: salts, random: { election.next() })
+            return AuditingServer(cluster, state: cluster.state, audit: audit, inbox: inbox ?? [:])
+        }
         let server = try SyncServer(
-            store: store, schema: audit.schema, wallClock: SkewedClock(time: time, skew: 0),
-            options: SyncServerOptions(bootstrapBatchSize: 7, downloadBatchSize: 5), permissions: audit.permissions,
+            store: try open(), schema: audit.schema, wallClock: clock, options: options, permissions: audit.permissions,
             salts: salts)
-        return AuditingServer(server, audit: audit)
+        return AuditingServer(server, state: server.state, audit: audit)
     }
 
     private static func openClient(
@@ -196,7 +210,10 @@ final class ViewSimulation {
     private func crashServer() throws {
         figures.base.serverCrashes += 1
         var serverRandom = SplitMix64(seed: random.next())
-        server = try Self.makeServer(place: place, time: time, audit: audit, salts: { serverRandom.next() })
+        // What the inbox holds survives the servers: its writers go to the audit of the new ones.
+        server = try Self.makeServer(
+            place: place, time: time, audit: audit, count: serverCount, seed: random.next(),
+            inbox: server.inboxWriters, salts: { serverRandom.next() })
         transport.restartServer(server)
     }
 
@@ -226,11 +243,11 @@ final class ViewSimulation {
     }
 
     private func checkConvergence() throws {
-        let log = try server.server.state.integrationLog()
+        let log = try server.state.integrationLog()
         figures.base.integratedChangesets = log.count
         figures.auditedObjects = audit.auditedObjects
         if let problem = SimulationChecks.logProblem(log) { throw fail(problem) }
-        let serverState = try server.server.state.canonicalState(classes: classes)
+        let serverState = try server.state.canonicalState(classes: classes)
         if serverState != audit.oracle.canonicalState {
             throw fail(
                 "server differs from the permission oracle:\n"
@@ -336,8 +353,8 @@ final class ViewSimulation {
 
     /// For a failure: each changeset that wrote `ref`, its instructions as uploaded and as kept.
     private func history(of ref: ObjectRef) -> String {
-        guard let log = try? server.server.state.integrationLog(),
-            let kept = try? server.server.state.history(after: 0, limit: 1_000_000)
+        guard let log = try? server.state.integrationLog(),
+            let kept = try? server.state.history(after: 0, limit: 1_000_000)
         else { return "" }
         return zip(log, kept).compactMap { entry, keptEntry in
             let written = entry.changeset.instructions.filter { $0.object == ref }

@@ -19,9 +19,18 @@ final class ViewSimulationTests: XCTestCase {
     static let knownFailures: Set<UInt64> = []
 
     func testReplicasHoldTheirViewsAndTheServerObeysTheRules() throws {
-        let seeds = SimulationSeeds.seeds(prefix: "SYNC_VIEW_SIMULATION", ciSeeds: Self.ciSeeds)
-        print(
-            "view simulation: seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count)), \(Self.steps) steps each")
+        try run(SimulationSeeds.seeds(prefix: "SYNC_VIEW_SIMULATION", ciSeeds: Self.ciSeeds), servers: 1)
+    }
+
+    /// Three servers on one store (docs/SYNC.md "Several servers on one store"), the audit watching
+    /// them as one. `SYNC_SHARED_VIEW_SIMULATION_SEED(S)`/`_FIRST`; 50 seeds in CI.
+    func testThreeServersOnOneStoreHoldViewsAndRulesAsOne() throws {
+        try run(SimulationSeeds.seeds(prefix: "SYNC_SHARED_VIEW_SIMULATION", ciSeeds: 50), servers: 3)
+    }
+
+    private func run(_ seeds: [UInt64], servers: Int) throws {
+        let name = servers == 1 ? "view simulation" : "view simulation on \(servers) servers"
+        print("\(name): seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count)), \(Self.steps) steps each")
         var totals = ViewSimulation.Figures()
         var failed: [UInt64] = []
         for seed in seeds {
@@ -30,21 +39,22 @@ final class ViewSimulationTests: XCTestCase {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             do {
-                let simulation = try ViewSimulation(seed: seed, folder: folder, place: try TestStorePlace("view-sim"))
+                let simulation = try ViewSimulation(
+                    seed: seed, folder: folder, place: try TestStorePlace("view-sim"), servers: servers)
                 defer { totals.add(simulation.figures) }
                 try simulation.run(steps: Self.steps)
                 if Self.knownFailures.contains(seed) {
                     XCTFail("seed \(seed) now passes: remove it from ViewSimulationTests.knownFailures")
                 }
             } catch  where Self.knownFailures.contains(seed) {
-                print("view simulation: known failure: \(error)")
+                print("\(name): known failure: \(error)")
             } catch {
                 // Every failing seed is reported, each replayable alone.
                 XCTFail("\(error)")
                 failed.append(seed)
             }
         }
-        print("view simulation: \(totals); \(failed.count) of \(seeds.count) seeds failed \(failed)")
+        print("\(name): \(totals); \(failed.count) of \(seeds.count) seeds failed \(failed)")
         guard failed.isEmpty, seeds.count >= 50 else { return }
         // The run exercised what it claims to prove.
         XCTAssertGreaterThan(totals.base.commits, seeds.count * Self.steps / 10, "too few commits")

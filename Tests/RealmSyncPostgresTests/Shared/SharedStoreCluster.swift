@@ -1,0 +1,1 @@
+../../RealmSyncTests/Simulation/SharedStoreCluster.swift

@@ -1,0 +1,1 @@
+../../RealmSyncTests/SharedStoreServerTests.swift
