@@ -164,7 +164,9 @@ let package = Package(
         // Spawns the built realm-host; the sync-server tests talk to it with RealmSyncNet's client.
         .testTarget(
             name: "RealmHostCLITests",
-            dependencies: ["RealmHost", "RealmHostCLI", "RealmSyncNet", "RealmSync", "RealmDatabase"]
+            dependencies: [
+                "RealmHost", "RealmHostCLI", "RealmSyncNet", "RealmSyncPostgres", "RealmSync", "RealmDatabase",
+            ]
         ),
         // Proof under faults, hostile scripts and load (issue 6).
         .testTarget(

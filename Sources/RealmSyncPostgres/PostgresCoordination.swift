@@ -16,31 +16,46 @@ public actor PostgresCoordination: SharedStoreCoordination {
     private var holding = false
     private var stopped = false
     private var listening: Task<Void, Never>?
+    private var checking: Task<Bool, Never>?
+    /// Told when this server takes the role or loses it (the CLI says so on standard error).
+    private let roleChanged: @Sendable (Bool) -> Void
     private nonisolated let wakeUpStream = AsyncStream.makeStream(
         of: SharedStoreWakeUp.self, bufferingPolicy: .bufferingNewest(16))
 
-    private init(location: PostgresStoreLocation) { self.location = location }
-
-    /// Starts listening to the store at `location`; the role is taken at the first wake-up.
-    public static func start(location: PostgresStoreLocation) async -> PostgresCoordination {
-        let coordination = PostgresCoordination(location: location)
-        await coordination.startListening()
-        return coordination
+    /// The coordination of the servers on the store at `location`; it listens once started, and
+    /// takes the role at a wake-up.
+    public init(location: PostgresStoreLocation, roleChanged: @escaping @Sendable (Bool) -> Void = { _ in }) {
+        self.location = location
+        self.roleChanged = roleChanged
     }
 
     public func holdIntegratorRole() async -> Bool {
+        // One check at a time: a second one entering while the first waits on PostgreSQL would open a
+        // second lock connection, and the first one's lock would stay held by a connection forgotten.
+        if let checking { return await checking.value }
+        let check = Task { await self.checkRole() }
+        checking = check
+        let result = await check.value
+        checking = nil
+        return result
+    }
+
+    private func checkRole() async -> Bool {
         if holding, let lockConnection, !lockConnection.isClosed { return true }
+        let held = holding
         holding = false
-        guard !stopped else { return false }
-        do {
-            let connection = try await openLockConnection()
-            let rows = try await connection.query(
-                "SELECT pg_try_advisory_lock(\(PostgresStoreSchema.integratorLock))", logger: logger)
-            for try await taken in rows.decode(Bool.self) { holding = taken }
-        } catch {
-            // PostgreSQL is away: not the integrator until it answers again.
-            await closeLockConnection()
+        if !stopped {
+            do {
+                let connection = try await openLockConnection()
+                let rows = try await connection.query(
+                    "SELECT pg_try_advisory_lock(\(PostgresStoreSchema.integratorLock))", logger: logger)
+                for try await taken in rows.decode(Bool.self) { holding = taken }
+            } catch {
+                // PostgreSQL is away: not the integrator until it answers again.
+                await closeLockConnection()
+            }
         }
+        if holding != held { roleChanged(holding) }
         return holding
     }
 
@@ -50,6 +65,7 @@ public actor PostgresCoordination: SharedStoreCoordination {
         stopped = true
         listening?.cancel()
         listening = nil
+        if holding { roleChanged(false) }
         await closeLockConnection()
         wakeUpStream.continuation.finish()
     }
@@ -80,7 +96,8 @@ public actor PostgresCoordination: SharedStoreCoordination {
         return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
     }
 
-    private func startListening() {
+    public func start() {
+        guard listening == nil, !stopped else { return }
         let continuation = wakeUpStream.continuation
         listening = Task {
             while !Task.isCancelled {

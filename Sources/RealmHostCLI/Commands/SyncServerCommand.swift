@@ -54,11 +54,9 @@ struct SyncServerCommand: ParsableCommand {
                 StandardStreams.errorLine(line)
             }
             try TerminationSignals.install()
-            let schema = registry.schema
-            let server = try AsyncBridge.wait {
-                try await SyncServerStartup.server(
-                    listen: address, store: storeLocation, schema: schema, permissions: permissions, secret: secret)
-            }
+            let server = try SyncServerStartup.server(
+                listen: address, store: storeLocation, schema: registry.schema, permissions: permissions,
+                secret: secret)
             try serve(server, at: address)
             return 0
         }

@@ -54,7 +54,7 @@ enum SyncServerStartup {
     static func server(
         listen: ListenAddress, store: SyncStoreLocation, schema: sending Schema, permissions: SyncPermissions,
         secret: SyncSharedSecret
-    ) async throws -> SyncNetServer {
+    ) throws -> SyncNetServer {
         let configuration = SyncNetServerConfiguration(host: listen.host, port: listen.port)
         do {
             switch store {
@@ -69,11 +69,20 @@ enum SyncServerStartup {
                     permissions: permissions, salts: { UInt64.random(in: 1...UInt64.max) })
                 return try SyncNetServer(
                     configuration: configuration, engine: engine, secret: secret.bytes,
-                    coordination: await PostgresCoordination.start(location: location))
+                    coordination: PostgresCoordination(location: location, roleChanged: announceRole))
             }
         } catch {
             throw CLIError.failed("cannot open the store \(store.description): \(error)")
         }
+    }
+
+    /// A line on standard error when this server becomes the store's integrator or stops being it
+    /// (several servers on one PostgreSQL store: one integrates at a time).
+    @Sendable static func announceRole(_ integrating: Bool) {
+        StandardStreams.errorLine(
+            integrating
+                ? "sync server: integrating (this server holds the store's integrator lock)"
+                : "sync server: no longer integrating")
     }
 
     /// What the server runs with, for standard error (the first line of standard output is the URL).

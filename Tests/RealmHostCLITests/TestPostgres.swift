@@ -1,0 +1,1 @@
+../RealmSyncPostgresTests/TestPostgres.swift
