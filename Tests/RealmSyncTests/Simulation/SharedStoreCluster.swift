@@ -23,8 +23,9 @@ final class SharedStoreCluster: SyncServerEndpoint {
 
     /// `count` servers, each with its own connection to the store `open` opens (the same one each time).
     static func make(
-        count: Int, open: () throws -> any SyncStore, schema: Schema, wallClock: any WallClock, options: SyncServerOptions,
-        permissions: SyncPermissions? = nil, salts: @escaping () -> UInt64, random: @escaping () -> UInt64
+        count: Int, open: () throws -> any SyncStore, schema: Schema, wallClock: any WallClock,
+        options: SyncServerOptions, permissions: SyncPermissions? = nil, salts: @escaping () -> UInt64,
+        random: @escaping () -> UInt64
     ) throws -> SharedStoreCluster {
         var options = options
         options.sharedStore = true
