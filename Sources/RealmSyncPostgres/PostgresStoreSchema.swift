@@ -8,13 +8,22 @@ import RealmSync
 /// reached is the `schema_version` row of `meta`. Opening a store runs the missing ones under an
 /// advisory lock, so several servers opening one database at once upgrade it once.
 ///
-/// Version 2 adds the `inbox` of several servers on one store; the integrator's advisory lock and
-/// LISTEN/NOTIFY (still to come) need no table.
+/// Version 2 adds the `inbox` of several servers sharing the store (docs/SYNC.md "Several servers on
+/// one store"): uploads keyed by (client file, last client version), written by any server, drained
+/// by the integrator, which records each outcome; the integrator's advisory lock and LISTEN/NOTIFY
+/// need no table.
 enum PostgresStoreSchema {
     static let version = Int64(migrations.count)
 
     /// The key of the advisory lock taken while the schema is created or upgraded.
     static let upgradeLock: Int64 = 0x5265_616C_6D53_0001
+    /// The key of the advisory lock taken while a client file id is allocated.
+    static let clientAllocationLock: Int64 = 0x5265_616C_6D53_0002
+    /// The key of the advisory lock whose holder is the integrator (`PostgresCoordination`).
+    static let integratorLock: Int64 = 0x5265_616C_6D53_0003
+    /// The channels of LISTEN/NOTIFY: uploads put in the inbox, and uploads settled (the history moved).
+    static let inboxChannel = "realmhost_inbox"
+    static let historyChannel = "realmhost_history"
 
     static let migrations: [String] = [
         // 1: the SQLite store's tables.
@@ -63,7 +72,7 @@ enum PostgresStoreSchema {
             id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, client_file_id BIGINT NOT NULL,
             last_client_version BIGINT NOT NULL, body BYTEA NOT NULL, outcome BYTEA, settled_at BIGINT,
             UNIQUE(client_file_id, last_client_version));
-        CREATE INDEX inbox_unsettled ON inbox(settled_at, id);
+        CREATE INDEX inbox_unsettled ON inbox(id) WHERE settled_at IS NULL;
         """,
     ]
 

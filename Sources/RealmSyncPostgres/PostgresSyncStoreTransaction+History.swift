@@ -88,6 +88,10 @@ extension PostgresSyncStoreTransaction {
     }
 
     func allocateClient(salt: UInt64, user: String) throws -> UInt64 {
+        // Servers sharing the store allocate one at a time: the lock is held to the commit.
+        try db.query(
+            "SELECT pg_advisory_xact_lock($1)", [.int(PostgresStoreSchema.clientAllocationLock)],
+            "locking the allocation of a client file")
         let last =
             try db.rows("SELECT COALESCE(max(file_id), 0) FROM clients", [], "allocating a client file")
             .first?.u64(0) ?? 0

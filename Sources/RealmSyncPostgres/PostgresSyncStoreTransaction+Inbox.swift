@@ -1,8 +1,8 @@
 import RealmSync
 
-/// The inbox of uploads of several servers on one store (docs/SYNC.md "Several servers on one
-/// store"), as the SQLite store keeps it: any server adds, the integrator settles, each server reads
-/// and forgets the outcomes of its own.
+/// The inbox of several servers sharing the store (docs/SYNC.md "Several servers on one store"), as
+/// the SQLite store keeps it. Adding an upload notifies the integrator, settling one every server;
+/// PostgreSQL delivers a notification at the commit, once per channel and transaction.
 extension PostgresSyncStoreTransaction {
     func unsettledUploads(limit: Int) throws -> [InboxUpload] {
         try db.rows(
@@ -13,59 +13,59 @@ extension PostgresSyncStoreTransaction {
 
     func uploadOutcomes(_ ids: [UInt64]) throws -> [UInt64: [UInt8]] {
         guard !ids.isEmpty else { return [:] }
-        var result: [UInt64: [UInt8]] = [:]
-        for row in try db.rows(
+        return try outcomes(
             "SELECT id, outcome FROM inbox WHERE id = ANY($1) AND settled_at IS NOT NULL",
             [.ints(ids.map { Int64(bitPattern: $0) })], "reading the outcomes of \(ids.count) uploads")
-        {
-            if let outcome = try row.bytes(1) { result[try row.u64(0)] = outcome }
-        }
-        return result
     }
 
     func settledUploads(of fileID: UInt64) throws -> [UInt64: [UInt8]] {
-        var result: [UInt64: [UInt8]] = [:]
-        for row in try db.rows(
+        try outcomes(
             "SELECT id, outcome FROM inbox WHERE client_file_id = $1 AND settled_at IS NOT NULL", [.u64(fileID)],
-            "reading the settled uploads of file \(fileID)")
-        {
-            result[try row.u64(0)] = try row.bytes(1) ?? []
-        }
-        return result
+            "reading the settled uploads of client file \(fileID)")
     }
 
     func addUpload(clientFileID: UInt64, lastClientVersion: UInt64, body: [UInt8]) throws -> UInt64 {
-        // The same upload twice (sent again after a reconnection) is kept once: its first id.
-        let rows = try db.rows(
+        let what = "putting the upload of client file \(clientFileID) in the inbox"
+        // An upload kept already answers with its id (the no-op update makes RETURNING see it).
+        let id = try db.rows(
             """
-            WITH added AS (
-                INSERT INTO inbox(client_file_id, last_client_version, body) VALUES ($1, $2, $3)
-                ON CONFLICT(client_file_id, last_client_version) DO NOTHING RETURNING id)
-            SELECT id FROM added UNION ALL
-            SELECT id FROM inbox WHERE client_file_id = $1 AND last_client_version = $2
-            """, [.u64(clientFileID), .u64(lastClientVersion), .bytes(body)],
-            "adding an upload of file \(clientFileID) to the inbox")
-        guard let id = try rows.first?.u64(0) else {
-            throw SyncStoreError("the upload of client file \(clientFileID) was not kept in the inbox")
-        }
+            INSERT INTO inbox(client_file_id, last_client_version, body) VALUES ($1, $2, $3)
+            ON CONFLICT (client_file_id, last_client_version) DO UPDATE SET client_file_id = excluded.client_file_id
+            RETURNING id
+            """,
+            [.u64(clientFileID), .u64(lastClientVersion), .bytes(body)], what
+        ).first?.u64(0)
+        guard let id else { throw SyncStoreError("\(what): PostgreSQL returned no id") }
+        try notify(PostgresStoreSchema.inboxChannel)
         return id
     }
 
     func settleUpload(_ id: UInt64, outcome: [UInt8], now: UInt64) throws {
         try db.query(
             "UPDATE inbox SET outcome = $1, settled_at = $2 WHERE id = $3", [.bytes(outcome), .u64(now), .u64(id)],
-            "settling upload \(id)")
+            "recording the outcome of upload \(id)")
+        try notify(PostgresStoreSchema.historyChannel)
     }
 
     func dropUnsettledUploads(of fileID: UInt64) throws {
         try db.query(
             "DELETE FROM inbox WHERE client_file_id = $1 AND settled_at IS NULL", [.u64(fileID)],
-            "dropping the unsettled uploads of file \(fileID)")
+            "dropping the unsettled uploads of client file \(fileID)")
     }
 
     func forgetUploads(_ ids: [UInt64], settledBefore: UInt64) throws {
         try db.query(
             "DELETE FROM inbox WHERE settled_at IS NOT NULL AND (id = ANY($1) OR settled_at < $2)",
             [.ints(ids.map { Int64(bitPattern: $0) }), .u64(settledBefore)], "forgetting settled uploads")
+    }
+
+    private func outcomes(_ sql: String, _ values: [PostgresValue], _ what: String) throws -> [UInt64: [UInt8]] {
+        var result: [UInt64: [UInt8]] = [:]
+        for row in try db.rows(sql, values, what) { result[try row.u64(0)] = try row.bytes(1) ?? [] }
+        return result
+    }
+
+    private func notify(_ channel: String) throws {
+        try db.query("SELECT pg_notify($1, '')", [.text(channel)], "notifying \(channel)")
     }
 }

@@ -117,6 +117,8 @@ final class TestCoordination: SharedStoreCoordination, @unchecked Sendable {
 
     init(election: TestElection) { self.election = election }
 
+    func start() async {}
+
     /// After `stop`, never again (a lock's connection closed).
     func holdIntegratorRole() async -> Bool {
         guard let member, !stopped.withLock({ $0 }) else { return false }

@@ -40,9 +40,10 @@ enum TestPostgres {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// A folder of this process's own, so a parallel run never stops this one's server.
+    /// A folder of this process's own, so a parallel run never stops this one's server; and of this
+    /// module's (RealmHostCLITests compiles this file too, into the same test process).
     private static let ownFolder = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "realmhost-postgres-tests-\(ProcessInfo.processInfo.processIdentifier)")
+        "realmhost-postgres-tests-\(ProcessInfo.processInfo.processIdentifier)-\(#fileID.prefix { $0 != "/" })")
 
     private static func startOwn() -> Result<PostgresStoreLocation, TestPostgresUnavailable> {
         let output: String

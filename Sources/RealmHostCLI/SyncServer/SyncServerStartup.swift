@@ -48,7 +48,9 @@ enum SyncServerStartup {
         }
     }
 
-    /// The server on its store, not started yet.
+    /// The server on its store, not started yet. On PostgreSQL the store may be shared with other
+    /// servers (docs/SYNC.md "Several servers on one store"): uploads go through its inbox, and the
+    /// server integrates only while it holds the integrator role.
     static func server(
         listen: ListenAddress, store: SyncStoreLocation, schema: sending Schema, permissions: SyncPermissions,
         secret: SyncSharedSecret
@@ -63,13 +65,24 @@ enum SyncServerStartup {
             case .postgres(let location):
                 let engine = try SyncServer(
                     store: try PostgresSyncStore(location: location, schema: schema), schema: schema,
-                    wallClock: SystemWallClock(), permissions: permissions,
-                    salts: { UInt64.random(in: 1...UInt64.max) })
-                return try SyncNetServer(configuration: configuration, engine: engine, secret: secret.bytes)
+                    wallClock: SystemWallClock(), options: SyncServerOptions(sharedStore: true),
+                    permissions: permissions, salts: { UInt64.random(in: 1...UInt64.max) })
+                return try SyncNetServer(
+                    configuration: configuration, engine: engine, secret: secret.bytes,
+                    coordination: PostgresCoordination(location: location, roleChanged: announceRole))
             }
         } catch {
             throw CLIError.failed("cannot open the store \(store.description): \(error)")
         }
+    }
+
+    /// A line on standard error when this server becomes the store's integrator or stops being it
+    /// (several servers on one PostgreSQL store: one integrates at a time).
+    @Sendable static func announceRole(_ integrating: Bool) {
+        StandardStreams.errorLine(
+            integrating
+                ? "sync server: integrating (this server holds the store's integrator lock)"
+                : "sync server: no longer integrating")
     }
 
     /// What the server runs with, for standard error (the first line of standard output is the URL).

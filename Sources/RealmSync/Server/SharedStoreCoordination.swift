@@ -3,6 +3,8 @@
 /// is an advisory lock held on a dedicated connection and LISTEN/NOTIFY (RealmSyncPostgres); the
 /// network layer's hub drives the engine with it (`SyncServer.integrateInbox`, `catchUp`).
 public protocol SharedStoreCoordination: AnyObject, Sendable {
+    /// Starts following the store (its notifications); called once, when the server starts serving.
+    func start() async
     /// Tries to take the integrator role, or checks that this server still holds it: true while it
     /// does. Called at every wake-up; cheap when nothing changed.
     func holdIntegratorRole() async -> Bool

@@ -89,6 +89,7 @@ actor SyncServerHub {
     func startCoordinating(poll: Duration) {
         guard let coordination, coordinating == nil else { return }
         coordinating = Task {
+            await coordination.start()
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await wakeUp in coordination.wakeUps() { await self.wake(wakeUp) }
