@@ -17,12 +17,17 @@ public struct SyncNetServerConfiguration: Sendable {
     public var bindDeadline: Duration
     /// The most connections served at once; one more is closed (1013, try again later) at once.
     public var maxConnections: Int
+    /// How long a connection being closed may take: what is queued gets this long to be written
+    /// once the connection ends (a close, 1008 for a peer over its queue, included), and the peer
+    /// this long again to answer the close; then the socket is closed, so a peer that never
+    /// reads does not hold it until the ping timeout.
+    public var closeTimeout: Duration
     public var logLevel: Logger.Level
 
     public init(
         host: String = "127.0.0.1", port: Int = 7800, path: String = "/sync", limits: WireLimits = .standard,
         pingInterval: Duration = .seconds(30), bindDeadline: Duration = .seconds(30), maxConnections: Int = 1000,
-        logLevel: Logger.Level = .warning
+        closeTimeout: Duration = .seconds(5), logLevel: Logger.Level = .warning
     ) {
         self.host = host
         self.port = port
@@ -31,6 +36,7 @@ public struct SyncNetServerConfiguration: Sendable {
         self.pingInterval = pingInterval
         self.bindDeadline = bindDeadline
         self.maxConnections = maxConnections
+        self.closeTimeout = closeTimeout
         self.logLevel = logLevel
     }
 }
