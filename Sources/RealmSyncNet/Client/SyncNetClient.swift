@@ -23,8 +23,11 @@ public actor SyncNetClient {
     private struct Session {
         let link: any SessionLink
         let user: String
-        /// Opened on the current connection.
-        var isOpen = false
+        /// Runs the session's endpoint work, off this actor.
+        let worker: SessionWorker
+        /// The open on the current connection (`opens` when it began); 0: not open.
+        var open = 0
+        var isOpen: Bool { open != 0 }
     }
 
     public nonisolated let url: String
@@ -38,6 +41,8 @@ public actor SyncNetClient {
     /// Counts connections, so work resumed after an await knows whether its connection is still up.
     private var generation = 0
     private var failures = 0
+    /// Counts session opens, so a step of an earlier open knows it is stale.
+    private var opens = 0
     private var running: Task<Void, Never>?
     private var stopping = false
     public private(set) var state = SyncConnectionState.disconnected
@@ -70,8 +75,14 @@ public actor SyncNetClient {
     public func register<Endpoint>(_ endpoint: SharedSyncEndpoint<Endpoint>, session: UInt32, user: String) async throws
     {
         guard sessions[session] == nil else { throw SyncError(.badSession, "session \(session) is already registered") }
-        endpoint.limitUploads(toBytes: codec.limits.uploadBudget)
-        sessions[session] = Session(link: endpoint, user: user)
+        let worker = SessionWorker(label: "realm-sync-session-\(session)")
+        let budget = codec.limits.uploadBudget
+        let link: any SessionLink = endpoint
+        worker.enqueue {
+            link.withClient { $0.maxUploadBytes = budget }
+            return .done
+        }
+        sessions[session] = Session(link: link, user: user, worker: worker)
         guard outbox != nil else { return }
         let current = generation
         let token = await token(for: user, session: session)
@@ -82,9 +93,9 @@ public actor SyncNetClient {
     /// Removes a session: the server is told (unbind) and the endpoint disconnected.
     public func unregister(session: UInt32) {
         guard let removed = sessions.removeValue(forKey: session) else { return }
-        if removed.isOpen {
-            send(.unbind(session: session))
-            removed.link.disconnect()
+        if removed.isOpen, let wire = wire(session, removed) {
+            removed.worker.setLive(0)
+            wire.enqueueClose(tellServer: true)
         }
         sessionErrors[session] = nil
     }
@@ -95,12 +106,8 @@ public actor SyncNetClient {
     }
 
     public func flush(session number: UInt32) {
-        guard outbox != nil, let session = sessions[number], session.isOpen else { return }
-        do {
-            for message in try session.link.pendingUploads() { send(message) }
-        } catch {
-            fail(number, error)
-        }
+        guard let session = sessions[number], session.isOpen else { return }
+        wire(number, session)?.enqueue { try $0.pendingUploads() }
     }
 
     // MARK: Running
@@ -264,11 +271,12 @@ public actor SyncNetClient {
 
     private func connectionEnded() {
         generation += 1
-        outbox = nil
         for (number, session) in sessions where session.isOpen {
-            session.link.disconnect()
-            sessions[number]?.isOpen = false
+            session.worker.setLive(0)
+            wire(number, session)?.enqueueClose(tellServer: false)
+            sessions[number]?.open = 0
         }
+        outbox = nil
         setState(.disconnected)
     }
 
@@ -283,25 +291,22 @@ public actor SyncNetClient {
         }
     }
 
-    /// Opens a session on the current connection: its opening messages, the bind with `token`.
+    /// Opens a session on the current connection: its opening messages, the bind with `token`
+    /// (on the session's worker).
     private func open(_ number: UInt32, token: String) {
-        guard let session = sessions[number], !session.isOpen else { return }
-        do {
-            let messages = try session.link.connect(session: number)
-            sessions[number]?.isOpen = true
-            sessionErrors[number] = nil
-            for message in messages {
-                if case .bind = message { send(message, token: token) } else { send(message) }
-            }
-        } catch {
-            fail(number, error)
-        }
+        guard outbox != nil, var session = sessions[number], !session.isOpen else { return }
+        opens += 1
+        session.open = opens
+        sessions[number] = session
+        sessionErrors[number] = nil
+        session.worker.setLive(opens)
+        wire(number, session)?.enqueue(token: token) { try $0.connect(session: number) }
     }
 
-    /// A frame from the server: to its session, whose replies go back, then the uploads it may now
-    /// send (a new file holds its commits until its first download; commits made offline wait for
-    /// the session to be identified again). A malformed frame closes the connection (the server is
-    /// not speaking this protocol).
+    /// A frame from the server: to its session's worker, which applies it and sends the replies,
+    /// then the uploads it may now send (a new file holds its commits until its first download;
+    /// commits made offline wait for the session to be identified again). A malformed frame closes
+    /// the connection (the server is not speaking this protocol).
     /// False when the frame was malformed: the connection is closing and reads no further.
     private func deliver(_ bytes: [UInt8]) -> Bool {
         let message: SyncMessage
@@ -313,41 +318,27 @@ public actor SyncNetClient {
             return false
         }
         guard let session = sessions[message.session], session.isOpen else { return true }
-        do {
-            for reply in try session.link.receive(message) { send(reply) }
-            for upload in try session.link.pendingUploads() { send(upload) }
-        } catch {
-            fail(message.session, error)
+        wire(message.session, session)?.enqueue { endpoint in
+            try endpoint.receive(message) + (try endpoint.pendingUploads())
         }
         return true
     }
 
-    /// A session that failed is closed until the next connection; the others go on.
-    private func fail(_ number: UInt32, _ error: any Error) {
-        sessionErrors[number] = "\(error)"
-        guard let session = sessions[number], session.isOpen else { return }
-        sessions[number]?.isOpen = false
-        session.link.disconnect()
-        send(.unbind(session: number))
+    /// The session's open on the current connection, as its worker's steps need it.
+    private func wire(_ number: UInt32, _ session: Session) -> SessionWire? {
+        guard let outbox, session.isOpen else { return nil }
+        return SessionWire(
+            number: number, open: session.open, link: session.link, worker: session.worker, outbox: outbox,
+            codec: codec,
+            failed: { open, reason in Task { await self.sessionFailed(number, open: open, reason) } })
     }
 
-    /// Queues a message of an open session (or the unbind that closes one). One the codec refuses
-    /// (too large for a frame: the server would refuse it) fails its session, and the endpoint is
-    /// told, so the host sees why it does not sync.
-    private func send(_ message: SyncMessage, token: String? = nil) {
-        guard let outbox else { return }
-        if case .unbind = message {
-        } else if sessions[message.session]?.isOpen != true {
-            return
-        }
-        do {
-            outbox.send(try codec.encode(message, token: token))
-        } catch {
-            let failure = SyncError(
-                .limitsExceeded, "session \(message.session) cannot send its \(WireKind(message).rawValue): \(error)")
-            sessions[message.session]?.link.transportFailed(failure)
-            fail(message.session, failure)
-        }
+    /// A session failed on its worker (which told the server): closed until the next connection;
+    /// the others go on. Nothing is recorded for an open that has ended since.
+    private func sessionFailed(_ number: UInt32, open: Int, _ reason: String) {
+        guard sessions[number]?.open == open else { return }
+        sessions[number]?.open = 0
+        sessionErrors[number] = reason
     }
 
     private nonisolated func clientConfiguration() -> WebSocketClientConfiguration {
