@@ -206,9 +206,7 @@ public actor SyncNetClient {
         do {
             // A stop during the handshake abandons it at once; once upgraded, `serve` ends the connection.
             _ = try await withTaskCancellationHandler {
-                try await WebSocketClient.connect(
-                    url: url, configuration: clientConfiguration(), eventLoopGroup: loop, logger: Self.logger
-                ) { inbound, outbound, _ in
+                try await openWebSocket(on: loop) { inbound, outbound in
                     guard handshake.upgrade() else { return }
                     await self.serve(inbound: inbound, outbound: outbound)
                 }
@@ -341,10 +339,29 @@ public actor SyncNetClient {
         sessionErrors[number] = reason
     }
 
-    private nonisolated func clientConfiguration() -> WebSocketClientConfiguration {
-        // Pongs are automatic; pings of its own let the client notice a server that went silent.
-        WebSocketClientConfiguration(
-            maxFrameSize: codec.limits.maxFrameBytes, autoPing: .enabled(timePeriod: pingInterval))
+    /// Connects to `url` on `loop` and runs `serve` once upgraded: a `ws://` URL through
+    /// `SyncClientChannel` (a server's end of input ends the attempt at once), a `wss://` one
+    /// through swift-websocket's client (TLS). Pongs are automatic; pings of its own let the client
+    /// notice a server that went silent.
+    private nonisolated func openWebSocket(
+        on loop: any EventLoopGroup,
+        _ serve: @escaping @Sendable (WebSocketInboundStream, WebSocketOutboundWriter) async throws -> Void
+    ) async throws {
+        let autoPing = AutoPingSetup.enabled(timePeriod: pingInterval)
+        guard let target = PlainWebSocketTarget(url) else {
+            let configuration = WebSocketClientConfiguration(
+                maxFrameSize: codec.limits.maxFrameBytes, autoPing: autoPing)
+            try await WebSocketClient.connect(
+                url: url, configuration: configuration, eventLoopGroup: loop, logger: Self.logger
+            ) { inbound, outbound, _ in try await serve(inbound, outbound) }
+            return
+        }
+        let channel = SyncClientChannel(
+            target: target, maxFrameSize: codec.limits.maxFrameBytes, autoPing: autoPing,
+            handler: { inbound, outbound, _ in try await serve(inbound, outbound) })
+        _ = try await ClientConnection(
+            channel, address: .hostname(target.host, port: target.port), eventLoopGroup: loop, logger: Self.logger
+        ).run()
     }
 
     private static let logger: Logger = {
