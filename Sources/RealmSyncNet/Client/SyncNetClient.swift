@@ -30,7 +30,14 @@ public actor SyncNetClient {
         var isOpen: Bool { open != 0 }
     }
 
+    /// The first server.
     public nonisolated let url: String
+    /// Every server, in the order they are tried: after a refused attempt or a dropped connection
+    /// the next one is (round robin), with the backoff as for one server.
+    public nonisolated let urls: [String]
+    /// The server of the current (or last) connection attempt.
+    public private(set) var currentURL: String
+    private var serverIndex = 0
     private let tokens: TokenSource
     private let codec: WireCodec
     private let backoff: ReconnectBackoff
@@ -53,8 +60,13 @@ public actor SyncNetClient {
     /// Why the last connection attempt failed or ended.
     public private(set) var lastConnectionError: String?
 
-    public init(url: String, tokens: @escaping TokenSource, options: SyncNetClientOptions = .init()) {
+    /// `fallbackURLs`: servers to fail over to, in turn, after `url`.
+    public init(
+        url: String, fallbackURLs: [String] = [], tokens: @escaping TokenSource, options: SyncNetClientOptions = .init()
+    ) {
         self.url = url
+        urls = [url] + fallbackURLs
+        currentURL = url
         self.tokens = tokens
         codec = WireCodec(limits: options.limits)
         backoff = options.backoff
@@ -63,9 +75,11 @@ public actor SyncNetClient {
     }
 
     /// A client signing its users' tokens with `secret`.
-    public init(url: String, secret: [UInt8], options: SyncNetClientOptions = .init()) throws {
+    public init(
+        url: String, fallbackURLs: [String] = [], secret: [UInt8], options: SyncNetClientOptions = .init()
+    ) throws {
         let signer = try SyncToken(secret: secret)
-        self.init(url: url, tokens: { try await signer.sign(user: $0) }, options: options)
+        self.init(url: url, fallbackURLs: fallbackURLs, tokens: { try await signer.sign(user: $0) }, options: options)
     }
 
     // MARK: Sessions
@@ -150,11 +164,12 @@ public actor SyncNetClient {
         while !stopping && !Task.isCancelled {
             setState(.connecting)
             do {
-                try await connectOnce()
+                try await connectOnce(to: currentURL)
             } catch {
                 lastConnectionError = "\(error)"
             }
             connectionEnded()
+            failOver()
             guard !stopping else { break }
             let delay = backoff.delay(afterFailures: failures)
             failures += 1
@@ -193,7 +208,7 @@ public actor SyncNetClient {
     /// One connection, on an event loop of its own: when the upgrade has not happened within
     /// `handshakeTimeout`, shutting the loop down closes the socket (the WebSocket client offers no
     /// other way to abandon a handshake) and the attempt fails.
-    private nonisolated func connectOnce() async throws {
+    private nonisolated func connectOnce(to url: String) async throws {
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let handshake = HandshakeState()
         let timeout = handshakeTimeout
@@ -206,7 +221,7 @@ public actor SyncNetClient {
         do {
             // A stop during the handshake abandons it at once; once upgraded, `serve` ends the connection.
             _ = try await withTaskCancellationHandler {
-                try await openWebSocket(on: loop) { inbound, outbound in
+                try await openWebSocket(url, on: loop) { inbound, outbound in
                     guard handshake.upgrade() else { return }
                     await self.serve(inbound: inbound, outbound: outbound)
                 }
@@ -265,6 +280,13 @@ public actor SyncNetClient {
             guard current == generation, let token = signed[session.user] else { continue }
             open(number, token: token)
         }
+    }
+
+    /// The next server, after an attempt refused or a connection dropped (none with one server).
+    private func failOver() {
+        guard urls.count > 1 else { return }
+        serverIndex = (serverIndex + 1) % urls.count
+        currentURL = urls[serverIndex]
     }
 
     private func connectionEnded() {
@@ -344,7 +366,7 @@ public actor SyncNetClient {
     /// through swift-websocket's client (TLS). Pongs are automatic; pings of its own let the client
     /// notice a server that went silent.
     private nonisolated func openWebSocket(
-        on loop: any EventLoopGroup,
+        _ url: String, on loop: any EventLoopGroup,
         _ serve: @escaping @Sendable (WebSocketInboundStream, WebSocketOutboundWriter) async throws -> Void
     ) async throws {
         let autoPing = AutoPingSetup.enabled(timePeriod: pingInterval)
