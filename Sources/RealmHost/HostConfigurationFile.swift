@@ -9,6 +9,7 @@ import LuaSandbox
 ///   cacheSize = 64,
 ///   plugins = { "plugins", "/srv/more-plugins" },   -- relative to the data folder's parent
 ///   sync = { url = "ws://127.0.0.1:7800/sync", secretFile = "sync-secret" },  -- file relative to the data folder
+///   -- url may list several servers, tried in turn: { "ws://127.0.0.1:7800/sync", "ws://127.0.0.1:7801/sync" }
 ///   cluster = { hosts = { "a", "b", "c" }, self = "a" },  -- users spread over hosts (HostCluster)
 /// }
 /// ```
@@ -84,7 +85,7 @@ enum HostConfigurationFile {
             }
             return s
         }
-        if options.sync.url == nil, let url = try text("url") { options.sync.url = url }
+        if options.sync.urls.isEmpty { options.sync.urls = try urls(sync["url"], path: path) }
         if options.sync.secretFile == nil, let file = try text("secretFile") {
             options.sync.secretFile =
                 file.hasPrefix("/") ? URL(fileURLWithPath: file) : options.dataFolder.appendingPathComponent(file)
@@ -130,6 +131,26 @@ enum HostConfigurationFile {
         guard case .plainTable(let list) = value, list.hash.isEmpty else { return nil }
         let strings = list.array.compactMap(\.stringValue)
         return strings.count == list.array.count ? strings : nil
+    }
+
+    /// `sync.url`: a server, a comma-separated list of them, or a list of strings.
+    private static func urls(_ value: LuaValue, path: String) throws -> [String] {
+        let problem = HostError.configuration(
+            "\(path): field 'sync.url' must be a non-empty string or a list of them (the servers, tried in turn)")
+        switch value {
+        case .nil: return []
+        case .plainTable(let list):
+            guard list.hash.isEmpty, !list.array.isEmpty else { throw problem }
+            return try list.array.map { entry in
+                guard let url = entry.stringValue, !url.isEmpty else { throw problem }
+                return url
+            }
+        default:
+            guard let text = value.stringValue else { throw problem }
+            let list = HostSyncOptions.urlList(text)
+            guard !list.isEmpty else { throw problem }
+            return list
+        }
     }
 
     /// The limits of a table (`host.lua`'s, a user's, a plugin command's) over `base`. Every

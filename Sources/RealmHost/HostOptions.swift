@@ -48,12 +48,29 @@ public struct HostOptions {
 /// `host.lua` (the flags win). The secret itself is read by the transport (`REALMHOST_SYNC_SECRET`
 /// first, then the file).
 public struct HostSyncOptions: Sendable, Equatable {
-    /// `ws://HOST:PORT/sync`; nil: no sync.
-    public var url: String?
+    /// The servers (`ws://HOST:PORT/sync`) in the order the host tries them: it connects to one
+    /// and fails over to the next, round robin; empty: no sync.
+    public var urls: [String]
     public var secretFile: URL?
 
+    /// The first server; nil: no sync. Setting it names one server.
+    public var url: String? {
+        get { urls.first }
+        set { urls = newValue.map { [$0] } ?? [] }
+    }
+
     public init(url: String? = nil, secretFile: URL? = nil) {
-        self.url = url
+        self.init(urls: url.map { [$0] } ?? [], secretFile: secretFile)
+    }
+
+    public init(urls: [String], secretFile: URL? = nil) {
+        self.urls = urls
         self.secretFile = secretFile
+    }
+
+    /// `ws://a/sync,ws://b/sync`: the servers of a comma-separated list, blanks around each
+    /// dropped, empty entries ignored.
+    public static func urlList(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }

@@ -34,6 +34,28 @@ final class SyncEndToEndTests: XCTestCase {
         cluster.stopServer()
     }
 
+    /// `--sync-url` lists a stopped server first: the host fails over to the second, its write
+    /// arrives there and reaches host B.
+    func testAHostFailsOverToTheNextServerWhenTheFirstIsStopped() throws {
+        let cluster = try SyncCluster()
+        try cluster.startServer()
+        let stopped = cluster.url
+        cluster.stopServer()
+        try cluster.startServer()
+        XCTAssertNotEqual(stopped, cluster.url, "the second server took the first one's port")
+        let written = try cluster.run(
+            "hostA", user: "alice", syncURL: "\(stopped),\(cluster.url)",
+            """
+            local r = Realm.asyncOpen(config, { timeout = 20000 })
+            r:write(function() r:create("Dog", { name = "Failover", household = "alice" }) end)
+            print("uploaded", r.syncSession:waitForUpload{ timeout = 20000 })
+            """)
+        XCTAssertTrue(written.contains("uploaded\ttrue"), written)
+        let read = try cluster.run("hostB", user: "alice", asyncOpenAndList)
+        XCTAssertTrue(read.contains("dogs\tFailover\n"), read)
+        cluster.stopServer()
+    }
+
     /// The server goes away: `autoOpen` opens from disk within its timeout, `asyncOpen` raises after
     /// its own, writes made meanwhile are kept and reach host B once the server is back on its folder.
     func testOfflineWritesReachHostBAfterTheServerReturns() throws {
@@ -160,12 +182,14 @@ final class SyncCluster {
 
     /// Runs `body` after the common prelude (`config`, `errors`, `elapsedSince`) as `user` on the host
     /// whose data folder is `host`; its standard output. A failing script fails the test.
+    /// `syncURL`: the `--sync-url` given (the running server's by default).
     func run(
-        _ host: String, user: String, _ body: String, file: StaticString = #filePath, line: UInt = #line
+        _ host: String, user: String, syncURL: String? = nil, _ body: String, file: StaticString = #filePath,
+        line: UInt = #line
     ) throws -> String {
         let script = try workspace.write("script-\(UUID().uuidString).lua", Self.prelude + body)
         let result = try workspace.run(
-            ["run", "--data", host, "--user", user, "--sync-url", url, script], environment: environment)
+            ["run", "--data", host, "--user", user, "--sync-url", syncURL ?? url, script], environment: environment)
         XCTAssertEqual(
             result.status, 0, "\(host) as \(user): \(result.stderr)\nserver:\n\(server?.standardError ?? "down")",
             file: file, line: line)

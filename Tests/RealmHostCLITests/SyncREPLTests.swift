@@ -47,6 +47,32 @@ final class SyncREPLTests: XCTestCase {
         XCTAssertTrue(row("bob").contains("local"), users.stdout)
     }
 
+    /// `.subs` lists the synced realm's subscriptions (name, class, query, the set's state) once the
+    /// user syncs, not the local realm's (the plugins' `people` and `dogs`, with their creation).
+    func testSubsListsTheSyncedRealmsSubscriptionsWhenTheUserSyncs() throws {
+        let local = try workspace.run(["repl", "--sync-url", deadURL], input: ".subs\n", environment: secret)
+        XCTAssertEqual(local.status, 0, local.stderr)
+        XCTAssertTrue(local.stdout.contains("people") && local.stdout.contains("created"), local.stdout)
+
+        let result = try workspace.run(
+            ["repl", "--sync-url", deadURL],
+            input: autoOpen + """
+
+                r:objects("Dog"):where("weight > 5"):subscribe{ name = "heavy", waitForSync = "never" }
+                .subs
+                """, environment: secret)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(
+            result.stdout.contains("default.sync.realm (synced with \(deadURL)), subscription set 2"), result.stdout)
+        let rows = result.stdout.split(separator: "\n").map(String.init)
+        let dogs = rows.first { $0.contains("dogs") } ?? ""
+        let heavy = rows.first { $0.contains("heavy") } ?? ""
+        for (row, query) in [(dogs, "TRUEPREDICATE"), (heavy, "weight > 5")] {
+            XCTAssertTrue(row.contains("Dog") && row.contains(query) && row.contains("pending"), result.stdout)
+        }
+        XCTAssertFalse(result.stdout.contains("people") || result.stdout.contains("created"), result.stdout)
+    }
+
     /// With a server process: `default> ` while connected, `default(offline)> ` while paused and
     /// once the server is gone; `users` then says `synced` for what the server acknowledged.
     func testThePromptSaysOfflineWhilePausedAndOnceTheServerIsGone() async throws {

@@ -36,6 +36,22 @@ final class HostSyncConfigurationTests: XCTestCase {
         XCTAssertEqual(options?.secretFile?.path, folder.appendingPathComponent("sync-secret").path)
     }
 
+    /// `sync.url` may list servers, as a list or separated by commas; the transport gets them in order.
+    func testHostFileMayListSeveralServers() throws {
+        let servers = ["ws://127.0.0.1:9/sync", "ws://127.0.0.1:10/sync"]
+        try writeHostFile("return { sync = { url = { 'ws://127.0.0.1:9/sync', 'ws://127.0.0.1:10/sync' } } }")
+        XCTAssertEqual(try transportOptions(HostOptions(dataFolder: folder))?.urls, servers)
+        try writeHostFile("return { sync = { url = 'ws://127.0.0.1:9/sync, ws://127.0.0.1:10/sync' } }")
+        XCTAssertEqual(try transportOptions(HostOptions(dataFolder: folder))?.urls, servers)
+        try writeHostFile("return { sync = { url = { 'ws://127.0.0.1:9/sync', 7 } } }")
+        XCTAssertThrowsError(try transportOptions(HostOptions(dataFolder: folder))) { error in
+            XCTAssertTrue("\(error)".contains("field 'sync.url' must be a non-empty string or a list"), "\(error)")
+        }
+        let transport = try NetSyncTransport.make(HostSyncOptions(urls: servers), environment: [:])
+        XCTAssertEqual(transport.urls, servers)
+        XCTAssertEqual(transport.client.urls, servers)
+    }
+
     func testFlagsWinOverTheHostFile() throws {
         try writeHostFile("return { sync = { url = 'ws://127.0.0.1:9/sync' } }")
         var given = HostOptions(dataFolder: folder)

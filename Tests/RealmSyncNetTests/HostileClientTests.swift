@@ -196,12 +196,20 @@ final class HostileFixture: Sendable {
 
     func stop() async { await server.stop() }
 
+    /// The server's open connections.
+    func connectionCount() async -> Int { await server.connectionCount }
+    func queuedBytes() async -> Int { await server.queuedBytes }
+
     private var storePath: String { folder.appendingPathComponent("sync.sqlite").path }
 
     /// Starts the server; its URL.
-    func start(limits: WireLimits = .standard) async throws -> String {
+    func start(
+        limits: WireLimits = .standard, configure: (inout SyncNetServerConfiguration) -> Void = { _ in }
+    ) async throws -> String {
+        var configuration = SyncNetServerConfiguration(host: "127.0.0.1", port: 0, limits: limits)
+        configure(&configuration)
         let server = try SyncNetServer(
-            configuration: SyncNetServerConfiguration(host: "127.0.0.1", port: 0, limits: limits),
+            configuration: configuration,
             storePath: storePath, schema: Self.schema,
             permissions: try SyncPermissions.compile(Self.rules, schema: Self.schema), secret: secret)
         _ = try await server.start()
@@ -285,6 +293,8 @@ private actor ServerBox {
     private var server: SyncNetServer?
     func set(_ server: SyncNetServer) { self.server = server }
     func stop() async { await server?.stop() }
+    var connectionCount: Int { get async { await server?.connectionCount ?? 0 } }
+    var queuedBytes: Int { get async { await server?.queuedBytes ?? 0 } }
 }
 
 /// A value set inside a conversation, read after it.

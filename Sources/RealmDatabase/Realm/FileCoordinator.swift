@@ -214,6 +214,15 @@ final class FileCoordinator: Sendable {
         }
     }
 
+    /// Whether another instance of this process is in a write transaction on the file, on any
+    /// thread: a write begun by `instance` would wait for SQLite's lock until that one ends.
+    func isWriteHeld(byAnotherThan instance: ObjectIdentifier) -> Bool {
+        state.withLock { s in
+            guard let writer = s.writer else { return false }
+            return writer.instance != instance
+        }
+    }
+
     /// An instance of this process took the file's write lock on the calling thread.
     func writeBegan(by instance: ObjectIdentifier) {
         state.withLock { $0.writer = (instance, ThreadID.current) }

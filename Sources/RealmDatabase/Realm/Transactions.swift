@@ -34,6 +34,11 @@ extension Realm {
         noteLocalChange()
     }
 
+    /// Whether another instance of this process (any thread) is in a write transaction on this
+    /// file: a write begun here now would wait for it (SQLite's lock, with a long busy timeout).
+    /// Lets a caller that must not wait (the sync client applying a download) try again later.
+    public var isWriteHeldByAnotherInstance: Bool { coordinator.isWriteHeld(byAnotherThan: ObjectIdentifier(self)) }
+
     /// Commits the write transaction, durably, then delivers notifications.
     public func commitWrite() throws {
         try enterEntry("commitWrite")

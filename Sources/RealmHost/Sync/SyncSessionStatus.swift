@@ -24,6 +24,16 @@ public struct SyncSessionStatus: Sendable {
     public var subscriptionSetVersion: Int64
     public var subscriptionState: String
     public var subscriptions: [String]
+    /// The same subscriptions, each by its parts (the REPL's `.subs`).
+    public var subscriptionEntries: [SyncSubscriptionStatus]
+}
+
+/// One subscription of a synced realm's latest set.
+public struct SyncSubscriptionStatus: Sendable, Equatable {
+    /// nil: unnamed.
+    public var name: String?
+    public var className: String
+    public var query: String
 }
 
 extension Tenant {
@@ -42,20 +52,21 @@ extension TenantSyncProvider {
 
 extension TenantSyncSession {
     func status(file: String, server: String) -> SyncSessionStatus {
-        let (waiting, pending, cursor, version, setState, subscriptions) = handle.withEndpoint { endpoint in
+        let (waiting, pending, cursor, version, setState, entries) = handle.withEndpoint { endpoint in
             let set = try? endpoint.client.realm.subscriptions
-            let described = set?.map { s in
-                "\(s.name ?? "(unnamed)"): \(s.objectClassName) where \(s.queryString)"
+            let entries = set?.map { s in
+                SyncSubscriptionStatus(name: s.name, className: s.objectClassName, query: s.queryString)
             }
             return (
                 endpoint.client.hasUnacknowledgedChanges, endpoint.client.pendingCommitCount,
-                endpoint.client.downloadCursor, set?.version ?? 0, set?.state.rawValue ?? "unreadable", described ?? []
+                endpoint.client.downloadCursor, set?.version ?? 0, set?.state.rawValue ?? "unreadable", entries ?? []
             )
         }
+        let subscriptions = entries.map { "\($0.name ?? "(unnamed)"): \($0.className) where \($0.query)" }
         return SyncSessionStatus(
             file: file, server: server, state: state, connection: connectionState,
             lastConnectionError: lastConnectionError, sessionError: sessionError, waitingForUpload: waiting,
             commitsWaitingForUpload: pending, downloadedThrough: cursor, subscriptionSetVersion: version,
-            subscriptionState: setState, subscriptions: subscriptions)
+            subscriptionState: setState, subscriptions: subscriptions, subscriptionEntries: entries)
     }
 }

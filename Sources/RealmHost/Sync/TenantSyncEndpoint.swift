@@ -77,6 +77,8 @@ public final class TenantSyncEndpoint: SyncClientEndpoint, @unchecked Sendable {
         set { client.maxUploadBytes = newValue }
     }
 
+    public var isBusy: Bool { client.isBusy }
+
     public func transportFailed(_ error: SyncError) {
         _ = try? recordingFailure { () throws -> Void in throw error }
     }

@@ -16,7 +16,8 @@ enum DotCommands {
         Builtin(name: "user", arguments: "[NAME]", help: "switch to another user's realm (created when new)"),
         Builtin(name: "users", arguments: "", help: "the users in the data folder: schema version, objects, size"),
         Builtin(name: "schema", arguments: "[CLASS]", help: "the realm's classes and their properties"),
-        Builtin(name: "subs", arguments: "", help: "the realm's subscriptions"),
+        Builtin(
+            name: "subs", arguments: "", help: "the realm's subscriptions (the synced realm's when the user syncs)"),
         Builtin(name: "sync", arguments: "", help: "the user's sync sessions: server, state, uploads, subscriptions"),
         Builtin(name: "mode", arguments: "[table|json|lua]", help: "how values print"),
         Builtin(name: "timer", arguments: "[on|off]", help: "print how long each statement takes"),
@@ -159,7 +160,14 @@ enum DotCommands {
         return count == 1 ? "1 commit waiting for upload" : "\(count) commits waiting for upload"
     }
 
+    /// The subscriptions of the user's synced realms when the tenant syncs (those are what the
+    /// server sends), else the local realm's.
     static func subscriptions(_ session: ReplSession) throws {
+        let synced = try session.withTenant { $0.syncStatus }
+        guard synced.isEmpty else {
+            StandardStreams.line(synced.map { syncedSubscriptions($0, session) }.joined(separator: "\n"))
+            return
+        }
         let text: String = try session.withTenant { tenant in
             let subs = try tenant.realm.subscriptions
             guard subs.count > 0 else { return "No subscriptions (state: \(subs.state.rawValue))." }
@@ -170,6 +178,18 @@ enum DotCommands {
             return table.render(style: session.style) + "\n" + session.style.dim("state: \(subs.state.rawValue)")
         }
         StandardStreams.line(text)
+    }
+
+    /// One synced realm's latest subscription set: name, class, query, and the set's state.
+    private static func syncedSubscriptions(_ s: SyncSessionStatus, _ session: ReplSession) -> String {
+        let title =
+            session.style.bold(s.file) + " (synced with \(s.server)), subscription set \(s.subscriptionSetVersion)"
+        guard !s.subscriptionEntries.isEmpty else { return title + ": no subscriptions (\(s.subscriptionState))." }
+        var table = TextTable(headers: ["#", "name", "class", "query", "state"], rightAligned: [0])
+        for (i, entry) in s.subscriptionEntries.enumerated() {
+            table.rows.append(["\(i + 1)", entry.name ?? "", entry.className, entry.query, s.subscriptionState])
+        }
+        return title + "\n" + table.render(style: session.style)
     }
 
     static func mode(_ args: [String], _ session: ReplSession) throws {

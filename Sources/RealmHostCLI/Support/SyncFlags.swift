@@ -10,7 +10,8 @@ struct SyncFlags: ParsableArguments {
     @Option(
         name: .customLong("sync-url"),
         help: ArgumentHelp(
-            "The sync server (ws://HOST:PORT/sync) flexible-sync realms sync with (default: host.lua's sync.url).",
+            "The sync server (ws://HOST:PORT/sync) flexible-sync realms sync with, or several separated by commas "
+                + "(the host fails over to the next, in turn; default: host.lua's sync.url).",
             valueName: "url"))
     var url: String?
 
@@ -23,15 +24,19 @@ struct SyncFlags: ParsableArguments {
     var secretFile: String?
 
     func validate() throws {
-        if let url, !(url.hasPrefix("ws://") || url.hasPrefix("wss://")) {
-            throw ValidationError("--sync-url must be a ws:// or wss:// URL, got '\(url)'.")
+        guard let url else { return }
+        let urls = HostSyncOptions.urlList(url)
+        if urls.isEmpty { throw ValidationError("--sync-url needs at least one ws:// or wss:// URL, got '\(url)'.") }
+        for each in urls where !(each.hasPrefix("ws://") || each.hasPrefix("wss://")) {
+            throw ValidationError(
+                "--sync-url must be a ws:// or wss:// URL (or several, separated by commas), got '\(each)'.")
         }
     }
 
     /// The host's options with these flags (host.lua fills in what they leave out).
     func apply(to options: HostOptions) -> HostOptions {
         var options = options
-        options.sync.url = url
+        options.sync.urls = url.map(HostSyncOptions.urlList) ?? []
         options.sync.secretFile = secretFile.map { URL(fileURLWithPath: $0).standardizedFileURL }
         return options
     }

@@ -134,6 +134,10 @@ public final class SyncClient: SyncClientEndpoint {
     /// `users` listing); nil when the file cannot be read.
     public var pendingCommitCount: Int? { try? store.historyCount() }
 
+    /// True while another instance of this process is in a write transaction on the file (a
+    /// script's open `beginWrite`): applying a download now would wait for it.
+    public var isBusy: Bool { realm.isWriteHeldByAnotherInstance }
+
     // MARK: Messages
 
     /// The messages that open `session`: a bind, then (when the file has its id) an identify.

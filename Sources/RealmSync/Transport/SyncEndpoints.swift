@@ -13,6 +13,9 @@ public protocol SyncClientEndpoint: AnyObject {
     /// The transport could not carry a message of this session (one too large for its frames): the
     /// session ends on this connection, as when one of the calls above throws.
     func transportFailed(_ error: SyncError)
+    /// True while a call that writes the endpoint's file would wait for another writer (one of this
+    /// process holds the file's write lock): a transport that must not block tries again later.
+    var isBusy: Bool { get }
 }
 
 extension SyncClientEndpoint {
@@ -23,6 +26,9 @@ extension SyncClientEndpoint {
     }
 
     public func transportFailed(_ error: SyncError) {}
+
+    /// Endpoints without a file of their own never wait for one.
+    public var isBusy: Bool { false }
 }
 
 /// What a transport needs of the sync server (the server engine conforms).

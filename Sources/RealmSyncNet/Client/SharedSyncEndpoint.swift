@@ -16,21 +16,14 @@ public final class SharedSyncEndpoint<Endpoint: SyncClientEndpoint>: Sendable {
     }
 }
 
-/// What the network client needs of a session, whatever its endpoint's type.
+/// What the network client needs of a session, whatever its endpoint's type: the endpoint, under
+/// its lock.
 protocol SessionLink: Sendable {
-    func connect(session: UInt32) throws -> [SyncMessage]
-    func receive(_ message: SyncMessage) throws -> [SyncMessage]
-    func pendingUploads() throws -> [SyncMessage]
-    func disconnect()
-    func limitUploads(toBytes bytes: Int)
-    func transportFailed(_ error: SyncError)
+    func withClient<Result: Sendable>(_ body: (any SyncClientEndpoint) throws -> Result) rethrows -> Result
 }
 
 extension SharedSyncEndpoint: SessionLink {
-    func connect(session: UInt32) throws -> [SyncMessage] { try withEndpoint { try $0.connect(session: session) } }
-    func receive(_ message: SyncMessage) throws -> [SyncMessage] { try withEndpoint { try $0.receive(message) } }
-    func pendingUploads() throws -> [SyncMessage] { try withEndpoint { try $0.pendingUploads() } }
-    func disconnect() { withEndpoint { $0.disconnect() } }
-    func limitUploads(toBytes bytes: Int) { withEndpoint { $0.maxUploadBytes = bytes } }
-    func transportFailed(_ error: SyncError) { withEndpoint { $0.transportFailed(error) } }
+    func withClient<Result: Sendable>(_ body: (any SyncClientEndpoint) throws -> Result) rethrows -> Result {
+        try withEndpoint { try body($0) }
+    }
 }

@@ -23,11 +23,21 @@ public actor SyncNetClient {
     private struct Session {
         let link: any SessionLink
         let user: String
-        /// Opened on the current connection.
-        var isOpen = false
+        /// Runs the session's endpoint work, off this actor.
+        let worker: SessionWorker
+        /// The open on the current connection (`opens` when it began); 0: not open.
+        var open = 0
+        var isOpen: Bool { open != 0 }
     }
 
+    /// The first server.
     public nonisolated let url: String
+    /// Every server, in the order they are tried: after a refused attempt or a dropped connection
+    /// the next one is (round robin), with the backoff as for one server.
+    public nonisolated let urls: [String]
+    /// The server of the current (or last) connection attempt.
+    public private(set) var currentURL: String
+    private var serverIndex = 0
     private let tokens: TokenSource
     private let codec: WireCodec
     private let backoff: ReconnectBackoff
@@ -38,6 +48,8 @@ public actor SyncNetClient {
     /// Counts connections, so work resumed after an await knows whether its connection is still up.
     private var generation = 0
     private var failures = 0
+    /// Counts session opens, so a step of an earlier open knows it is stale.
+    private var opens = 0
     private var running: Task<Void, Never>?
     private var stopping = false
     public private(set) var state = SyncConnectionState.disconnected
@@ -48,8 +60,13 @@ public actor SyncNetClient {
     /// Why the last connection attempt failed or ended.
     public private(set) var lastConnectionError: String?
 
-    public init(url: String, tokens: @escaping TokenSource, options: SyncNetClientOptions = .init()) {
+    /// `fallbackURLs`: servers to fail over to, in turn, after `url`.
+    public init(
+        url: String, fallbackURLs: [String] = [], tokens: @escaping TokenSource, options: SyncNetClientOptions = .init()
+    ) {
         self.url = url
+        urls = [url] + fallbackURLs
+        currentURL = url
         self.tokens = tokens
         codec = WireCodec(limits: options.limits)
         backoff = options.backoff
@@ -58,9 +75,11 @@ public actor SyncNetClient {
     }
 
     /// A client signing its users' tokens with `secret`.
-    public init(url: String, secret: [UInt8], options: SyncNetClientOptions = .init()) throws {
+    public init(
+        url: String, fallbackURLs: [String] = [], secret: [UInt8], options: SyncNetClientOptions = .init()
+    ) throws {
         let signer = try SyncToken(secret: secret)
-        self.init(url: url, tokens: { try await signer.sign(user: $0) }, options: options)
+        self.init(url: url, fallbackURLs: fallbackURLs, tokens: { try await signer.sign(user: $0) }, options: options)
     }
 
     // MARK: Sessions
@@ -70,8 +89,14 @@ public actor SyncNetClient {
     public func register<Endpoint>(_ endpoint: SharedSyncEndpoint<Endpoint>, session: UInt32, user: String) async throws
     {
         guard sessions[session] == nil else { throw SyncError(.badSession, "session \(session) is already registered") }
-        endpoint.limitUploads(toBytes: codec.limits.uploadBudget)
-        sessions[session] = Session(link: endpoint, user: user)
+        let worker = SessionWorker(label: "realm-sync-session-\(session)")
+        let budget = codec.limits.uploadBudget
+        let link: any SessionLink = endpoint
+        worker.enqueue {
+            link.withClient { $0.maxUploadBytes = budget }
+            return .done
+        }
+        sessions[session] = Session(link: link, user: user, worker: worker)
         guard outbox != nil else { return }
         let current = generation
         let token = await token(for: user, session: session)
@@ -82,9 +107,9 @@ public actor SyncNetClient {
     /// Removes a session: the server is told (unbind) and the endpoint disconnected.
     public func unregister(session: UInt32) {
         guard let removed = sessions.removeValue(forKey: session) else { return }
-        if removed.isOpen {
-            send(.unbind(session: session))
-            removed.link.disconnect()
+        if removed.isOpen, let wire = wire(session, removed) {
+            removed.worker.setLive(0)
+            wire.enqueueClose(tellServer: true)
         }
         sessionErrors[session] = nil
     }
@@ -95,12 +120,8 @@ public actor SyncNetClient {
     }
 
     public func flush(session number: UInt32) {
-        guard outbox != nil, let session = sessions[number], session.isOpen else { return }
-        do {
-            for message in try session.link.pendingUploads() { send(message) }
-        } catch {
-            fail(number, error)
-        }
+        guard let session = sessions[number], session.isOpen else { return }
+        wire(number, session)?.enqueue { try $0.pendingUploads() }
     }
 
     // MARK: Running
@@ -143,11 +164,12 @@ public actor SyncNetClient {
         while !stopping && !Task.isCancelled {
             setState(.connecting)
             do {
-                try await connectOnce()
+                try await connectOnce(to: currentURL)
             } catch {
                 lastConnectionError = "\(error)"
             }
             connectionEnded()
+            failOver()
             guard !stopping else { break }
             let delay = backoff.delay(afterFailures: failures)
             failures += 1
@@ -186,7 +208,7 @@ public actor SyncNetClient {
     /// One connection, on an event loop of its own: when the upgrade has not happened within
     /// `handshakeTimeout`, shutting the loop down closes the socket (the WebSocket client offers no
     /// other way to abandon a handshake) and the attempt fails.
-    private nonisolated func connectOnce() async throws {
+    private nonisolated func connectOnce(to url: String) async throws {
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let handshake = HandshakeState()
         let timeout = handshakeTimeout
@@ -199,9 +221,7 @@ public actor SyncNetClient {
         do {
             // A stop during the handshake abandons it at once; once upgraded, `serve` ends the connection.
             _ = try await withTaskCancellationHandler {
-                try await WebSocketClient.connect(
-                    url: url, configuration: clientConfiguration(), eventLoopGroup: loop, logger: Self.logger
-                ) { inbound, outbound, _ in
+                try await openWebSocket(url, on: loop) { inbound, outbound in
                     guard handshake.upgrade() else { return }
                     await self.serve(inbound: inbound, outbound: outbound)
                 }
@@ -262,13 +282,21 @@ public actor SyncNetClient {
         }
     }
 
+    /// The next server, after an attempt refused or a connection dropped (none with one server).
+    private func failOver() {
+        guard urls.count > 1 else { return }
+        serverIndex = (serverIndex + 1) % urls.count
+        currentURL = urls[serverIndex]
+    }
+
     private func connectionEnded() {
         generation += 1
-        outbox = nil
         for (number, session) in sessions where session.isOpen {
-            session.link.disconnect()
-            sessions[number]?.isOpen = false
+            session.worker.setLive(0)
+            wire(number, session)?.enqueueClose(tellServer: false)
+            sessions[number]?.open = 0
         }
+        outbox = nil
         setState(.disconnected)
     }
 
@@ -283,25 +311,22 @@ public actor SyncNetClient {
         }
     }
 
-    /// Opens a session on the current connection: its opening messages, the bind with `token`.
+    /// Opens a session on the current connection: its opening messages, the bind with `token`
+    /// (on the session's worker).
     private func open(_ number: UInt32, token: String) {
-        guard let session = sessions[number], !session.isOpen else { return }
-        do {
-            let messages = try session.link.connect(session: number)
-            sessions[number]?.isOpen = true
-            sessionErrors[number] = nil
-            for message in messages {
-                if case .bind = message { send(message, token: token) } else { send(message) }
-            }
-        } catch {
-            fail(number, error)
-        }
+        guard outbox != nil, var session = sessions[number], !session.isOpen else { return }
+        opens += 1
+        session.open = opens
+        sessions[number] = session
+        sessionErrors[number] = nil
+        session.worker.setLive(opens)
+        wire(number, session)?.enqueue(token: token) { try $0.connect(session: number) }
     }
 
-    /// A frame from the server: to its session, whose replies go back, then the uploads it may now
-    /// send (a new file holds its commits until its first download; commits made offline wait for
-    /// the session to be identified again). A malformed frame closes the connection (the server is
-    /// not speaking this protocol).
+    /// A frame from the server: to its session's worker, which applies it and sends the replies,
+    /// then the uploads it may now send (a new file holds its commits until its first download;
+    /// commits made offline wait for the session to be identified again). A malformed frame closes
+    /// the connection (the server is not speaking this protocol).
     /// False when the frame was malformed: the connection is closing and reads no further.
     private func deliver(_ bytes: [UInt8]) -> Bool {
         let message: SyncMessage
@@ -313,64 +338,68 @@ public actor SyncNetClient {
             return false
         }
         guard let session = sessions[message.session], session.isOpen else { return true }
-        do {
-            let replies = try session.link.receive(message)
-            // A client reset starts the session again from a bind, which needs a token.
-            if case .bind? = replies.first { return rebind(message.session, user: session.user) }
-            for reply in replies { send(reply) }
-            for upload in try session.link.pendingUploads() { send(upload) }
-        } catch {
-            fail(message.session, error)
+        let (number, user) = (message.session, session.user)
+        wire(number, session)?.enqueue { endpoint in
+            let replies = try endpoint.receive(message)
+            // A client reset starts the session again from a bind, which needs a token: it opens anew.
+            if case .bind? = replies.first {
+                Task { await self.reopen(number, user: user) }
+                return []
+            }
+            return replies + (try endpoint.pendingUploads())
         }
         return true
     }
 
-    /// Opens the session again on this connection, with a fresh token (after a client reset).
-    private func rebind(_ number: UInt32, user: String) -> Bool {
-        sessions[number]?.isOpen = false
+    /// Opens the session again on this connection with a fresh token (after a client reset).
+    private func reopen(_ number: UInt32, user: String) async {
+        guard sessions[number]?.isOpen == true else { return }
+        sessions[number]?.open = 0
         let current = generation
-        Task { await self.reopen(number, user: user, generation: current) }
-        return true
-    }
-
-    private func reopen(_ number: UInt32, user: String, generation current: Int) async {
-        let token = await token(for: user, session: number)
-        guard current == generation, let token else { return }
+        guard let token = await token(for: user, session: number), current == generation else { return }
         open(number, token: token)
     }
 
-    /// A session that failed is closed until the next connection; the others go on.
-    private func fail(_ number: UInt32, _ error: any Error) {
-        sessionErrors[number] = "\(error)"
-        guard let session = sessions[number], session.isOpen else { return }
-        sessions[number]?.isOpen = false
-        session.link.disconnect()
-        send(.unbind(session: number))
+    /// The session's open on the current connection, as its worker's steps need it.
+    private func wire(_ number: UInt32, _ session: Session) -> SessionWire? {
+        guard let outbox, session.isOpen else { return nil }
+        return SessionWire(
+            number: number, open: session.open, link: session.link, worker: session.worker, outbox: outbox,
+            codec: codec,
+            failed: { open, reason in Task { await self.sessionFailed(number, open: open, reason) } })
     }
 
-    /// Queues a message of an open session (or the unbind that closes one). One the codec refuses
-    /// (too large for a frame: the server would refuse it) fails its session, and the endpoint is
-    /// told, so the host sees why it does not sync.
-    private func send(_ message: SyncMessage, token: String? = nil) {
-        guard let outbox else { return }
-        if case .unbind = message {
-        } else if sessions[message.session]?.isOpen != true {
+    /// A session failed on its worker (which told the server): closed until the next connection;
+    /// the others go on. Nothing is recorded for an open that has ended since.
+    private func sessionFailed(_ number: UInt32, open: Int, _ reason: String) {
+        guard sessions[number]?.open == open else { return }
+        sessions[number]?.open = 0
+        sessionErrors[number] = reason
+    }
+
+    /// Connects to `url` on `loop` and runs `serve` once upgraded: a `ws://` URL through
+    /// `SyncClientChannel` (a server's end of input ends the attempt at once), a `wss://` one
+    /// through swift-websocket's client (TLS). Pongs are automatic; pings of its own let the client
+    /// notice a server that went silent.
+    private nonisolated func openWebSocket(
+        _ url: String, on loop: any EventLoopGroup,
+        _ serve: @escaping @Sendable (WebSocketInboundStream, WebSocketOutboundWriter) async throws -> Void
+    ) async throws {
+        let autoPing = AutoPingSetup.enabled(timePeriod: pingInterval)
+        guard let target = PlainWebSocketTarget(url) else {
+            let configuration = WebSocketClientConfiguration(
+                maxFrameSize: codec.limits.maxFrameBytes, autoPing: autoPing)
+            try await WebSocketClient.connect(
+                url: url, configuration: configuration, eventLoopGroup: loop, logger: Self.logger
+            ) { inbound, outbound, _ in try await serve(inbound, outbound) }
             return
         }
-        do {
-            outbox.send(try codec.encode(message, token: token))
-        } catch {
-            let failure = SyncError(
-                .limitsExceeded, "session \(message.session) cannot send its \(WireKind(message).rawValue): \(error)")
-            sessions[message.session]?.link.transportFailed(failure)
-            fail(message.session, failure)
-        }
-    }
-
-    private nonisolated func clientConfiguration() -> WebSocketClientConfiguration {
-        // Pongs are automatic; pings of its own let the client notice a server that went silent.
-        WebSocketClientConfiguration(
-            maxFrameSize: codec.limits.maxFrameBytes, autoPing: .enabled(timePeriod: pingInterval))
+        let channel = SyncClientChannel(
+            target: target, maxFrameSize: codec.limits.maxFrameBytes, autoPing: autoPing,
+            handler: { inbound, outbound, _ in try await serve(inbound, outbound) })
+        _ = try await ClientConnection(
+            channel, address: .hostname(target.host, port: target.port), eventLoopGroup: loop, logger: Self.logger
+        ).run()
     }
 
     private static let logger: Logger = {

@@ -30,6 +30,8 @@ final class Outbox: Sendable {
         var overflowed = false
         /// Readers waiting for the queue to drain below the low-water mark.
         var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Tasks waiting for the queue to end.
+        var endWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     init(maxQueuedBytes: Int) {
@@ -111,6 +113,17 @@ final class Outbox: Sendable {
         }
     }
 
+    /// Returns once the queue ended (closed, finished, over its limit, or its writer stopped).
+    func waitForEnd() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let ended = state.withLock { state in
+                if !state.ended { state.endWaiters.append(waiter) }
+                return state.ended
+            }
+            if ended { waiter.resume() }
+        }
+    }
+
     /// Writes every item until the queue ends or a close is written. A write that fails (the socket
     /// is gone) ends the loop; the reader sees the connection end.
     func writeAll(to outbound: WebSocketOutboundWriter) async {
@@ -154,10 +167,16 @@ final class Outbox: Sendable {
         if drained { wakeWaiters() }
     }
 
+    /// Wakes the readers waiting for room, and once the queue ended, the tasks waiting for that.
     private func wakeWaiters() {
         let waiters = state.withLock { state in
-            defer { state.waiters = [] }
-            return state.waiters
+            var woken = state.waiters
+            state.waiters = []
+            if state.ended {
+                woken += state.endWaiters
+                state.endWaiters = []
+            }
+            return woken
         }
         for waiter in waiters { waiter.resume() }
     }

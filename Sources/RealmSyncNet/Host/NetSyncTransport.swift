@@ -7,7 +7,8 @@ import Synchronization
 /// `SyncNetClient`: one WebSocket carrying every open tenant's session. The host's calls return at
 /// once; what they ask of the client (register, unregister, flush) runs in order on one task.
 public final class NetSyncTransport: SyncSessionTransport {
-    public let url: String
+    /// Every server, in the order the client tries them.
+    public let urls: [String]
     public let canSign: Bool
     public let client: SyncNetClient
     private let commands: AsyncStream<NetSyncCommand>.Continuation
@@ -18,17 +19,25 @@ public final class NetSyncTransport: SyncSessionTransport {
 
     /// A transport to `url` signing tokens with `secret` (nil: the host cannot sign, and every
     /// bind fails until it can), connecting now.
-    public init(url: String, secret: [UInt8]?, options: SyncNetClientOptions = .init()) throws {
+    public convenience init(url: String, secret: [UInt8]?, options: SyncNetClientOptions = .init()) throws {
+        try self.init(url: url, fallbackURLs: [], secret: secret, options: options)
+    }
+
+    /// A transport to `url`, failing over to `fallbackURLs` in turn (`SyncNetClient`).
+    public init(url: String, fallbackURLs: [String], secret: [UInt8]?, options: SyncNetClientOptions = .init())
+        throws
+    {
         let signer = try secret.map { try SyncToken(secret: $0) }
         let client = SyncNetClient(
-            url: url,
+            url: url, fallbackURLs: fallbackURLs,
             tokens: { user in
                 guard let signer else {
                     throw SyncError(.badAuthentication, "the host has no sync secret to sign a token for '\(user)'")
                 }
                 return try await signer.sign(user: user)
             }, options: options)
-        self.url = url
+        urls = [url] + fallbackURLs
+        status.value.withLock { $0.url = url }
         self.client = client
         canSign = signer != nil
         let (stream, commands) = AsyncStream.makeStream(of: NetSyncCommand.self)
@@ -41,7 +50,8 @@ public final class NetSyncTransport: SyncSessionTransport {
         watcher = Task {
             for await state in await client.stateUpdates() {
                 let error = await client.lastConnectionError
-                status.value.withLock { $0 = (state, error) }
+                let url = await client.currentURL
+                status.value.withLock { $0 = (state, error, url) }
             }
         }
     }
@@ -52,9 +62,11 @@ public final class NetSyncTransport: SyncSessionTransport {
         _ options: HostSyncOptions, environment: [String: String] = ProcessInfo.processInfo.environment,
         clientOptions: SyncNetClientOptions = .init()
     ) throws -> NetSyncTransport {
-        guard let url = options.url else { throw SyncError(.otherError, "no sync URL given") }
+        guard let url = options.urls.first else { throw SyncError(.otherError, "no sync URL given") }
         return try NetSyncTransport(
-            url: url, secret: try secret(options, environment: environment), options: clientOptions)
+            url: url, fallbackURLs: Array(options.urls.dropFirst()),
+            secret: try secret(options, environment: environment),
+            options: clientOptions)
     }
 
     /// The secret as the server reads it (`SyncSharedSecret`): a file others may read is refused.
@@ -71,6 +83,8 @@ public final class NetSyncTransport: SyncSessionTransport {
         Task { [client] in await client.stop() }
     }
 
+    /// The server connected to, or tried last.
+    public var url: String { status.value.withLock { $0.url } }
     public var connectionState: String { status.value.withLock { $0.state.rawValue } }
     public var lastConnectionError: String? { status.value.withLock { $0.error } }
 
@@ -94,9 +108,9 @@ public final class NetSyncTransport: SyncSessionTransport {
     }
 }
 
-/// The client's connection state and last connection error, as the watcher last saw them.
+/// The client's connection state, last connection error and server, as the watcher last saw them.
 private final class ConnectionStatus: Sendable {
-    let value = Mutex<(state: SyncConnectionState, error: String?)>((.disconnected, nil))
+    let value = Mutex<(state: SyncConnectionState, error: String?, url: String)>((.disconnected, nil, ""))
 }
 
 /// What the host asks of the network client, run in order.

@@ -11,6 +11,19 @@ struct ServerConnection {
     let codec: WireCodec
     let tokens: SyncToken
     let bindDeadline: Duration
+    /// How long the writer may take once the connection ended (then it is cancelled: its blocked
+    /// write to a peer that does not read gives up, and the socket is closed).
+    let closeTimeout: Duration
+
+    /// What one of the connection's tasks ended with.
+    private enum Finished: Sendable {
+        case reader(ReadEnding)
+        case writer
+        /// The connection ended `closeTimeout` ago and its writer is still writing.
+        case writerOverdue
+        /// The reader and the writer ended in time.
+        case writerInTime
+    }
 
     /// How reading a connection ended.
     enum ReadEnding: Sendable {
@@ -23,7 +36,8 @@ struct ServerConnection {
         case failed(any Error)
     }
 
-    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+    /// `channel`: the connection's socket, closed when the writer is overdue.
+    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
         let outbox = Outbox(maxQueuedBytes: codec.limits.maxQueuedBytes)
         guard let connection = await hub.open(outbox) else {
             // The peer may be gone already; nothing was opened for it.
@@ -33,20 +47,36 @@ struct ServerConnection {
         }
         let deadline = Task { await closeUnlessBound(connection, outbox) }
         defer { deadline.cancel() }
-        let ending = await withTaskGroup(of: ReadEnding?.self) { group in
+        let closeTimeout = closeTimeout
+        let ending = await withTaskGroup(of: Finished.self) { group in
             group.addTask {
                 await outbox.writeAll(to: outbound)
-                return nil
+                return .writer
             }
-            group.addTask { await read(inbound, connection, outbox) }
+            group.addTask { .reader(await read(inbound, connection, outbox)) }
+            // The outbox always ends before the reader and the writer are both done (either ending
+            // ends it), so this task never outlives them by more than the timeout.
+            group.addTask {
+                await outbox.waitForEnd()
+                let waited = (try? await Task.sleep(for: closeTimeout)) != nil
+                return waited ? .writerOverdue : .writerInTime
+            }
             var ending: ReadEnding?
             while let next = await group.next() {
-                if let next {
-                    ending = next
-                    end(outbox, next)
-                } else {
+                switch next {
+                case .reader(let read):
+                    ending = read
+                    end(outbox, read)
+                case .writer:
                     // The writer is done (this side closed, or the socket failed): stop reading.
                     group.cancelAll()
+                case .writerOverdue:
+                    // A peer that does not read (a 1008 for its queue, waiting behind frames it
+                    // never takes): the socket is closed under the writer, which fails it.
+                    channel.close(promise: nil)
+                    group.cancelAll()
+                case .writerInTime:
+                    break
                 }
             }
             return ending

@@ -112,15 +112,15 @@ public actor SyncNetServer {
     /// most `limits.maxQueuedBytes` each.
     public var queuedBytes: Int { get async { await hub.queuedBytes } }
 
-    private func webSocketRouter() -> Router<BasicWebSocketRequestContext> {
-        let router = Router(context: BasicWebSocketRequestContext.self)
+    private func webSocketRouter() -> Router<SyncRequestContext> {
+        let router = Router(context: SyncRequestContext.self)
         let connection = ServerConnection(
             hub: hub, codec: WireCodec(limits: configuration.limits), tokens: tokens,
-            bindDeadline: configuration.bindDeadline)
+            bindDeadline: configuration.bindDeadline, closeTimeout: configuration.closeTimeout)
         router.ws(RouterPath(configuration.path)) { _, _ in
             .upgrade([:])
-        } onUpgrade: { inbound, outbound, _ in
-            try await connection.serve(inbound: inbound, outbound: outbound)
+        } onUpgrade: { inbound, outbound, context in
+            try await connection.serve(inbound: inbound, outbound: outbound, channel: context.requestContext.channel)
         }
         return router
     }
@@ -129,6 +129,6 @@ public actor SyncNetServer {
         HTTP1WebSocketUpgradeChannel.Configuration(
             ws: WebSocketServerConfiguration(
                 maxFrameSize: configuration.limits.maxFrameBytes,
-                autoPing: .enabled(timePeriod: configuration.pingInterval)))
+                autoPing: .enabled(timePeriod: configuration.pingInterval), closeTimeout: configuration.closeTimeout))
     }
 }

@@ -20,12 +20,18 @@ public struct SyncNetServerConfiguration: Sendable {
     /// Several servers on one store: how often a server looks at the store without being woken (a
     /// notification lost with a connection, an integrator gone: the next one takes over then).
     public var sharedStorePoll: Duration
+    /// How long a connection being closed may take: what is queued gets this long to be written
+    /// once the connection ends (a close, 1008 for a peer over its queue, included), and the peer
+    /// this long again to answer the close; then the socket is closed, so a peer that never
+    /// reads does not hold it until the ping timeout.
+    public var closeTimeout: Duration
     public var logLevel: Logger.Level
 
     public init(
         host: String = "127.0.0.1", port: Int = 7800, path: String = "/sync", limits: WireLimits = .standard,
         pingInterval: Duration = .seconds(30), bindDeadline: Duration = .seconds(30), maxConnections: Int = 1000,
-        sharedStorePoll: Duration = .seconds(1), logLevel: Logger.Level = .warning
+        sharedStorePoll: Duration = .seconds(1), closeTimeout: Duration = .seconds(5),
+        logLevel: Logger.Level = .warning
     ) {
         self.host = host
         self.port = port
@@ -35,6 +41,7 @@ public struct SyncNetServerConfiguration: Sendable {
         self.bindDeadline = bindDeadline
         self.maxConnections = maxConnections
         self.sharedStorePoll = sharedStorePoll
+        self.closeTimeout = closeTimeout
         self.logLevel = logLevel
     }
 }
