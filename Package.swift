@@ -24,9 +24,10 @@ import PackageDescription
 // tests stay free of them. It sits above RealmHost: its `NetSyncTransport` implements RealmHost's
 // `SyncSessionTransport` (the seam through which tenants' realms sync), and realm-host wires it in.
 // RealmSyncPostgres (the central store on PostgreSQL, postgres-nio) sits on RealmSync beside it; only
-// realm-host (`sync-server --store postgres://…`) and the PostgreSQL tests build it.
+// realm-host (`sync-server --store postgres://…`), realm-bench and the PostgreSQL tests build it.
 //
-// realm-bench's sync_* network rows run a server and hosts in its process, so it builds them too.
+// realm-bench's sync_* network rows run a server and hosts in its process, so it builds them too;
+// its sync_integrate_postgres row builds RealmSyncPostgres.
 // RealmTestSupport (the query fuzzer, SplitMix64) sits beside the executables, over RealmDatabase;
 // it is no product. Every module a target imports is listed in its dependencies.
 let package = Package(
@@ -121,7 +122,7 @@ let package = Package(
             name: "RealmBench",
             dependencies: [
                 "RealmDatabase", "RealmLua", "RealmHost", "LuaSandbox", "CSQLite", "RealmSync", "RealmSyncNet",
-                "CMallocInfo",
+                "RealmSyncPostgres", "CMallocInfo",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -69,7 +69,8 @@ protocol Workload: Sendable {
 enum Catalog {
     static let workloads: [any Workload] = [
         InsertBulk(), AppendImplicit(), Open(), ReadAll(), QueryCount(), QueryList(), LuaInsertBulk(),
-        SwiftMigration(), LuaMigration(), MigrateTenants(), SyncInsertBulk(), SyncIntegrate(), SyncBootstrap(),
+        SwiftMigration(), LuaMigration(), MigrateTenants(), SyncInsertBulk(), SyncIntegrate(), SyncIntegratePostgres(),
+        SyncBootstrap(),
         SyncObserveLatency(), SyncFanout(), SyncCatchup(), SyncIdleSession(),
     ]
     static var names: [String] { workloads.map(\.name) }

@@ -68,6 +68,8 @@ public final class PostgresSyncStore: SyncStore {
         let result: T
         do {
             result = try body()
+            // The writes sent without waiting belong to this transaction: one that failed fails it.
+            try connection.flush()
         } catch {
             rollBack()
             throw error
@@ -86,6 +88,7 @@ public final class PostgresSyncStore: SyncStore {
     /// Rolls back the open transaction; when even that fails the connection is closed (PostgreSQL
     /// then drops the transaction) and the next transaction opens another.
     private func rollBack() {
+        connection.discardPending()
         do {
             try connection.query("ROLLBACK", [], "rolling back")
         } catch {

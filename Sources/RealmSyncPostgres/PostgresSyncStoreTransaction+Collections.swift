@@ -97,7 +97,7 @@ extension PostgresSyncStoreTransaction {
 
     func writeListElement(_ ref: ObjectRef, field: String, _ element: StoredListElement) throws {
         let id = element.id
-        try db.query(
+        try db.send(
             """
             INSERT INTO list_elements(object, field, \(Self.elementColumns))
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
@@ -115,7 +115,7 @@ extension PostgresSyncStoreTransaction {
     }
 
     func writeListClearedAt(_ ref: ObjectRef, field: String, _ time: WriteTime) throws {
-        try db.query(
+        try db.send(
             """
             INSERT INTO list_clears(object, field, clock, client) VALUES ($1, $2, $3, $4)
             ON CONFLICT(object, field) DO UPDATE SET clock = excluded.clock, client = excluded.client
@@ -125,7 +125,7 @@ extension PostgresSyncStoreTransaction {
     }
 
     func writeSetEntry(_ ref: ObjectRef, field: String, _ entry: StoredSetEntry) throws {
-        try db.query(
+        try db.send(
             """
             INSERT INTO set_entries(object, field, value, present, clock, client) VALUES ($1, $2, $3, $4, $5, $6)
             ON CONFLICT(object, field, value) DO UPDATE SET present = excluded.present, clock = excluded.clock,
@@ -138,7 +138,7 @@ extension PostgresSyncStoreTransaction {
     }
 
     func writeMapEntry(_ ref: ObjectRef, field: String, _ entry: StoredMapEntry) throws {
-        try db.query(
+        try db.send(
             """
             INSERT INTO map_entries(object, field, key, value, clock, client) VALUES ($1, $2, $3, $4, $5, $6)
             ON CONFLICT(object, field, key) DO UPDATE SET value = excluded.value, clock = excluded.clock,

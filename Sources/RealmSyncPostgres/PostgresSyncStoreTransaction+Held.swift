@@ -34,12 +34,12 @@ extension PostgresSyncStoreTransaction {
 
     func setHeld(_ fileID: UInt64, _ ref: ObjectRef, _ held: Bool, at position: ViewPosition) throws {
         let id = try requireObjectID(ref)
-        // The state and its log entry in one round trip.
+        // The state and its log entry in one statement.
         let change =
             held
             ? "INSERT INTO held(file_id, object) VALUES ($1, $2) ON CONFLICT DO NOTHING"
             : "DELETE FROM held WHERE file_id = $1 AND object = $2"
-        try db.query(
+        try db.send(
             """
             WITH change AS (\(change))
             INSERT INTO held_log(file_id, object, server_version, query_version, held) VALUES ($1, $2, $3, $4, $5)
@@ -49,7 +49,7 @@ extension PostgresSyncStoreTransaction {
     }
 
     func forgetHeldLog(of fileID: UInt64, before serverVersion: UInt64) throws {
-        try db.query(
+        try db.send(
             "DELETE FROM held_log WHERE file_id = $1 AND server_version < $2", [.u64(fileID), .u64(serverVersion)],
             "forgetting the held log of file \(fileID)")
     }
@@ -62,7 +62,7 @@ extension PostgresSyncStoreTransaction {
         // Held already: its log must still rewind a lost message that brought it.
         guard inserted.metadata.rows == 1 else { return }
         // What was logged before no longer says what the replica had: it has the object now.
-        try db.query(
+        try db.send(
             "DELETE FROM held_log WHERE file_id = $1 AND object = $2", [.u64(fileID), .int(id)],
             "forgetting the held log of \(ref) for file \(fileID)")
     }
@@ -85,7 +85,7 @@ extension PostgresSyncStoreTransaction {
             guard undone.insert(id).inserted else { continue }
             if try row.bool(1) { dropped.append(id) } else { held.append(id) }
         }
-        try db.query(
+        try db.send(
             """
             WITH gone AS (DELETE FROM held WHERE file_id = $1 AND object = ANY($3)),
                 back AS (INSERT INTO held(file_id, object) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING)
@@ -99,12 +99,12 @@ extension PostgresSyncStoreTransaction {
             let missing = refs.first { objectIDs[$0] == nil }.map { "\($0)" } ?? "an object"
             throw SyncStoreError("the sync store has no record of \(missing) to write below")
         }
-        try db.query(
+        try db.send(
             """
             WITH log AS (DELETE FROM held_log WHERE file_id = $1), gone AS (DELETE FROM held WHERE file_id = $1)
             SELECT 1
             """, [.u64(fileID)], "resetting the held objects of file \(fileID)")
-        try db.query(
+        try db.send(
             "INSERT INTO held(file_id, object) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING",
             [.u64(fileID), .ints(Array(ids.keys))], "recording the objects file \(fileID) holds")
     }

@@ -66,7 +66,7 @@ extension PostgresSyncStoreTransaction {
                 "history must stay dense: appending server version \(record.serverVersion) after \(latest)")
         }
         let c = record.original
-        try db.query(
+        try db.send(
             "INSERT INTO history(server_version, client_file_id, client_version, based_on, clock, original, kept) "
                 + "VALUES ($1, $2, $3, $4, $5, $6, $7)",
             [
@@ -77,7 +77,7 @@ extension PostgresSyncStoreTransaction {
     }
 
     func writeClient(_ record: ClientRecord) throws {
-        try db.query(
+        try db.send(
             """
             INSERT INTO clients(file_id, salt, last_client_version, user_name) VALUES ($1, $2, $3, $4)
             ON CONFLICT(file_id) DO UPDATE SET salt = excluded.salt,

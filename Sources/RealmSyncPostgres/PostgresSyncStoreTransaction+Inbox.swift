@@ -41,20 +41,20 @@ extension PostgresSyncStoreTransaction {
     }
 
     func settleUpload(_ id: UInt64, outcome: [UInt8], now: UInt64) throws {
-        try db.query(
+        try db.send(
             "UPDATE inbox SET outcome = $1, settled_at = $2 WHERE id = $3", [.bytes(outcome), .u64(now), .u64(id)],
             "recording the outcome of upload \(id)")
         try notify(PostgresStoreSchema.historyChannel)
     }
 
     func dropUnsettledUploads(of fileID: UInt64) throws {
-        try db.query(
+        try db.send(
             "DELETE FROM inbox WHERE client_file_id = $1 AND settled_at IS NULL", [.u64(fileID)],
             "dropping the unsettled uploads of client file \(fileID)")
     }
 
     func forgetUploads(_ ids: [UInt64], settledBefore: UInt64) throws {
-        try db.query(
+        try db.send(
             "DELETE FROM inbox WHERE settled_at IS NOT NULL AND (id = ANY($1) OR settled_at < $2)",
             [.ints(ids.map { Int64(bitPattern: $0) }), .u64(settledBefore)], "forgetting settled uploads")
     }
@@ -66,6 +66,6 @@ extension PostgresSyncStoreTransaction {
     }
 
     private func notify(_ channel: String) throws {
-        try db.query("SELECT pg_notify($1, '')", [.text(channel)], "notifying \(channel)")
+        try db.send("SELECT pg_notify($1, '')", [.text(channel)], "notifying \(channel)")
     }
 }

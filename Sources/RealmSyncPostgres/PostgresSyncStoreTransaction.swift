@@ -217,8 +217,8 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
 
     func forgetContents(of ref: ObjectRef) throws {
         guard let id = try objectID(ref) else { return }
-        // One round trip for the five tables.
-        try db.query(
+        // One statement for the five tables.
+        try db.send(
             """
             WITH f AS (DELETE FROM fields WHERE object = $1), l AS (DELETE FROM list_elements WHERE object = $1),
                 c AS (DELETE FROM list_clears WHERE object = $1), s AS (DELETE FROM set_entries WHERE object = $1)
@@ -227,7 +227,7 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
     }
 
     func writeField(_ ref: ObjectRef, path: [String], _ field: StoredField) throws {
-        try db.query(
+        try db.send(
             """
             INSERT INTO fields(object, path, value, clock, client, replaced_at, replaced_by)
             VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -244,7 +244,7 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
     func forgetFields(of ref: ObjectRef, below path: [String]) throws {
         guard let id = try objectID(ref) else { return }
         let key = Self.key(path)
-        try db.query(
+        try db.send(
             "DELETE FROM fields WHERE object = $1 AND path >= $2 AND path < $3",
             [.int(id), .bytes(key + [Self.pathSeparator]), .bytes(key + [Self.pathSeparator + 1])],
             "forgetting the fields of \(ref) below \(path.joined(separator: "."))")
@@ -257,10 +257,13 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
         let result: T
         do {
             result = try body()
+            // The writes sent without waiting belong to this savepoint: one that failed fails it.
+            try db.flush()
         } catch {
             objectIDs = [:]
             objects = [:]
             latestVersion = nil
+            db.discardPending()
             try db.query("ROLLBACK TO SAVEPOINT \(name)", [], "rolling back a savepoint")
             try db.query("RELEASE SAVEPOINT \(name)", [], "releasing a savepoint")
             throw error

@@ -54,6 +54,39 @@ final class PostgresSyncStoreTests: XCTestCase {
         XCTAssertNotNil(try store.read { try $0.object(item(2)) }, "the store goes on")
     }
 
+    func testAFailedWriteSentWithoutWaitingFailsItsSavepointNamingItsOperation() throws {
+        let store = try place.open(historySalt: 42, schema: nil)
+        try store.write { transaction in
+            try transaction.writeObject(item(1), StoredObject(exists: true, creator: "u"))
+            let postgres = try XCTUnwrap(transaction as? PostgresSyncStoreTransaction)
+            XCTAssertThrowsError(
+                try transaction.savepoint {
+                    try transaction.writeObject(item(2), StoredObject(exists: true, creator: "u"))
+                    // Sent, not awaited: the savepoint's end waits for it, and fails.
+                    try postgres.db.send("SELECT 1 / 0", [], "dividing by zero")
+                }
+            ) { error in XCTAssertTrue("\(error)".contains("dividing by zero failed"), "\(error)") }
+            try transaction.writeObject(item(3), StoredObject(exists: true, creator: "u"))
+        }
+        XCTAssertNotNil(try store.read { try $0.object(item(1)) })
+        XCTAssertNil(try store.read { try $0.object(item(2)) }, "the savepoint was rolled back")
+        XCTAssertNotNil(try store.read { try $0.object(item(3)) }, "the transaction went on")
+    }
+
+    func testAFailedWriteSentWithoutWaitingFailsItsTransactionNamingItsOperation() throws {
+        let store = try place.open(historySalt: 42, schema: nil)
+        XCTAssertThrowsError(
+            try store.write { transaction in
+                try transaction.writeObject(item(1), StoredObject(exists: true, creator: "u"))
+                let postgres = try XCTUnwrap(transaction as? PostgresSyncStoreTransaction)
+                try postgres.db.send("SELECT 1 / 0", [], "dividing by zero")
+            }
+        ) { error in XCTAssertTrue("\(error)".contains("dividing by zero failed"), "\(error)") }
+        XCTAssertNil(try store.read { try $0.object(item(1)) }, "nothing was committed")
+        try store.write { try $0.writeObject(item(2), StoredObject(exists: true, creator: "u")) }
+        XCTAssertNotNil(try store.read { try $0.object(item(2)) }, "the store goes on")
+    }
+
     func testValuesAreBoundNeverSpliced() throws {
         let store = try place.open(historySalt: 42, schema: nil)
         // Keys, paths and values may hold any character, NUL too (stored as bytes); user and class

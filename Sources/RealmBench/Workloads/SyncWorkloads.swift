@@ -76,13 +76,15 @@ struct SyncIntegrate: Workload {
     static let changesetsPerUpload = 4
 
     func comparisons(_ context: BenchContext) throws -> [Comparison] {
-        let changesets = context.scaled(4_000, minimum: Self.writers)
-        let rounds = max(1, changesets / (Self.writers * Self.changesetsPerUpload))
-        let changes = rounds * Self.writers * Self.changesetsPerUpload * Self.changesPerChangeset
+        let (rounds, changes) = Self.rounds(context)
         return [
             Comparison(
                 name: name, target: target, baseline: "raw SQLite, a row per change", size: changes, warmUpSize: nil,
-                ours: { _ in try Self.serverSide(context, rounds: rounds, changes: changes) },
+                ours: { _ in
+                    let store = try SQLiteSyncStore(
+                        path: context.freshURL("sync-store").path, schema: SyncBenchSchema.schema)
+                    return try Self.serverSide(store: store, rounds: rounds, changes: changes)
+                },
                 raw: { _ in try Self.rawSide(context, rounds: rounds, changes: changes) })
         ]
     }
@@ -110,8 +112,15 @@ struct SyncIntegrate: Workload {
         }
     }
 
-    static func serverSide(_ context: BenchContext, rounds: Int, changes: Int) throws -> PreparedRun {
-        let store = try SQLiteSyncStore(path: context.freshURL("sync-store").path, schema: SyncBenchSchema.schema)
+    /// The rounds measured: the counts of `comparisons` (shared with `sync_integrate_postgres`).
+    static func rounds(_ context: BenchContext) -> (rounds: Int, changes: Int) {
+        let changesets = context.scaled(4_000, minimum: Self.writers)
+        let rounds = max(1, changesets / (Self.writers * Self.changesetsPerUpload))
+        return (rounds, rounds * Self.writers * Self.changesetsPerUpload * Self.changesPerChangeset)
+    }
+
+    /// The server on `store`, its writers bound and identified (untimed); the run uploads every round.
+    static func serverSide(store: any SyncStore, rounds: Int, changes: Int) throws -> PreparedRun {
         let clock = SystemWallClock()
         let server = try SyncServer(
             store: store, schema: SyncBenchSchema.schema, wallClock: clock, salts: { 7 })
