@@ -42,7 +42,8 @@ extension PostgresSyncStoreTransaction {
 
     func settleUpload(_ id: UInt64, outcome: [UInt8], now: UInt64) throws {
         try db.send(
-            "UPDATE inbox SET outcome = $1, settled_at = $2 WHERE id = $3", [.bytes(outcome), .u64(now), .u64(id)],
+            "UPDATE inbox SET outcome = $1, settled_at = $2 WHERE id = $3 AND settled_at IS NULL",
+            [.bytes(outcome), .u64(now), .u64(id)],
             "recording the outcome of upload \(id)")
         try notify(PostgresStoreSchema.historyChannel)
     }

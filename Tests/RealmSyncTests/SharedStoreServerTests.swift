@@ -147,6 +147,16 @@ final class SharedStoreServerTests: XCTestCase {
         XCTAssertEqual(try fixture.state.latestServerVersion(), 0)
     }
 
+    func testAnUploadSettledTwiceKeepsItsFirstOutcome() throws {
+        let fixture = try ServerFixture()
+        let id = try fixture.store.write { try $0.addUpload(clientFileID: 1, lastClientVersion: 1, body: [1]) }
+        try fixture.store.write { transaction in
+            try transaction.settleUpload(id, outcome: [7], now: 10)
+            try transaction.settleUpload(id, outcome: [8], now: 11)
+        }
+        XCTAssertEqual(try fixture.store.read { try $0.uploadOutcomes([id]) }, [id: [7]])
+    }
+
     func testAnUploadAndItsOutcomeSurviveTheInboxEncoding() throws {
         let query = QuerySet(version: 3, subscriptions: [SubscriptionQuery(className: "Item", query: "count > 2")])
         let upload = Upload(

@@ -128,7 +128,9 @@ public protocol SyncStoreTransaction: SyncStoreReader {
     /// Puts an upload in the inbox and returns its id. The same file's upload ending at the same
     /// client version twice (sent again after a reconnection) is kept once: its first id is returned.
     func addUpload(clientFileID: UInt64, lastClientVersion: UInt64, body: [UInt8]) throws -> UInt64
-    /// Records what became of upload `id`, at `now` (milliseconds since 1970).
+    /// Records what became of upload `id`, at `now` (milliseconds since 1970). An upload settled
+    /// already keeps its first outcome (a second integrator at once would only acknowledge it again,
+    /// without the compensating writes the first one recorded).
     func settleUpload(_ id: UInt64, outcome: [UInt8], now: UInt64) throws
     /// Drops the file's uploads not yet integrated: its replica connected again and sends them again.
     func dropUnsettledUploads(of fileID: UInt64) throws

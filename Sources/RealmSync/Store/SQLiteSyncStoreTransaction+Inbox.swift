@@ -47,7 +47,9 @@ extension SQLiteSyncStoreTransaction {
     }
 
     func settleUpload(_ id: UInt64, outcome: [UInt8], now: UInt64) throws {
-        try db.run("UPDATE inbox SET outcome = ?, settled_at = ? WHERE id = ?", [.bytes(outcome), .u64(now), .u64(id)])
+        try db.run(
+            "UPDATE inbox SET outcome = ?, settled_at = ? WHERE id = ? AND settled_at IS NULL",
+            [.bytes(outcome), .u64(now), .u64(id)])
     }
 
     func dropUnsettledUploads(of fileID: UInt64) throws {
