@@ -20,6 +20,8 @@ actor SyncServerHub {
     private var coordinating: Task<Void, Never>?
     /// Set by `stopCoordinating`: a wake-up already on its way must not take the role again.
     private var coordinationStopped = false
+    /// Inbox batches (of up to 1,000 uploads) the integrator takes per wake-up.
+    private static let batchesPerWakeUp = 8
 
     init(
         engine: sending SyncServer, codec: WireCodec, maxConnections: Int,
@@ -118,7 +120,11 @@ actor SyncServerHub {
     private func wake(_ wakeUp: SharedStoreWakeUp) async {
         guard let coordination, !coordinationStopped else { return }
         if wakeUp != .history, await coordination.holdIntegratorRole(), !coordinationStopped {
-            while let taken = try? engine.integrateInbox(), taken > 0 {}
+            // A bounded number of batches per wake-up, so this server's own sessions are served
+            // between them; the uploads left are announced again (every add notifies) or polled.
+            for _ in 0..<Self.batchesPerWakeUp {
+                guard let taken = try? engine.integrateInbox(), taken > 0 else { break }
+            }
         }
         route(engine.catchUp())
     }
