@@ -70,9 +70,6 @@ public actor PostgresCoordination: SharedStoreCoordination {
         wakeUpStream.continuation.finish()
     }
 
-    /// Whether this server holds the role now (for the server's status and the tests).
-    public var isIntegrator: Bool { holding && !(lockConnection?.isClosed ?? true) }
-
     // MARK: Connections
 
     private func openLockConnection() async throws -> PostgresConnection {

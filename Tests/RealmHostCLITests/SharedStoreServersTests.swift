@@ -94,42 +94,11 @@ final class SharedStoreServersTests: XCTestCase {
                 + "another integrating after \(takeover)")
     }
 
-    /// One toy per commit, flushed at once, until cancelled; the toys written.
-    private func storm(_ host: Replicas.Host, name: String) -> Task<[ObjectId], Never> {
-        Task {
-            var written: [ObjectId] = []
-            while !Task.isCancelled {
-                let id = ObjectId.generate()
-                do {
-                    try host.replica.writeToy(id, name: "\(name)\(written.count)", household: "alice")
-                } catch {
-                    XCTFail("commit \(written.count) on \(name): \(error)")
-                    break
-                }
-                written.append(id)
-                await host.client.flush()
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-            return written
-        }
-    }
-
     /// The store holds every toy once, and each client file's changesets once each, numbered 1, 2, ….
     private func checkStore(_ database: TestPostgresDatabase, written: [ObjectId]) throws {
         let schema = try Replicas.pluginSchema()
         let store = try PostgresSyncStore(location: database.location, schema: schema)
         defer { store.close() }
-        let state = ServerState(store: store, schema: schema)
-        let toys = Set(try state.canonicalState(classes: ["DogToy"]).objects.keys)
-        XCTAssertEqual(toys, Set(written.map { ObjectRef("DogToy", .objectId($0)) }), "the store's toys")
-        let log = try state.integrationLog()
-        let versions = Dictionary(grouping: log.map(\.changeset), by: \.clientFileID).mapValues {
-            $0.map(\.clientVersion)
-        }
-        XCTAssertEqual(versions.count, 2, "two client files uploaded")
-        for (file, numbers) in versions {
-            XCTAssertEqual(numbers, Array(1...UInt64(numbers.count)), "client file \(file)'s changesets")
-        }
-        XCTAssertEqual(log.count, written.count, "one changeset per commit")
+        try checkToysInStore(ServerState(store: store, schema: schema), written)
     }
 }

@@ -4,6 +4,7 @@ import RealmHost
 import RealmSync
 import RealmSyncNet
 import Synchronization
+import XCTest
 
 /// Replicas with the schema of the repository's plugins, each behind its own network client (as on
 /// its own host), signing their users' tokens with the server's secret.
@@ -96,4 +97,38 @@ final class StopFlag: Sendable {
     private let flag = Mutex(false)
     func set() { flag.withLock { $0 = true } }
     var isSet: Bool { flag.withLock { $0 } }
+}
+
+/// A replica's storm: one toy per commit, flushed at once, until cancelled; the toys written.
+func storm(_ host: Replicas.Host, name: String) -> Task<[ObjectId], Never> {
+    Task {
+        var written: [ObjectId] = []
+        while !Task.isCancelled {
+            let id = ObjectId.generate()
+            do {
+                try host.replica.writeToy(id, name: "\(name)\(written.count)", household: "alice")
+            } catch {
+                XCTFail("commit \(written.count) on \(name): \(error)")
+                break
+            }
+            written.append(id)
+            await host.client.flush()
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return written
+    }
+}
+
+/// The store behind `state` holds every toy of `written` once, and each of the two client files'
+/// changesets once each, numbered 1, 2, ….
+func checkToysInStore(_ state: ServerState, _ written: [ObjectId]) throws {
+    let toys = Set(try state.canonicalState(classes: ["DogToy"]).objects.keys)
+    XCTAssertEqual(toys, Set(written.map { ObjectRef("DogToy", .objectId($0)) }), "the store's toys")
+    let log = try state.integrationLog()
+    let versions = Dictionary(grouping: log.map(\.changeset), by: \.clientFileID).mapValues { $0.map(\.clientVersion) }
+    XCTAssertEqual(versions.count, 2, "two client files uploaded")
+    for (file, numbers) in versions {
+        XCTAssertEqual(numbers, Array(1...UInt64(numbers.count)), "client file \(file)'s changesets")
+    }
+    XCTAssertEqual(log.count, written.count, "one changeset per commit")
 }

@@ -198,14 +198,21 @@ func states(
 /// Sends one text message; the close code the server answers with (nil: none within `timeout`).
 func rawText(url: String, _ text: String, timeout: Duration = .seconds(10)) async throws -> WebSocketErrorCode? {
     let logger = Logger(label: "raw-text")
-    return try await withThrowingTaskGroup(of: WebSocketErrorCode?.self) { group in
-        group.addTask {
-            let close = try await WebSocketClient.connect(url: url, logger: logger) { inbound, outbound, _ in
-                try await outbound.write(.text(text))
-                for try await _ in inbound {}
-            }
-            return close?.closeCode
+    return try await within(timeout) {
+        let close = try await WebSocketClient.connect(url: url, logger: logger) { inbound, outbound, _ in
+            try await outbound.write(.text(text))
+            for try await _ in inbound {}
         }
+        return close?.closeCode
+    }
+}
+
+/// What `body` returns, or nil when it has not returned within `timeout` (it is cancelled then).
+func within<Value: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> Value?) async throws
+    -> Value?
+{
+    try await withThrowingTaskGroup(of: Value?.self) { group in
+        group.addTask { try await body() }
         group.addTask {
             try await Task.sleep(for: timeout)
             return nil
@@ -227,23 +234,14 @@ func rawFragments(url: String, _ fragments: [[UInt8]], timeout: Duration = .seco
         return logger
     }()
     let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 24)
-    return try await withThrowingTaskGroup(of: WebSocketErrorCode?.self) { group in
-        group.addTask {
-            let close = try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
-                inbound, outbound, _ in
-                try await outbound.withBinaryMessageWriter { writer in
-                    for fragment in fragments { try await writer(ByteBuffer(bytes: fragment)) }
-                }
-                for try await _ in inbound {}
+    return try await within(timeout) {
+        let close = try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
+            inbound, outbound, _ in
+            try await outbound.withBinaryMessageWriter { writer in
+                for fragment in fragments { try await writer(ByteBuffer(bytes: fragment)) }
             }
-            return close?.closeCode
+            for try await _ in inbound {}
         }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
-        }
-        let first = try await group.next() ?? nil
-        group.cancelAll()
-        return first
+        return close?.closeCode
     }
 }

@@ -15,31 +15,30 @@ final class PostgresSimulationTests: XCTestCase {
     static let steps = 300
 
     func testSimulationSeedsRunAlikeOnBothStores() throws {
-        let seeds = SimulationSeeds.seeds(prefix: "SYNC_POSTGRES_SIMULATION", ciSeeds: Self.ciSeeds)
-        print("postgres simulation: seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count))")
-        for seed in seeds {
-            let figures = try [TestStorePlace.Kind.sqlite, .postgres].map { kind in
-                let folder = try ClientTestFolder()
-                let simulation = try Simulation(
-                    seed: seed, folder: folder.url, place: try TestStorePlace("psim", kind: kind))
-                try simulation.run(steps: Self.steps)
-                return "\(simulation.figures)"
-            }
-            XCTAssertEqual(
-                figures[1], figures[0], "seed \(seed) on PostgreSQL (replay: SYNC_POSTGRES_SIMULATION_SEED=\(seed))")
+        try runAlike("postgres simulation") { seed, folder, place in
+            let simulation = try Simulation(seed: seed, folder: folder, place: place)
+            try simulation.run(steps: Self.steps)
+            return "\(simulation.figures)"
         }
     }
 
     func testViewSimulationSeedsRunAlikeOnBothStores() throws {
+        try runAlike("postgres view simulation") { seed, folder, place in
+            let simulation = try ViewSimulation(seed: seed, folder: folder, place: place)
+            try simulation.run(steps: Self.steps)
+            return "\(simulation.figures)"
+        }
+    }
+
+    /// Each seed run by `simulate` on a SQLite place and on a PostgreSQL one: the figures it returns
+    /// must be the same.
+    private func runAlike(_ name: String, _ simulate: (UInt64, URL, TestStorePlace) throws -> String) throws {
         let seeds = SimulationSeeds.seeds(prefix: "SYNC_POSTGRES_SIMULATION", ciSeeds: Self.ciSeeds)
-        print("postgres view simulation: seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count))")
+        print("\(name): seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count))")
         for seed in seeds {
             let figures = try [TestStorePlace.Kind.sqlite, .postgres].map { kind in
                 let folder = try ClientTestFolder()
-                let simulation = try ViewSimulation(
-                    seed: seed, folder: folder.url, place: try TestStorePlace("pvsim", kind: kind))
-                try simulation.run(steps: Self.steps)
-                return "\(simulation.figures)"
+                return try simulate(seed, folder.url, try TestStorePlace("psim", kind: kind))
             }
             XCTAssertEqual(
                 figures[1], figures[0], "seed \(seed) on PostgreSQL (replay: SYNC_POSTGRES_SIMULATION_SEED=\(seed))")

@@ -62,52 +62,15 @@ enum TestPostgres {
         }
     }
 
-    /// Runs `.ci/postgres COMMAND` (its waits bounded by the script, pg_ctl -t 30, and here by a
-    /// deadline); its standard output, or its standard error as the failure. Spawned and waited for
-    /// with posix_spawn and waitpid: Foundation's Process waited forever here once the script had
-    /// exited. Output goes to files, not pipes: the server the script starts would keep a pipe open.
+    /// Runs `.ci/postgres COMMAND` on this process's folder (`PostgresScript`); its standard output,
+    /// or its failure as why PostgreSQL is unavailable.
     private static func script(_ command: String) throws(TestPostgresUnavailable) -> String {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("postgres-\(UUID().uuidString)")
-        let (outPath, errPath) = (base.path + ".out", base.path + ".err")
-        defer {
-            try? FileManager.default.removeItem(atPath: outPath)
-            try? FileManager.default.removeItem(atPath: errPath)
+        do {
+            return try PostgresScript.run(
+                root.appendingPathComponent(".ci/postgres"), command, folder: ownFolder.path)
+        } catch {
+            throw TestPostgresUnavailable(message: error.reason)
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var environment = ProcessInfo.processInfo.environment
-        environment["REALMHOST_POSTGRES_DIR"] = ownFolder.path
-        let arguments = ["/bin/bash", root.appendingPathComponent(".ci/postgres").path, command]
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, envp)
-        guard spawned == 0 else {
-            throw TestPostgresUnavailable(message: "cannot run .ci/postgres: \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        let deadline = Date().addingTimeInterval(120)
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            guard Date() < deadline else {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                throw TestPostgresUnavailable(message: ".ci/postgres \(command) did not finish in 120 s")
-            }
-            usleep(20_000)
-        }
-        let read = { (path: String) in
-            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        // Exited normally with status 0 (the wait status's low 7 bits are the signal, the next 8 the code).
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-            throw TestPostgresUnavailable(message: ".ci/postgres \(command) failed: \(read(errPath))")
-        }
-        return read(outPath)
     }
 }
 

@@ -74,55 +74,16 @@ final class BenchPostgres {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Runs `.ci/postgres COMMAND` with `folder` as its REALMHOST_POSTGRES_DIR; its standard output, or
-    /// its standard error as the error. Spawned and waited for with posix_spawn and waitpid, as the
-    /// tests' TestPostgres does (Foundation's Process waited forever once the script had exited);
-    /// output goes to files, not pipes, which the server the script starts would keep open. The wait
-    /// is bounded (the script's own waits are, by pg_ctl -t 30).
+    /// `.ci/postgres COMMAND` on `folder` (`PostgresScript`); its output, or why it failed as a skip.
     private static func script(_ command: String, folder: URL) throws -> String {
         let script = root.appendingPathComponent(".ci/postgres")
         guard FileManager.default.isReadableFile(atPath: script.path) else {
             throw WorkloadSkipped(reason: "\(script.path) is missing")
         }
-        let (outPath, errPath) = (folder.path + ".out", folder.path + ".err")
-        defer {
-            try? FileManager.default.removeItem(atPath: outPath)
-            try? FileManager.default.removeItem(atPath: errPath)
+        do {
+            return try PostgresScript.run(script, command, folder: folder.path)
+        } catch {
+            throw WorkloadSkipped(reason: error.reason)
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var environment = ProcessInfo.processInfo.environment
-        environment["REALMHOST_POSTGRES_DIR"] = folder.path
-        let arguments = ["/bin/bash", script.path, command]
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, envp)
-        guard spawned == 0 else {
-            throw WorkloadSkipped(reason: "cannot run .ci/postgres: \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        let deadline = Date().addingTimeInterval(120)
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            guard Date() < deadline else {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                throw WorkloadSkipped(reason: ".ci/postgres \(command) did not finish in 120 s")
-            }
-            usleep(20_000)
-        }
-        let read = { (path: String) in
-            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        // Exited normally with status 0 (the wait status's low 7 bits are the signal, the next 8 the code).
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-            throw WorkloadSkipped(reason: ".ci/postgres \(command) failed: \(read(errPath))")
-        }
-        return read(outPath)
     }
 }
