@@ -37,13 +37,9 @@ package final class BlockingPostgresConnection {
         if let connection, !connection.isClosed { return }
         guard !isShutDown else { throw SyncStoreError("the PostgreSQL store \(location) was closed") }
         close(keepingLoop: true)
-        var configuration = PostgresConnection.Configuration(
-            host: location.host, port: location.port, username: location.user, password: location.password,
-            database: location.database, tls: .disable)
-        configuration.options.connectTimeout = .seconds(10)
         do {
             connection = try PostgresConnection.connect(
-                on: group.next(), configuration: configuration, id: 1, logger: logger
+                on: group.next(), configuration: location.connectionConfiguration, id: 1, logger: logger
             ).wait()
         } catch {
             throw SyncStoreError("cannot connect to the PostgreSQL store \(location): \(Self.describe(error))")

@@ -86,11 +86,7 @@ public actor PostgresCoordination: SharedStoreCoordination {
     }
 
     private func connect(id: Int) async throws -> PostgresConnection {
-        var configuration = PostgresConnection.Configuration(
-            host: location.host, port: location.port, username: location.user, password: location.password,
-            database: location.database, tls: .disable)
-        configuration.options.connectTimeout = .seconds(10)
-        return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+        try await PostgresConnection.connect(configuration: location.connectionConfiguration, id: id, logger: logger)
     }
 
     public func start() {

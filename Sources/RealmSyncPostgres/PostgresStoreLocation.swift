@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import RealmSync
 
 /// Where a `PostgresSyncStore` lives: `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (`postgresql://`
@@ -42,6 +43,14 @@ public struct PostgresStoreLocation: Hashable, Sendable, CustomStringConvertible
         let port = components.port ?? 5432
         guard (1...65535).contains(port) else { throw SyncStoreError("'\(shown)': port \(port) is out of range") }
         self.init(host: host, port: port, user: user, password: components.password, database: database)
+    }
+
+    /// How every connection to the store is made: plain TCP (see above), giving up after 10 s.
+    var connectionConfiguration: PostgresConnection.Configuration {
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(10)
+        return configuration
     }
 
     /// The address without the password, for messages.

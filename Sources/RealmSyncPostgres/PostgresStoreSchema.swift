@@ -92,7 +92,7 @@ enum PostgresStoreSchema {
     private static func upgrade(_ connection: BlockingPostgresConnection, historySalt: UInt64) throws {
         try connection.query("SELECT pg_advisory_xact_lock($1)", [.int(upgradeLock)], "locking the schema upgrade")
         let current = try installedVersion(connection)
-        guard current <= version else {
+        guard current >= 0, current <= version else {
             throw SyncStoreError(
                 "the PostgreSQL store \(connection.location) has schema version \(current); this realm-host knows "
                     + "versions up to \(version)")

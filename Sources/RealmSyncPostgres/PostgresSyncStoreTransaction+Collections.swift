@@ -6,9 +6,12 @@ extension PostgresSyncStoreTransaction {
         "clock, client, idx, position, position_clock, position_client, value, value_clock, value_client, erased"
 
     private func element(_ row: StoreRow, _ ref: ObjectRef, _ field: String) throws -> StoredListElement {
+        let rawIndex = try row.u64(2)
+        guard let index = UInt32(exactly: rawIndex) else {
+            throw SyncStoreError("a stored element of \(ref).\(field) has index \(rawIndex), past 32 bits")
+        }
         let id = ElementID(
-            clock: HLCTimestamp(rawValue: try row.u64(0)), clientFileID: try row.u64(1),
-            index: UInt32(truncatingIfNeeded: try row.u64(2)))
+            clock: HLCTimestamp(rawValue: try row.u64(0)), clientFileID: try row.u64(1), index: index)
         guard let position = FractionalPosition(bytes: try row.bytes(3) ?? []),
             let value = try value(try row.bytes(6), "element \(id) of \(ref).\(field)")
         else { throw SyncStoreError("the stored element \(id) of \(ref).\(field) is corrupt") }

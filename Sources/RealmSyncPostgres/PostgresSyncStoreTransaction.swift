@@ -264,8 +264,13 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
             objects = [:]
             latestVersion = nil
             db.discardPending()
-            try db.query("ROLLBACK TO SAVEPOINT \(name)", [], "rolling back a savepoint")
-            try db.query("RELEASE SAVEPOINT \(name)", [], "releasing a savepoint")
+            do {
+                try db.query("ROLLBACK TO SAVEPOINT \(name)", [], "rolling back a savepoint")
+                try db.query("RELEASE SAVEPOINT \(name)", [], "releasing a savepoint")
+            } catch let undoing {
+                // The transaction cannot go on; the error says both what failed and why it was undone.
+                throw SyncStoreError("\(undoing), while undoing a savepoint after: \(error)")
+            }
             throw error
         }
         try db.query("RELEASE SAVEPOINT \(name)", [], "releasing a savepoint")

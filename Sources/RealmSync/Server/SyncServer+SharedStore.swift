@@ -80,7 +80,13 @@ extension SyncServer {
         var corrections: [SessionKey: [CompensatingWrite]] = [:]
         for (id, bytes) in settled.sorted(by: { $0.key < $1.key }) {
             guard let (key, _) = awaitingOutcomes.removeValue(forKey: id) else { continue }
-            switch (try? InboxCoding.outcome(from: bytes)) ?? .refused(SyncError(.otherError, "unreadable outcome")) {
+            let outcome: UploadOutcome
+            do {
+                outcome = try InboxCoding.outcome(from: bytes)
+            } catch {
+                outcome = .refused(SyncError(.otherError, "the inbox outcome of upload \(id) cannot be read: \(error)"))
+            }
+            switch outcome {
             case .refused(let error): out += fail(key, error)
             case .acknowledged(_, let compensating):
                 uploaders.insert(key)
