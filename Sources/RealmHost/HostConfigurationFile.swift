@@ -99,6 +99,10 @@ enum HostConfigurationFile {
             if value.isNil { return }
             throw HostError.configuration("\(path): field 'cluster' must be a table { hosts = { … }, self = … }")
         }
+        guard cluster.array.isEmpty else {
+            throw HostError.configuration(
+                "\(path): field 'cluster' must be a table { hosts = { … }, self = … }, not a list")
+        }
         for (key, _) in cluster.hash where key.stringValue.map({ !["hosts", "self"].contains($0) }) ?? true {
             let name = key.stringValue ?? "\(key)"
             throw HostError.configuration("\(path): field 'cluster.\(name)' is not known (cluster has hosts, self)")
@@ -141,9 +145,11 @@ enum HostConfigurationFile {
         case .nil: return []
         case .plainTable(let list):
             guard list.hash.isEmpty, !list.array.isEmpty else { throw problem }
+            // Each entry one server, trimmed as the string form's are.
             return try list.array.map { entry in
-                guard let url = entry.stringValue, !url.isEmpty else { throw problem }
-                return url
+                guard let text = entry.stringValue, case let servers = HostSyncOptions.urlList(text), servers.count == 1
+                else { throw problem }
+                return servers[0]
             }
         default:
             guard let text = value.stringValue else { throw problem }

@@ -43,9 +43,14 @@ final class HostSyncConfigurationTests: XCTestCase {
         XCTAssertEqual(try transportOptions(HostOptions(dataFolder: folder))?.urls, servers)
         try writeHostFile("return { sync = { url = 'ws://127.0.0.1:9/sync, ws://127.0.0.1:10/sync' } }")
         XCTAssertEqual(try transportOptions(HostOptions(dataFolder: folder))?.urls, servers)
-        try writeHostFile("return { sync = { url = { 'ws://127.0.0.1:9/sync', 7 } } }")
-        XCTAssertThrowsError(try transportOptions(HostOptions(dataFolder: folder))) { error in
-            XCTAssertTrue("\(error)".contains("field 'sync.url' must be a non-empty string or a list"), "\(error)")
+        // Each list entry is one server, trimmed: a blank, a number or two servers in one entry are refused.
+        try writeHostFile("return { sync = { url = { ' ws://127.0.0.1:9/sync ', 'ws://127.0.0.1:10/sync' } } }")
+        XCTAssertEqual(try transportOptions(HostOptions(dataFolder: folder))?.urls, servers)
+        for entry in ["7", "' '", "'ws://127.0.0.1:9/sync,ws://127.0.0.1:10/sync'"] {
+            try writeHostFile("return { sync = { url = { 'ws://127.0.0.1:9/sync', \(entry) } } }")
+            XCTAssertThrowsError(try transportOptions(HostOptions(dataFolder: folder)), entry) { error in
+                XCTAssertTrue("\(error)".contains("field 'sync.url' must be a non-empty string or a list"), "\(error)")
+            }
         }
         let transport = try NetSyncTransport.make(HostSyncOptions(urls: servers), environment: [:])
         XCTAssertEqual(transport.urls, servers)

@@ -38,7 +38,8 @@ final class TenantSyncProvider: LuaSyncProvider {
 
     func open(_ configuration: Realm.Configuration, clientResetMode: String) throws -> LuaSyncedRealm {
         guard let mode = ClientResetMode(rawValue: clientResetMode) else {
-            throw RealmError(.invalidValue, "Unknown clientResetMode '\(clientResetMode)'")
+            let modes = ClientResetMode.allCases.map(\.rawValue).joined(separator: ", ")
+            throw RealmError(.invalidValue, "Unknown clientResetMode '\(clientResetMode)' (one of: \(modes))")
         }
         guard let url = configuration.fileURL else {
             throw RealmError(.fileAccess, "A synced realm needs a file: an inMemoryIdentifier does not sync")

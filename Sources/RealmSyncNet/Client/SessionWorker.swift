@@ -16,7 +16,10 @@ final class SessionWorker: Sendable {
     typealias Step = @Sendable () -> Outcome
 
     private struct Queue {
+        /// The steps not run yet start at `head` (advanced, not removed from the front, so a burst
+        /// of n frames costs n, not n²; the array is emptied whenever the drain catches up).
         var steps: [Step] = []
+        var head = 0
         /// True while a drain is scheduled or running (it empties the queue before it stops).
         var draining = false
     }
@@ -52,15 +55,20 @@ final class SessionWorker: Sendable {
     }
 
     private func drain() {
-        while let step = pending.withLock({ $0.steps.first }) {
+        while let step = pending.withLock({ $0.head < $0.steps.count ? $0.steps[$0.head] : nil }) {
             if case .busy = step() {
                 queue.asyncAfter(deadline: .now() + retryDelay) { self.drain() }
                 return
             }
             let more = pending.withLock { queue in
-                queue.steps.removeFirst()
-                if queue.steps.isEmpty { queue.draining = false }
-                return !queue.steps.isEmpty
+                queue.head += 1
+                guard queue.head < queue.steps.count else {
+                    queue.steps.removeAll(keepingCapacity: true)
+                    queue.head = 0
+                    queue.draining = false
+                    return false
+                }
+                return true
             }
             guard more else { return }
         }

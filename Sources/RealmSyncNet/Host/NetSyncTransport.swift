@@ -8,7 +8,7 @@ import Synchronization
 /// once; what they ask of the client (register, unregister, flush) runs in order on one task.
 public final class NetSyncTransport: SyncSessionTransport {
     /// Every server, in the order the client tries them.
-    public let urls: [String]
+    public var urls: [String] { client.urls }
     public let canSign: Bool
     public let client: SyncNetClient
     private let commands: AsyncStream<NetSyncCommand>.Continuation
@@ -36,7 +36,6 @@ public final class NetSyncTransport: SyncSessionTransport {
                 }
                 return try await signer.sign(user: user)
             }, options: options)
-        urls = [url] + fallbackURLs
         status.value.withLock { $0.url = url }
         self.client = client
         canSign = signer != nil

@@ -32,9 +32,11 @@ public actor SyncNetServer {
     ) throws {
         self.configuration = configuration
         tokens = try SyncToken(secret: secret)
+        var logger = Logger(label: "realm-sync-server")
+        logger.logLevel = configuration.logLevel
         hub = SyncServerHub(
             engine: engine, codec: WireCodec(limits: configuration.limits),
-            maxConnections: configuration.maxConnections, coordination: coordination)
+            maxConnections: configuration.maxConnections, coordination: coordination, logger: logger)
     }
 
     /// A server on a SQLite store at `storePath` (created if missing): what `realm-host sync-server`

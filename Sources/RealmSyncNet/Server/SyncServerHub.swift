@@ -1,3 +1,4 @@
+import Logging
 import RealmSync
 import WSCore
 
@@ -17,6 +18,8 @@ actor SyncServerHub {
     /// Several servers on one store: who integrates, and the wake-ups (nil: this server alone
     /// integrates what it receives).
     private let coordination: (any SharedStoreCoordination)?
+    /// Where a failure nobody's session hears of is told (an inbox the integrator cannot drain).
+    private let logger: Logger
     private var coordinating: Task<Void, Never>?
     /// Set by `stopCoordinating`: a wake-up already on its way must not take the role again.
     private var coordinationStopped = false
@@ -25,8 +28,9 @@ actor SyncServerHub {
 
     init(
         engine: sending SyncServer, codec: WireCodec, maxConnections: Int,
-        coordination: (any SharedStoreCoordination)? = nil
+        coordination: (any SharedStoreCoordination)? = nil, logger: Logger = Logger(label: "realm-sync-server")
     ) {
+        self.logger = logger
         self.engine = engine
         self.codec = codec
         self.maxConnections = maxConnections
@@ -123,7 +127,13 @@ actor SyncServerHub {
             // A bounded number of batches per wake-up, so this server's own sessions are served
             // between them; the uploads left are announced again (every add notifies) or polled.
             for _ in 0..<Self.batchesPerWakeUp {
-                guard let taken = try? engine.integrateInbox(), taken > 0 else { break }
+                do {
+                    guard try engine.integrateInbox() > 0 else { break }
+                } catch {
+                    // Nothing was integrated; the uploads wait in the inbox for the next wake-up.
+                    logger.error("sync server: cannot integrate the store's inbox: \(error)")
+                    break
+                }
             }
         }
         route(engine.catchUp())
