@@ -11,7 +11,7 @@ import RealmSync
 /// Version 2 adds the `inbox` of several servers sharing the store (docs/SYNC.md "Several servers on
 /// one store"): uploads keyed by (client file, last client version), written by any server, drained
 /// by the integrator, which records each outcome; the integrator's advisory lock and LISTEN/NOTIFY
-/// need no table.
+/// need no table. Version 3 indexes the held log by server version.
 enum PostgresStoreSchema {
     static let version = Int64(migrations.count)
 
@@ -73,6 +73,11 @@ enum PostgresStoreSchema {
             last_client_version BIGINT NOT NULL, body BYTEA NOT NULL, outcome BYTEA, settled_at BIGINT,
             UNIQUE(client_file_id, last_client_version));
         CREATE INDEX inbox_unsettled ON inbox(id) WHERE settled_at IS NULL;
+        """,
+        // 3: a file's held log by server version, for forgetting what a replica confirmed (without
+        // it each confirmation reads the file's whole log).
+        """
+        CREATE INDEX held_log_by_version ON held_log(file_id, server_version);
         """,
     ]
 

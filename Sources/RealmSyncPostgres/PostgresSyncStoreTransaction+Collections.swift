@@ -22,7 +22,7 @@ extension PostgresSyncStoreTransaction {
 
     func listElement(_ ref: ObjectRef, field: String, id: ElementID) throws -> StoredListElement? {
         guard let object = try objectID(ref),
-            let row = try db.rows(
+            let row = try select(
                 "SELECT \(Self.elementColumns) FROM list_elements "
                     + "WHERE object = $1 AND field = $2 AND clock = $3 AND client = $4 AND idx = $5",
                 [.int(object), .text(field), .u64(id.clock.rawValue), .u64(id.clientFileID), .int(Int64(id.index))],
@@ -34,7 +34,7 @@ extension PostgresSyncStoreTransaction {
 
     func listElements(_ ref: ObjectRef, field: String) throws -> [StoredListElement] {
         guard let object = try objectID(ref) else { return [] }
-        return try db.rows(
+        return try select(
             "SELECT \(Self.elementColumns) FROM list_elements WHERE object = $1 AND field = $2",
             [.int(object), .text(field)], "reading the list \(ref).\(field)"
         ).map { try element($0, ref, field) }
@@ -42,7 +42,7 @@ extension PostgresSyncStoreTransaction {
 
     func listClearedAt(_ ref: ObjectRef, field: String) throws -> WriteTime {
         guard let object = try objectID(ref),
-            let row = try db.rows(
+            let row = try select(
                 "SELECT clock, client FROM list_clears WHERE object = $1 AND field = $2",
                 [.int(object), .text(field)], "reading the last clear of \(ref).\(field)"
             ).first
@@ -52,7 +52,7 @@ extension PostgresSyncStoreTransaction {
 
     func setEntry(_ ref: ObjectRef, field: String, value: SyncValue) throws -> StoredSetEntry? {
         guard let object = try objectID(ref),
-            let row = try db.rows(
+            let row = try select(
                 "SELECT present, clock, client FROM set_entries WHERE object = $1 AND field = $2 AND value = $3",
                 [.int(object), .text(field), .bytes(StoreEncoding.encode(value))],
                 "reading a set entry of \(ref).\(field)"
@@ -63,7 +63,7 @@ extension PostgresSyncStoreTransaction {
 
     func setEntries(_ ref: ObjectRef, field: String) throws -> [StoredSetEntry] {
         guard let object = try objectID(ref) else { return [] }
-        return try db.rows(
+        return try select(
             "SELECT value, present, clock, client FROM set_entries WHERE object = $1 AND field = $2",
             [.int(object), .text(field)], "reading the set \(ref).\(field)"
         ).map { row in
@@ -76,7 +76,7 @@ extension PostgresSyncStoreTransaction {
 
     func mapEntry(_ ref: ObjectRef, field: String, key: String) throws -> StoredMapEntry? {
         guard let object = try objectID(ref),
-            let row = try db.rows(
+            let row = try select(
                 "SELECT key, value, clock, client FROM map_entries WHERE object = $1 AND field = $2 AND key = $3",
                 [.int(object), .text(field), .bytes(Array(key.utf8))], "reading \(ref).\(field)[\(key)]"
             ).first
@@ -86,7 +86,7 @@ extension PostgresSyncStoreTransaction {
 
     func mapEntries(_ ref: ObjectRef, field: String) throws -> [StoredMapEntry] {
         guard let object = try objectID(ref) else { return [] }
-        return try db.rows(
+        return try select(
             "SELECT key, value, clock, client FROM map_entries WHERE object = $1 AND field = $2",
             [.int(object), .text(field)], "reading the map \(ref).\(field)"
         ).map { try mapEntry($0, ref, field) }
@@ -100,7 +100,7 @@ extension PostgresSyncStoreTransaction {
 
     func writeListElement(_ ref: ObjectRef, field: String, _ element: StoredListElement) throws {
         let id = element.id
-        try db.send(
+        try execute(
             """
             INSERT INTO list_elements(object, field, \(Self.elementColumns))
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
@@ -118,7 +118,7 @@ extension PostgresSyncStoreTransaction {
     }
 
     func writeListClearedAt(_ ref: ObjectRef, field: String, _ time: WriteTime) throws {
-        try db.send(
+        try execute(
             """
             INSERT INTO list_clears(object, field, clock, client) VALUES ($1, $2, $3, $4)
             ON CONFLICT(object, field) DO UPDATE SET clock = excluded.clock, client = excluded.client
@@ -128,7 +128,7 @@ extension PostgresSyncStoreTransaction {
     }
 
     func writeSetEntry(_ ref: ObjectRef, field: String, _ entry: StoredSetEntry) throws {
-        try db.send(
+        try execute(
             """
             INSERT INTO set_entries(object, field, value, present, clock, client) VALUES ($1, $2, $3, $4, $5, $6)
             ON CONFLICT(object, field, value) DO UPDATE SET present = excluded.present, clock = excluded.clock,
@@ -141,7 +141,7 @@ extension PostgresSyncStoreTransaction {
     }
 
     func writeMapEntry(_ ref: ObjectRef, field: String, _ entry: StoredMapEntry) throws {
-        try db.send(
+        try execute(
             """
             INSERT INTO map_entries(object, field, key, value, clock, client) VALUES ($1, $2, $3, $4, $5, $6)
             ON CONFLICT(object, field, key) DO UPDATE SET value = excluded.value, clock = excluded.clock,

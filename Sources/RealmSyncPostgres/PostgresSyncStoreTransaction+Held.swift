@@ -1,24 +1,29 @@
 import RealmSync
 
 /// The objects each replica holds (`held`), and the changes to them not yet known to have reached
-/// the replica (`held_log`, in the order they were made), as the SQLite store keeps them.
+/// the replica (`held_log`, in the order they were made), as the SQLite store keeps them. Changes
+/// wait in the pending rows; an object's holders are read whole and kept.
 extension PostgresSyncStoreTransaction {
     func holds(_ fileID: UInt64, _ ref: ObjectRef) throws -> Bool {
-        guard let id = try objectID(ref) else { return false }
-        return try !db.rows(
-            "SELECT 1 FROM held WHERE file_id = $1 AND object = $2", [.u64(fileID), .int(id)],
-            "reading whether file \(fileID) holds \(ref)"
-        ).isEmpty
+        try holders(of: ref).contains(fileID)
     }
 
     func holders(of ref: ObjectRef) throws -> [UInt64] {
         guard let id = try objectID(ref) else { return [] }
-        return try db.rows("SELECT file_id FROM held WHERE object = $1", [.int(id)], "reading the holders of \(ref)")
-            .map { try $0.u64(0) }
+        return Array(try holderSet(id, ref))
+    }
+
+    private func holderSet(_ id: Int64, _ ref: ObjectRef) throws -> Set<UInt64> {
+        if let known = cache.holders[id] { return known }
+        let files = Set(
+            try select("SELECT file_id FROM held WHERE object = $1", [.int(id)], "reading the holders of \(ref)")
+                .map { try $0.u64(0) })
+        cache.holders.set(id, files)
+        return files
     }
 
     func heldObjects(by fileID: UInt64, after cursor: UInt64, limit: Int) throws -> [(cursor: UInt64, ref: ObjectRef)] {
-        try db.rows(
+        try select(
             """
             SELECT o.id, o.class, o.pk FROM held h JOIN objects o ON o.id = h.object
             WHERE h.file_id = $1 AND h.object > $2 ORDER BY h.object LIMIT $3
@@ -27,44 +32,38 @@ extension PostgresSyncStoreTransaction {
         ).map { row in
             let ref = ObjectRef(try row.text(1), try primaryKey(try row.bytes(2)))
             let id = try row.int(0)
-            objectIDs[ref] = id
+            cache.ids.set(ref, id)
             return (UInt64(bitPattern: id), ref)
         }
     }
 
     func setHeld(_ fileID: UInt64, _ ref: ObjectRef, _ held: Bool, at position: ViewPosition) throws {
-        let id = try requireObjectID(ref)
-        // The state and its log entry in one statement.
-        let change =
-            held
-            ? "INSERT INTO held(file_id, object) VALUES ($1, $2) ON CONFLICT DO NOTHING"
-            : "DELETE FROM held WHERE file_id = $1 AND object = $2"
-        try db.send(
-            """
-            WITH change AS (\(change))
-            INSERT INTO held_log(file_id, object, server_version, query_version, held) VALUES ($1, $2, $3, $4, $5)
-            """,
-            [.u64(fileID), .int(id), .u64(position.serverVersion), .int(position.queryVersion), .bool(held)],
-            "recording that file \(fileID) \(held ? "holds" : "no longer holds") \(ref)")
+        let key = PendingRows.HeldKey(fileID: fileID, object: try requireObjectID(ref))
+        pending.held[key] = held
+        pending.heldLog.append(PendingRows.HeldLogEntry(key: key, position: position, held: held))
+        changeCachedHolders(key, held)
+    }
+
+    private func changeCachedHolders(_ key: PendingRows.HeldKey, _ held: Bool) {
+        guard cache.holders[key.object] != nil else { return }
+        cache.holders.modify(key.object, default: []) { files in
+            if held { files.insert(key.fileID) } else { files.remove(key.fileID) }
+        }
     }
 
     func forgetHeldLog(of fileID: UInt64, before serverVersion: UInt64) throws {
-        try db.send(
-            "DELETE FROM held_log WHERE file_id = $1 AND server_version < $2", [.u64(fileID), .u64(serverVersion)],
-            "forgetting the held log of file \(fileID)")
+        pending.forgetHeldLog(.before(fileID: fileID, serverVersion: serverVersion))
     }
 
     func markHeld(_ fileID: UInt64, _ ref: ObjectRef) throws {
         guard let id = try objectID(ref) else { return }
-        let inserted = try db.query(
-            "INSERT INTO held(file_id, object) VALUES ($1, $2) ON CONFLICT DO NOTHING", [.u64(fileID), .int(id)],
-            "marking \(ref) held by file \(fileID)")
         // Held already: its log must still rewind a lost message that brought it.
-        guard inserted.metadata.rows == 1 else { return }
+        guard try !holderSet(id, ref).contains(fileID) else { return }
+        let key = PendingRows.HeldKey(fileID: fileID, object: id)
+        pending.held[key] = true
         // What was logged before no longer says what the replica had: it has the object now.
-        try db.send(
-            "DELETE FROM held_log WHERE file_id = $1 AND object = $2", [.u64(fileID), .int(id)],
-            "forgetting the held log of \(ref) for file \(fileID)")
+        pending.forgetHeldLog(.object(key))
+        changeCachedHolders(key, true)
     }
 
     func rewindHeld(of fileID: UInt64, to position: ViewPosition) throws {
@@ -73,7 +72,7 @@ extension PostgresSyncStoreTransaction {
         var undone = Set<Int64>()
         var held: [Int64] = []
         var dropped: [Int64] = []
-        for row in try db.rows(
+        for row in try select(
             """
             SELECT object, held FROM held_log
             WHERE file_id = $1 AND (server_version > $2 OR (server_version = $2 AND query_version > $3)) ORDER BY seq
@@ -85,27 +84,32 @@ extension PostgresSyncStoreTransaction {
             guard undone.insert(id).inserted else { continue }
             if try row.bool(1) { dropped.append(id) } else { held.append(id) }
         }
-        try db.send(
+        try execute(
             """
             WITH gone AS (DELETE FROM held WHERE file_id = $1 AND object = ANY($3)),
                 back AS (INSERT INTO held(file_id, object) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING)
             DELETE FROM held_log WHERE file_id = $1
             """, [.u64(fileID), .ints(held), .ints(dropped)], "rewinding the held objects of file \(fileID)")
+        for id in held { changeCachedHolders(PendingRows.HeldKey(fileID: fileID, object: id), true) }
+        for id in dropped { changeCachedHolders(PendingRows.HeldKey(fileID: fileID, object: id), false) }
     }
 
     func resetHeld(of fileID: UInt64, to refs: [ObjectRef]) throws {
         let ids = try resolveIDs(refs)
         guard ids.count == Set(refs).count else {
-            let missing = refs.first { objectIDs[$0] == nil }.map { "\($0)" } ?? "an object"
+            let missing = refs.first { cache.ids[$0] == nil }.map { "\($0)" } ?? "an object"
             throw SyncStoreError("the sync store has no record of \(missing) to write below")
         }
-        try db.send(
+        try execute(
             """
             WITH log AS (DELETE FROM held_log WHERE file_id = $1), gone AS (DELETE FROM held WHERE file_id = $1)
             SELECT 1
             """, [.u64(fileID)], "resetting the held objects of file \(fileID)")
-        try db.send(
+        try execute(
             "INSERT INTO held(file_id, object) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING",
             [.u64(fileID), .ints(Array(ids.keys))], "recording the objects file \(fileID) holds")
+        cache.holders.modifyAll { id, files in
+            if ids[id] != nil { files.insert(fileID) } else { files.remove(fileID) }
+        }
     }
 }

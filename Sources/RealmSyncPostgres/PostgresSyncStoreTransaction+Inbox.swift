@@ -5,7 +5,7 @@ import RealmSync
 /// PostgreSQL delivers a notification at the commit, once per channel and transaction.
 extension PostgresSyncStoreTransaction {
     func unsettledUploads(limit: Int) throws -> [InboxUpload] {
-        try db.rows(
+        try select(
             "SELECT id, client_file_id, body FROM inbox WHERE settled_at IS NULL ORDER BY id LIMIT $1",
             [.int(Int64(max(0, limit)))], "reading the inbox"
         ).map { InboxUpload(id: try $0.u64(0), clientFileID: try $0.u64(1), body: try $0.bytes(2) ?? []) }
@@ -27,7 +27,7 @@ extension PostgresSyncStoreTransaction {
     func addUpload(clientFileID: UInt64, lastClientVersion: UInt64, body: [UInt8]) throws -> UInt64 {
         let what = "putting the upload of client file \(clientFileID) in the inbox"
         // An upload kept already answers with its id (the no-op update makes RETURNING see it).
-        let id = try db.rows(
+        let id = try select(
             """
             INSERT INTO inbox(client_file_id, last_client_version, body) VALUES ($1, $2, $3)
             ON CONFLICT (client_file_id, last_client_version) DO UPDATE SET client_file_id = excluded.client_file_id
@@ -41,7 +41,7 @@ extension PostgresSyncStoreTransaction {
     }
 
     func settleUpload(_ id: UInt64, outcome: [UInt8], now: UInt64) throws {
-        try db.send(
+        try execute(
             "UPDATE inbox SET outcome = $1, settled_at = $2 WHERE id = $3 AND settled_at IS NULL",
             [.bytes(outcome), .u64(now), .u64(id)],
             "recording the outcome of upload \(id)")
@@ -49,24 +49,24 @@ extension PostgresSyncStoreTransaction {
     }
 
     func dropUnsettledUploads(of fileID: UInt64) throws {
-        try db.send(
+        try execute(
             "DELETE FROM inbox WHERE client_file_id = $1 AND settled_at IS NULL", [.u64(fileID)],
             "dropping the unsettled uploads of client file \(fileID)")
     }
 
     func forgetUploads(_ ids: [UInt64], settledBefore: UInt64) throws {
-        try db.send(
+        try execute(
             "DELETE FROM inbox WHERE settled_at IS NOT NULL AND (id = ANY($1) OR settled_at < $2)",
             [.ints(ids.map { Int64(bitPattern: $0) }), .u64(settledBefore)], "forgetting settled uploads")
     }
 
     private func outcomes(_ sql: String, _ values: [PostgresValue], _ what: String) throws -> [UInt64: [UInt8]] {
         var result: [UInt64: [UInt8]] = [:]
-        for row in try db.rows(sql, values, what) { result[try row.u64(0)] = try row.bytes(1) ?? [] }
+        for row in try select(sql, values, what) { result[try row.u64(0)] = try row.bytes(1) ?? [] }
         return result
     }
 
     private func notify(_ channel: String) throws {
-        try db.send("SELECT pg_notify($1, '')", [.text(channel)], "notifying \(channel)")
+        try execute("SELECT pg_notify($1, '')", [.text(channel)], "notifying \(channel)")
     }
 }

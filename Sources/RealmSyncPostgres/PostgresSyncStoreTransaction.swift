@@ -2,26 +2,102 @@ import RealmDatabase
 import RealmSync
 
 /// The records of `PostgresSyncStore`, read and written inside one of its transactions: the same
-/// rows as `SQLiteSyncStoreTransaction` writes, one statement per call, except where the protocol
-/// asks for many objects at once (then one statement for all).
+/// rows as `SQLiteSyncStoreTransaction` writes.
+///
+/// Every statement is a round trip, and the integrator reads and writes a record at a time, so:
+/// - writes of the hot tables (objects, fields, held, held log, history, clients) wait in
+///   `PendingRows`, one per savepoint level, and go as one statement per table when the
+///   transaction next reads the database, writes another table, or commits (`flushWrites`);
+/// - what was read or written is kept (`cache`), and `prefetch` reads many objects' records,
+///   fields and holders in three statements;
+/// - so a savepoint is kept in memory (the pending rows and the cache's journal) and becomes a
+///   PostgreSQL SAVEPOINT only when statements must be sent inside it.
+///
+/// Invariant: the database plus the pending rows, outermost level first, is the transaction's
+/// state; the cache agrees with it; a statement that reads the database sends the pending rows first.
 final class PostgresSyncStoreTransaction: SyncStoreTransaction {
     let db: BlockingPostgresConnection
     /// Per class, the default of each single-valued field (`StoreFieldDefaults`).
     let fieldDefaults: [String: [String: SyncValue]]
-    /// Row ids of objects read or written in this transaction. An object's row is never deleted, so
-    /// an id stays valid, except when a savepoint that inserted it is undone: then the cache is dropped.
-    var objectIDs: [ObjectRef: Int64] = [:]
-    /// Objects read or written in this transaction (nil: the store has no record): the integrator
-    /// reads an object several times per changeset, and each read is a round trip. Dropped with
-    /// `objectIDs` when a savepoint is undone.
-    private var objects: [ObjectRef: StoredObject?] = [:]
+    var cache = PostgresRowCache()
+    /// The transaction itself, then each open savepoint, innermost last.
+    private var levels: [Level] = [Level(name: nil)]
+    private var savepointCount = 0
     /// The latest server version, once read; `appendHistory` moves it on.
     var latestVersion: UInt64?
-    private var savepoints = 0
+    /// Rows the pending rows wrote when sent: how much the store grows (`PostgresSyncStore` analyzes).
+    var rowsSent = 0
+    /// Ids taken from the objects' sequence for new objects, kept by the store.
+    let objectIDs: ObjectIDPool
 
-    init(_ db: BlockingPostgresConnection, fieldDefaults: [String: [String: SyncValue]]) {
+    /// A savepoint level (or the transaction, `name` nil): its pending rows, and whether PostgreSQL
+    /// has its SAVEPOINT (set when statements were sent inside it).
+    private struct Level {
+        var name: String?
+        var rows = PendingRows()
+        var isOpenInDatabase: Bool
+        var latestVersion: UInt64?
+
+        init(name: String?, latestVersion: UInt64? = nil) {
+            self.name = name
+            self.isOpenInDatabase = name == nil
+            self.latestVersion = latestVersion
+        }
+    }
+
+    init(_ db: BlockingPostgresConnection, fieldDefaults: [String: [String: SyncValue]], objectIDs: ObjectIDPool) {
         self.db = db
         self.fieldDefaults = fieldDefaults
+        self.objectIDs = objectIDs
+    }
+
+    // MARK: Statements
+
+    /// The rows of a statement that reads: the pending writes are sent first, so it sees them.
+    func select(_ sql: String, _ values: [PostgresValue] = [], _ operation: @autoclosure () -> String) throws
+        -> [StoreRow]
+    {
+        try flushWrites()
+        return try db.rows(sql, values, operation())
+    }
+
+    /// The rows of a read of records whose pending writes the cache answers for, so it need not send
+    /// them: objects by key (a write of one caches it), client files by id, the latest version (read
+    /// before any history is appended), and the fields and holders of objects never cached.
+    func lookUp(_ sql: String, _ values: [PostgresValue] = [], _ operation: @autoclosure () -> String) throws
+        -> [StoreRow]
+    {
+        try db.rows(sql, values, operation())
+    }
+
+    /// A write the pending rows do not hold, sent after them, inside every open savepoint.
+    func execute(_ sql: String, _ values: [PostgresValue] = [], _ operation: @autoclosure () -> String) throws {
+        try flushWrites(openingEverySavepoint: true)
+        try db.send(sql, values, operation())
+    }
+
+    /// Sends the pending rows, outermost level first, each after its level's SAVEPOINT.
+    /// `openingEverySavepoint`: for a statement about to be sent in the innermost level.
+    func flushWrites(openingEverySavepoint: Bool = false) throws {
+        let deepest =
+            openingEverySavepoint ? levels.count - 1 : (levels.lastIndex { !$0.rows.isEmpty } ?? -1)
+        guard deepest >= 0 else { return }
+        for index in 0...deepest {
+            if !levels[index].isOpenInDatabase, let name = levels[index].name {
+                try db.send("SAVEPOINT \(name)", [], "opening a savepoint")
+                levels[index].isOpenInDatabase = true
+            }
+            guard !levels[index].rows.isEmpty else { continue }
+            let rows = levels[index].rows
+            levels[index].rows = PendingRows()
+            try send(rows)
+        }
+    }
+
+    /// The pending rows of the innermost level: where writes go.
+    var pending: PendingRows {
+        get { levels[levels.count - 1].rows }
+        _modify { yield &levels[levels.count - 1].rows }
     }
 
     // MARK: Encoding of keys
@@ -54,9 +130,9 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
     // MARK: Objects
 
     func objectID(_ ref: ObjectRef) throws -> Int64? {
-        if let id = objectIDs[ref] { return id }
+        if let id = cache.ids[ref] { return id }
         _ = try object(ref)
-        return objectIDs[ref]
+        return cache.ids[ref]
     }
 
     func requireObjectID(_ ref: ObjectRef) throws -> Int64 {
@@ -68,20 +144,69 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
 
     /// The ids of `refs` the store has a record of, looked up in one statement for those not cached.
     func resolveIDs(_ refs: [ObjectRef]) throws -> [Int64: ObjectRef] {
-        let missing = Array(Set(refs.filter { objectIDs[$0] == nil }))
-        if !missing.isEmpty {
-            let rows = try db.rows(
-                """
-                SELECT o.id, o.class, o.pk FROM objects AS o
-                JOIN unnest($1::text[], $2::bytea[]) AS r(class, pk) ON o.class = r.class AND o.pk = r.pk
-                """,
-                [.texts(missing.map(\.className)), .byteArrays(missing.map { StoreEncoding.encode($0.primaryKey) })],
-                "looking up \(missing.count) objects")
-            for row in rows { objectIDs[ObjectRef(try row.text(1), try primaryKey(try row.bytes(2)))] = try row.int(0) }
-        }
+        let missing = Array(Set(refs.filter { cache.ids[$0] == nil }))
+        if !missing.isEmpty { try readObjects(missing) }
         var result: [Int64: ObjectRef] = [:]
-        for ref in refs { if let id = objectIDs[ref] { result[id] = ref } }
+        for ref in refs { if let id = cache.ids[ref] { result[id] = ref } }
         return result
+    }
+
+    /// Reads the records of `refs` (none cached) in one statement; those the store lacks are cached
+    /// as absent. Returns the ids found.
+    @discardableResult
+    private func readObjects(_ refs: [ObjectRef]) throws -> [Int64] {
+        var found: [Int64] = []
+        for row in try lookUp(
+            """
+            SELECT o.id, o.class, o.pk, o.live, o.erased_at, o.erased_by, o.creator, o.created_at FROM objects AS o
+            JOIN unnest($1::text[], $2::bytea[]) AS r(class, pk) ON o.class = r.class AND o.pk = r.pk
+            """,
+            [.texts(refs.map(\.className)), .byteArrays(refs.map { StoreEncoding.encode($0.primaryKey) })],
+            "reading \(refs.count) objects")
+        {
+            let ref = ObjectRef(try row.text(1), try primaryKey(try row.bytes(2)))
+            let id = try row.int(0)
+            cache.objects.set(ref, .some(try storedObject(row, from: 3)))
+            cache.ids.set(ref, id)
+            found.append(id)
+        }
+        for ref in refs where cache.objects[ref] == nil { cache.objects.set(ref, .some(nil)) }
+        return found
+    }
+
+    private func storedObject(_ row: StoreRow, from column: Int) throws -> StoredObject {
+        StoredObject(
+            exists: try row.bool(column), erasedAt: try row.u64(column + 1), erasedBy: try row.u64(column + 2),
+            creator: try row.text(column + 3), createdAt: try row.u64(column + 4))
+    }
+
+    /// Reads the records, fields and holders of the objects of `refs` not read yet, in three
+    /// statements: what the integrator and the router are about to ask one at a time.
+    func prefetch(_ refs: [ObjectRef]) throws {
+        // An object whose id alone is known (listed) may have pending writes: it is read alone.
+        let unread = Array(Set(refs.filter { cache.objects[$0] == nil && cache.ids[$0] == nil }))
+        guard !unread.isEmpty else { return }
+        let ids = try readObjects(unread)
+        guard !ids.isEmpty else { return }
+        var fields = Dictionary(uniqueKeysWithValues: ids.map { ($0, [[UInt8]: StoredField?]()) })
+        for row in try lookUp(
+            "SELECT object, path, value, clock, client, replaced_at, replaced_by FROM fields WHERE object = ANY($1)",
+            [.ints(ids)], "reading the fields of \(ids.count) objects")
+        {
+            let id = try row.int(0)
+            let key = try row.bytes(1) ?? []
+            let field = try storedField(row, from: 2) { "value of object \(id) at \(Self.path(key))" }
+            fields[id]?[key] = .some(field)
+        }
+        for (id, rows) in fields { cache.fields.set(id, ObjectFields(isComplete: true, rows: rows)) }
+        var holders = Dictionary(uniqueKeysWithValues: ids.map { ($0, Set<UInt64>()) })
+        for row in try lookUp(
+            "SELECT object, file_id FROM held WHERE object = ANY($1)", [.ints(ids)],
+            "reading the holders of \(ids.count) objects")
+        {
+            holders[try row.int(0)]?.insert(try row.u64(1))
+        }
+        for (id, files) in holders { cache.holders.set(id, files) }
     }
 
     func latestServerVersion() throws -> UInt64 {
@@ -89,47 +214,33 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
         // The history is dense and never deleted from: its last row is the latest version (no
         // counter row that every integration would update).
         let latest =
-            try db.rows("SELECT COALESCE(max(server_version), 0) FROM history", [], "reading the latest server version")
+            try lookUp("SELECT COALESCE(max(server_version), 0) FROM history", [], "reading the latest server version")
             .first?.u64(0) ?? 0
         latestVersion = latest
         return latest
     }
 
     func historySalt() throws -> UInt64 {
-        try db.rows("SELECT value FROM meta WHERE key = 'history_salt'", [], "reading the history salt").first?.u64(0)
+        try select("SELECT value FROM meta WHERE key = 'history_salt'", [], "reading the history salt").first?.u64(0)
             ?? 0
     }
 
     func object(_ ref: ObjectRef) throws -> StoredObject? {
-        if let cached = objects[ref] { return cached }
-        let object = try readObject(ref)
-        objects[ref] = .some(object)
-        return object
-    }
-
-    private func readObject(_ ref: ObjectRef) throws -> StoredObject? {
-        guard
-            let row = try db.rows(
-                "SELECT id, live, erased_at, erased_by, creator, created_at FROM objects WHERE class = $1 AND pk = $2",
-                [.text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey))], "reading \(ref)"
-            ).first
-        else { return nil }
-        objectIDs[ref] = try row.int(0)
-        return StoredObject(
-            exists: try row.bool(1), erasedAt: try row.u64(2), erasedBy: try row.u64(3), creator: try row.text(4),
-            createdAt: try row.u64(5))
+        if let cached = cache.objects[ref] { return cached }
+        try readObjects([ref])
+        return cache.objects[ref] ?? nil
     }
 
     func existingObjects(ofClass className: String, after cursor: UInt64, limit: Int) throws
         -> [(cursor: UInt64, ref: ObjectRef)]
     {
-        try db.rows(
+        try select(
             "SELECT id, pk FROM objects WHERE class = $1 AND live AND id > $2 ORDER BY id LIMIT $3",
             [.text(className), .u64(cursor), .int(Int64(max(0, limit)))], "listing the objects of \(className)"
         ).map { row in
             let ref = ObjectRef(className, try primaryKey(try row.bytes(1)))
             let id = try row.int(0)
-            objectIDs[ref] = id
+            cache.ids.set(ref, id)
             return (UInt64(bitPattern: id), ref)
         }
     }
@@ -143,16 +254,26 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
 
     // MARK: Fields
 
+    private func storedField(_ row: StoreRow, from column: Int, _ what: () -> String) throws -> StoredField {
+        StoredField(
+            value: try value(try row.bytes(column), what()), time: try row.time(column + 1),
+            replacedAt: try row.u64(column + 3), replacedBy: try row.u64(column + 4))
+    }
+
     func field(_ ref: ObjectRef, path: [String]) throws -> StoredField? {
-        guard let id = try objectID(ref),
-            let row = try db.rows(
-                "SELECT value, clock, client, replaced_at, replaced_by FROM fields WHERE object = $1 AND path = $2",
-                [.int(id), .bytes(Self.key(path))], "reading \(ref).\(path.joined(separator: "."))"
-            ).first
-        else { return nil }
-        return StoredField(
-            value: try value(try row.bytes(0), "value of \(ref).\(path.joined(separator: "."))"), time: try row.time(1),
-            replacedAt: try row.u64(3), replacedBy: try row.u64(4))
+        guard let id = try objectID(ref) else { return nil }
+        let key = Self.key(path)
+        if let cached = cache.fields[id] {
+            if let row = cached.rows[key] { return row }
+            if cached.isComplete { return nil }
+        }
+        let row = try select(
+            "SELECT value, clock, client, replaced_at, replaced_by FROM fields WHERE object = $1 AND path = $2",
+            [.int(id), .bytes(key)], "reading \(ref).\(path.joined(separator: "."))"
+        ).first
+        let field = try row.map { try storedField($0, from: 0) { "value of \(ref).\(path.joined(separator: "."))" } }
+        cache.fields.modify(id, default: ObjectFields()) { $0.rows[key] = .some(field) }
+        return field
     }
 
     func topLevelFields(of ref: ObjectRef) throws -> [String: SyncValue] {
@@ -164,13 +285,25 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
         try topLevelFields(ofIDs: try resolveIDs(refs))
     }
 
-    /// The top-level fields of several objects in one statement.
+    /// The top-level fields of several objects: from the cache for those read whole, the others in
+    /// one statement.
     func topLevelFields(ofIDs refs: [Int64: ObjectRef]) throws -> [ObjectRef: [String: SyncValue]] {
-        guard !refs.isEmpty else { return [:] }
         var result: [ObjectRef: [String: SyncValue]] = [:]
-        for row in try db.rows(
+        var unread: [Int64] = []
+        for (id, ref) in refs {
+            guard let cached = cache.fields[id], cached.isComplete else {
+                unread.append(id)
+                continue
+            }
+            for (key, field) in cached.rows {
+                guard let value = field?.value, !key.contains(Self.pathSeparator) else { continue }
+                result[ref, default: [:]][String(decoding: key, as: UTF8.self)] = value
+            }
+        }
+        guard !unread.isEmpty else { return result }
+        for row in try select(
             "SELECT object, path, value FROM fields WHERE object = ANY($1) AND value IS NOT NULL",
-            [.ints(Array(refs.keys))], "reading the fields of \(refs.count) objects")
+            [.ints(unread)], "reading the fields of \(unread.count) objects")
         {
             guard let ref = refs[try row.int(0)], let key = try row.bytes(1), !key.contains(Self.pathSeparator)
             else { continue }
@@ -182,8 +315,16 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
 
     func fieldTimes(of ref: ObjectRef) throws -> [SnapshotTimes.FieldTime] {
         guard let id = try objectID(ref) else { return [] }
+        if let cached = cache.fields[id], cached.isComplete {
+            return cached.rows.compactMap { key, field in
+                field.map {
+                    SnapshotTimes.FieldTime(
+                        path: Self.path(key), time: $0.time, replacedAt: $0.replacedAt, replacedBy: $0.replacedBy)
+                }
+            }.sorted { Self.key($0.path).lexicographicallyPrecedes(Self.key($1.path)) }
+        }
         // BYTEA orders bytewise, as SQLite orders the same paths as text.
-        return try db.rows(
+        return try select(
             "SELECT path, clock, client, replaced_at, replaced_by FROM fields WHERE object = $1 ORDER BY path",
             [.int(id)], "reading the field times of \(ref)"
         ).map { row in
@@ -196,84 +337,98 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
     // MARK: Writes of objects and fields
 
     func writeObject(_ ref: ObjectRef, _ object: StoredObject) throws {
-        let row = try db.rows(
-            """
-            INSERT INTO objects(class, pk, live, erased_at, erased_by, creator, created_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)
-            ON CONFLICT(class, pk) DO UPDATE SET live = excluded.live, erased_at = excluded.erased_at,
-                erased_by = excluded.erased_by, creator = excluded.creator, created_at = excluded.created_at
-            RETURNING id
-            """,
-            [
-                .text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey)), .bool(object.exists),
-                .u64(object.erasedAt), .u64(object.erasedBy), .text(object.creator), .u64(object.createdAt),
-            ], "writing \(ref)"
-        ).first
-        if let row {
-            objectIDs[ref] = try row.int(0)
-            objects[ref] = .some(object)
+        let id: Int64
+        let isNew: Bool
+        if let known = try objectID(ref) {
+            id = known
+            isNew = false
+        } else {
+            isNew = true
+            // New: its id is taken now, so its fields and holders can name it before it is sent.
+            id = try newObjectID()
+            cache.ids.set(ref, id)
+            cache.fields.set(id, ObjectFields(isComplete: true))
+            cache.holders.set(id, [])
+        }
+        // An outer level's pending create of the same object keeps it new (`PendingRows.absorb`).
+        pending.writeObject(id, PendingRows.PendingObject(ref: ref, record: object, isNew: isNew))
+        cache.objects.set(ref, .some(object))
+    }
+
+    private func newObjectID() throws -> Int64 {
+        try objectIDs.next {
+            try db.rows(
+                "SELECT nextval(pg_get_serial_sequence('objects', 'id')) FROM generate_series(1, $1)", [.int($0)],
+                "taking ids for new objects"
+            ).map { try $0.int(0) }
         }
     }
 
     func forgetContents(of ref: ObjectRef) throws {
         guard let id = try objectID(ref) else { return }
         // One statement for the five tables.
-        try db.send(
+        try execute(
             """
             WITH f AS (DELETE FROM fields WHERE object = $1), l AS (DELETE FROM list_elements WHERE object = $1),
                 c AS (DELETE FROM list_clears WHERE object = $1), s AS (DELETE FROM set_entries WHERE object = $1)
             DELETE FROM map_entries WHERE object = $1
             """, [.int(id)], "forgetting the contents of \(ref)")
+        cache.fields.set(id, ObjectFields(isComplete: true))
     }
 
     func writeField(_ ref: ObjectRef, path: [String], _ field: StoredField) throws {
-        try db.send(
-            """
-            INSERT INTO fields(object, path, value, clock, client, replaced_at, replaced_by)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)
-            ON CONFLICT(object, path) DO UPDATE SET value = excluded.value, clock = excluded.clock,
-                client = excluded.client, replaced_at = excluded.replaced_at, replaced_by = excluded.replaced_by
-            """,
-            [
-                .int(try requireObjectID(ref)), .bytes(Self.key(path)),
-                field.value.map { .bytes(StoreEncoding.encode($0)) } ?? .null,
-            ] + PostgresValue.time(field.time) + [.u64(field.replacedAt), .u64(field.replacedBy)],
-            "writing \(ref).\(path.joined(separator: "."))")
+        let id = try requireObjectID(ref)
+        let key = Self.key(path)
+        pending.fields[id, default: [:]][key] = field
+        cache.fields.modify(id, default: ObjectFields()) { $0.rows[key] = .some(field) }
     }
 
     func forgetFields(of ref: ObjectRef, below path: [String]) throws {
         guard let id = try objectID(ref) else { return }
         let key = Self.key(path)
-        try db.send(
-            "DELETE FROM fields WHERE object = $1 AND path >= $2 AND path < $3",
-            [.int(id), .bytes(key + [Self.pathSeparator]), .bytes(key + [Self.pathSeparator + 1])],
-            "forgetting the fields of \(ref) below \(path.joined(separator: "."))")
+        let range = PendingRows.FieldRange(
+            object: id, from: key + [Self.pathSeparator], to: key + [Self.pathSeparator + 1])
+        pending.deleteFields(range)
+        // Cached rows in the range are now known absent; others in it are read after the delete.
+        cache.fields.modify(id, default: ObjectFields()) { fields in
+            for cached in fields.rows.keys where range.contains(cached) { fields.rows[cached] = .some(nil) }
+        }
     }
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
-        savepoints += 1
-        let name = "s\(savepoints)"
-        try db.query("SAVEPOINT \(name)", [], "opening a savepoint")
+        savepointCount += 1
+        levels.append(Level(name: "s\(savepointCount)", latestVersion: latestVersion))
+        cache.begin()
         let result: T
         do {
             result = try body()
-            // The writes sent without waiting belong to this savepoint: one that failed fails it.
-            try db.flush()
+            // Statements sent inside it belong to it: one that failed fails it.
+            if levels[levels.count - 1].isOpenInDatabase { try db.flush() }
         } catch {
-            objectIDs = [:]
-            objects = [:]
-            latestVersion = nil
-            db.discardPending()
-            do {
-                try db.query("ROLLBACK TO SAVEPOINT \(name)", [], "rolling back a savepoint")
-                try db.query("RELEASE SAVEPOINT \(name)", [], "releasing a savepoint")
-            } catch let undoing {
-                // The transaction cannot go on; the error says both what failed and why it was undone.
-                throw SyncStoreError("\(undoing), while undoing a savepoint after: \(error)")
-            }
+            try undoSavepoint(after: error)
             throw error
         }
-        try db.query("RELEASE SAVEPOINT \(name)", [], "releasing a savepoint")
+        let level = levels.removeLast()
+        levels[levels.count - 1].rows.absorb(level.rows)
+        cache.keep()
+        if level.isOpenInDatabase, let name = level.name {
+            try db.send("RELEASE SAVEPOINT \(name)", [], "releasing a savepoint")
+        }
         return result
+    }
+
+    private func undoSavepoint(after error: any Error) throws {
+        let level = levels.removeLast()
+        cache.undo()
+        latestVersion = level.latestVersion
+        guard level.isOpenInDatabase, let name = level.name else { return }
+        db.discardPending()
+        do {
+            try db.query("ROLLBACK TO SAVEPOINT \(name)", [], "rolling back a savepoint")
+            try db.query("RELEASE SAVEPOINT \(name)", [], "releasing a savepoint")
+        } catch let undoing {
+            // The transaction cannot go on; the error says both what failed and why it was undone.
+            throw SyncStoreError("\(undoing), while undoing a savepoint after: \(error)")
+        }
     }
 }

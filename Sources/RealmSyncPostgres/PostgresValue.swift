@@ -12,10 +12,12 @@ package enum PostgresValue {
     case ints([Int64])
     case texts([String])
     case byteArrays([[UInt8]])
+    case bools([Bool])
     case null
 
     static func u64(_ value: UInt64) -> PostgresValue { .int(Int64(bitPattern: value)) }
     static func time(_ time: WriteTime) -> [PostgresValue] { [.u64(time.clock.rawValue), .u64(time.clientFileID)] }
+    static func u64s(_ values: [UInt64]) -> PostgresValue { .ints(values.map { Int64(bitPattern: $0) }) }
 
     static func bindings(_ values: [PostgresValue]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: values.count)
@@ -28,6 +30,7 @@ package enum PostgresValue {
             case .ints(let v): bindings.append(v)
             case .texts(let v): bindings.append(v)
             case .byteArrays(let v): bindings.append(v.map { ByteBuffer(bytes: $0) })
+            case .bools(let v): bindings.append(v)
             case .null: bindings.appendNull()
             }
         }

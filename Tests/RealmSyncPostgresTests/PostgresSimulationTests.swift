@@ -8,10 +8,10 @@ import XCTest
 /// a SQLite store and on a PostgreSQL store and must pass on both with identical figures (every
 /// commit, integration, message and crash the seed decides alike).
 ///
-/// - `SYNC_POSTGRES_SIMULATION_SEEDS=<count>` (default 6 each, a minute or so), `_FIRST`, `_SEED`:
+/// - `SYNC_POSTGRES_SIMULATION_SEEDS=<count>` (default 50 each, about three minutes), `_FIRST`, `_SEED`:
 ///   as SimulationTests' variables (fixed seeds from 1 under `CI=true`).
 final class PostgresSimulationTests: XCTestCase {
-    static let ciSeeds = 6
+    static let ciSeeds = 50
     static let steps = 300
 
     func testSimulationSeedsRunAlikeOnBothStores() throws {
@@ -30,18 +30,47 @@ final class PostgresSimulationTests: XCTestCase {
         }
     }
 
-    /// Each seed run by `simulate` on a SQLite place and on a PostgreSQL one: the figures it returns
+    /// Each seed run by `simulate` on a SQLite place and on a PostgreSQL one, the two at once (the
+    /// PostgreSQL run waits on round trips, which the SQLite run fills): the figures it returns
     /// must be the same.
-    private func runAlike(_ name: String, _ simulate: (UInt64, URL, TestStorePlace) throws -> String) throws {
+    private func runAlike(
+        _ name: String, _ simulate: @escaping @Sendable (UInt64, URL, TestStorePlace) throws -> String
+    ) throws {
         let seeds = SimulationSeeds.seeds(prefix: "SYNC_POSTGRES_SIMULATION", ciSeeds: Self.ciSeeds)
         print("\(name): seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count))")
         for seed in seeds {
-            let figures = try [TestStorePlace.Kind.sqlite, .postgres].map { kind in
-                let folder = try ClientTestFolder()
-                return try simulate(seed, folder.url, try TestStorePlace("psim", kind: kind))
+            let runs = SeedRuns(
+                places: [try TestStorePlace("psim", kind: .sqlite), try TestStorePlace("psim")],
+                folders: [try ClientTestFolder(), try ClientTestFolder()])
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                runs.record(index) { try simulate(seed, runs.folders[index].url, runs.places[index]) }
             }
+            let figures = try runs.figures()
             XCTAssertEqual(
                 figures[1], figures[0], "seed \(seed) on PostgreSQL (replay: SYNC_POSTGRES_SIMULATION_SEED=\(seed))")
         }
+    }
+}
+
+/// The two runs of one seed, written from their two threads.
+private final class SeedRuns: @unchecked Sendable {
+    let places: [TestStorePlace]
+    let folders: [ClientTestFolder]
+    private let lock = NSLock()
+    private var results: [Int: Result<String, any Error>] = [:]
+
+    init(places: [TestStorePlace], folders: [ClientTestFolder]) {
+        self.places = places
+        self.folders = folders
+    }
+
+    func record(_ index: Int, _ run: () throws -> String) {
+        let result = Result { try run() }
+        lock.withLock { results[index] = result }
+    }
+
+    /// The figures of both runs, in place order; the first failure is thrown.
+    func figures() throws -> [String] {
+        try lock.withLock { try places.indices.map { try results[$0]?.get() ?? "" } }
     }
 }

@@ -48,7 +48,11 @@ final class PostgresSyncStoreTests: XCTestCase {
                 let postgres = try XCTUnwrap(transaction as? PostgresSyncStoreTransaction)
                 _ = try? postgres.db.query("SELECT 1 / 0", [], "dividing by zero")
             }
-        ) { error in XCTAssertTrue("\(error)".contains("was rolled back"), "\(error)") }
+        ) { error in
+            // The object waits in the pending rows: sending them before the commit meets the abort.
+            XCTAssertTrue("\(error)".contains("creating 1 objects failed"), "\(error)")
+            XCTAssertTrue("\(error)".contains("current transaction is aborted"), "\(error)")
+        }
         XCTAssertNil(try store.read { try $0.object(item(1)) })
         try store.write { try $0.writeObject(item(2), StoredObject(exists: true, creator: "u")) }
         XCTAssertNotNil(try store.read { try $0.object(item(2)) }, "the store goes on")
@@ -62,8 +66,9 @@ final class PostgresSyncStoreTests: XCTestCase {
             XCTAssertThrowsError(
                 try transaction.savepoint {
                     try transaction.writeObject(item(2), StoredObject(exists: true, creator: "u"))
-                    // Sent, not awaited: the savepoint's end waits for it, and fails.
-                    try postgres.db.send("SELECT 1 / 0", [], "dividing by zero")
+                    // Sent, not awaited, inside the savepoint (which PostgreSQL now has, its
+                    // pending rows sent before): the savepoint's end waits for it, and fails.
+                    try postgres.execute("SELECT 1 / 0", [], "dividing by zero")
                 }
             ) { error in XCTAssertTrue("\(error)".contains("dividing by zero failed"), "\(error)") }
             try transaction.writeObject(item(3), StoredObject(exists: true, creator: "u"))
@@ -155,6 +160,63 @@ final class PostgresSyncStoreTests: XCTestCase {
             XCTAssertThrowsError(try PostgresStoreLocation(parsing: url), url) { error in
                 XCTAssertTrue("\(error)".contains(message), "\(url): \(error)")
             }
+        }
+    }
+
+    // MARK: Pending rows (writes sent a table at a time)
+
+    func testFieldsForgottenInAKeptSavepointStayForgottenThoughWrittenBeforeItAndNotYetSent() throws {
+        let store = try place.open(historySalt: 42, schema: nil)
+        let time = RealmSync.WriteTime(clock: HLCTimestamp(rawValue: 5), clientFileID: 1)
+        try store.write { transaction in
+            try transaction.writeObject(item(1), StoredObject(exists: true, creator: "u"))
+            try transaction.writeField(item(1), path: ["e", "x"], StoredField(value: .int(1), time: time))
+            try transaction.savepoint { try transaction.forgetFields(of: item(1), below: ["e"]) }
+            try transaction.writeField(item(1), path: ["e", "y"], StoredField(value: .int(2), time: time))
+        }
+        try store.read { reader in
+            XCTAssertNil(
+                try reader.field(item(1), path: ["e", "x"]), "written before the forget, in the level around it")
+            XCTAssertEqual(try reader.field(item(1), path: ["e", "y"])?.value, .int(2), "written after the forget")
+        }
+    }
+
+    func testAnObjectCreatedAndChangedInASavepointBeforeAnySendIsInserted() throws {
+        let store = try place.open(historySalt: 42, schema: nil)
+        try store.write { transaction in
+            try transaction.writeObject(item(1), StoredObject(exists: true, creator: "u"))
+            try transaction.savepoint {
+                try transaction.writeObject(item(1), StoredObject(exists: false, erasedAt: 3, creator: "u"))
+            }
+        }
+        XCTAssertEqual(
+            try store.read { try $0.object(item(1)) }, StoredObject(exists: false, erasedAt: 3, creator: "u"),
+            "the change of a create not yet sent is the create's row")
+    }
+
+    func testASavepointUndoneAfterItsRowsWereSentLeavesTheStoreAndTheTransactionsReadsAsBefore() throws {
+        let store = try place.open(historySalt: 42, schema: nil)
+        let time = RealmSync.WriteTime(clock: HLCTimestamp(rawValue: 5), clientFileID: 1)
+        struct Undo: Error {}
+        try store.write { transaction in
+            try transaction.writeObject(item(1), StoredObject(exists: true, creator: "u"))
+            try transaction.writeField(item(1), path: ["a"], StoredField(value: .int(1), time: time))
+            XCTAssertThrowsError(
+                try transaction.savepoint {
+                    try transaction.writeField(item(1), path: ["a"], StoredField(value: .int(2), time: time))
+                    try transaction.writeObject(item(2), StoredObject(exists: true, creator: "u"))
+                    try transaction.setHeld(1, item(2), true, at: ViewPosition(serverVersion: 1, queryVersion: 0))
+                    // Reads the database: the pending rows go first, inside a SAVEPOINT of PostgreSQL's.
+                    XCTAssertEqual(try transaction.heldObjects(by: 1, after: 0, limit: 10).map(\.ref), [item(2)])
+                    throw Undo()
+                })
+            XCTAssertEqual(try transaction.field(item(1), path: ["a"])?.value, .int(1), "the cache is undone too")
+            XCTAssertNil(try transaction.object(item(2)))
+            XCTAssertEqual(try transaction.heldObjects(by: 1, after: 0, limit: 10).count, 0)
+        }
+        try store.read { reader in
+            XCTAssertEqual(try reader.field(item(1), path: ["a"])?.value, .int(1))
+            XCTAssertNil(try reader.object(item(2)))
         }
     }
 }

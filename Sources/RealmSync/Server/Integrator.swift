@@ -69,6 +69,7 @@ public final class Integrator {
             var outcomes: [UploadOutcome] = []
             var integrated: [HistoryEntry] = []
             var conflicts: [ConflictRecord] = []
+            try transaction.prefetch(uploads.flatMap { $0.changesets.flatMap { $0.instructions.map(\.object) } })
             for upload in uploads {
                 do {
                     let done = try transaction.savepoint { try integrate(upload, into: transaction, now: now) }

@@ -17,6 +17,12 @@ final class ObjectStates {
         return stored
     }
 
+    /// Tells the store which of `refs` are about to be read (`SyncStoreReader.prefetch`).
+    func prefetch(_ refs: [ObjectRef], _ reader: any SyncStoreReader) throws {
+        let unknown = refs.filter { objects[$0] == nil }
+        if !unknown.isEmpty { try reader.prefetch(unknown) }
+    }
+
     /// Whether the replica of `fileID` holds `ref`.
     func holds(_ fileID: UInt64, _ ref: ObjectRef, _ reader: any SyncStoreReader) throws -> Bool {
         if let known = holders[ref] { return known.contains(fileID) }

@@ -89,6 +89,7 @@ extension SyncServer {
         heldWrites = []
         heldLogConfirmations = [:]
         try state.store.write { transaction in
+            try transaction.prefetch(writes.map(\.ref))
             for (fileID, basedOn) in confirmations { try transaction.forgetHeldLog(of: fileID, before: basedOn) }
             for write in writes { try transaction.setHeld(write.fileID, write.ref, write.held, at: write.at) }
         }
@@ -131,6 +132,7 @@ extension SyncServer {
         while true {
             let page = try reader.history(after: round.cursor, limit: options.downloadBatchSize)
             guard let last = page.last else { break }
+            try states.prefetch(page.flatMap { $0.kept.instructions.map(\.object) }, reader)
             round.cursor = last.serverVersion
             var changesets: [IntegratedChangeset] = []
             let refused = try refusedObjects(in: page, of: fileID, reader)

@@ -284,6 +284,7 @@ public final class SyncServer {
         ).mapValues { $0.map(\.key) }
         return try state.store.read { reader in
             var result = Set<SessionKey>()
+            try reader.prefetch(Array(touched))
             for ref in touched {
                 for file in try reader.holders(of: ref) { result.formUnion(byFile[file] ?? []) }
                 let stored = try reader.object(ref)

@@ -24,6 +24,10 @@ public protocol SyncStoreReader {
     func historySalt() throws -> UInt64
 
     func object(_ ref: ObjectRef) throws -> StoredObject?
+    /// A hint: the caller is about to read these objects' records, fields and holders one at a
+    /// time. A store whose every read is a round trip reads them together now; one whose reads are
+    /// cheap (SQLite, in process) ignores it.
+    func prefetch(_ refs: [ObjectRef]) throws
     /// Existing objects of a class, ordered by a store-chosen cursor, after `cursor` (0: from the
     /// start); each with the cursor to continue after it.
     func existingObjects(ofClass className: String, after cursor: UInt64, limit: Int) throws
@@ -144,6 +148,8 @@ public protocol SyncStoreTransaction: SyncStoreReader {
 }
 
 extension SyncStoreReader {
+    public func prefetch(_ refs: [ObjectRef]) throws {}
+
     /// One object at a time, for a store without a faster way.
     public func topLevelFields(ofObjects refs: [ObjectRef]) throws -> [ObjectRef: [String: SyncValue]] {
         var result: [ObjectRef: [String: SyncValue]] = [:]
