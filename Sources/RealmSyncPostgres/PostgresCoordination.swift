@@ -94,13 +94,12 @@ public actor PostgresCoordination: SharedStoreCoordination {
         let continuation = wakeUpStream.continuation
         listening = Task {
             while !Task.isCancelled {
-                do {
-                    let connection = try await self.connect(id: 2)
+                // Not reachable now, or the connection ended (PostgreSQL restarted): again in a second.
+                if let connection = try? await self.connect(id: 2) {
                     continuation.yield(.everything)
-                    try await Self.listen(on: connection, continuation)
+                    try? await Self.listen(on: connection, continuation)
+                    // Closed however listening ended: postgres-nio requires it before a connection goes.
                     try? await connection.close()
-                } catch {
-                    // Not reachable now: try again in a second.
                 }
                 try? await Task.sleep(for: .seconds(1))
             }

@@ -37,6 +37,9 @@ enum TestPostgres {
     }
 
     /// The repository's root: this file is Tests/RealmSyncPostgresTests/TestPostgres.swift.
+    /// `.ci/postgres`, for a test that runs a server of its own (`PostgresRestartTests`).
+    static var scriptURL: URL { root.appendingPathComponent(".ci/postgres") }
+
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
@@ -66,8 +69,7 @@ enum TestPostgres {
     /// or its failure as why PostgreSQL is unavailable.
     private static func script(_ command: String) throws(TestPostgresUnavailable) -> String {
         do {
-            return try PostgresScript.run(
-                root.appendingPathComponent(".ci/postgres"), command, folder: ownFolder.path)
+            return try PostgresScript.run(scriptURL, command, folder: ownFolder.path)
         } catch {
             throw TestPostgresUnavailable(message: error.reason)
         }
