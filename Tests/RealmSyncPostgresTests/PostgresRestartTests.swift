@@ -36,7 +36,8 @@ final class PostgresRestartTests: XCTestCase {
         Upload(
             clientFileID: 1,
             changesets: [
-                changeset(1, version, clock: serverTestNow, [.create(item(key), fields: [SyncField("count", .int(key))])])
+                changeset(
+                    1, version, clock: serverTestNow, [.create(item(key), fields: [SyncField("count", .int(key))])])
             ])
     }
 
