@@ -63,7 +63,7 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
 
     /// The rows of a read of records whose pending writes the cache answers for, so it need not send
     /// them: objects by key (a write of one caches it), client files by id, the latest version (read
-    /// before any history is appended), and the fields and holders of objects never cached.
+    /// before any history is appended); and `prefetch`'s, which sends them first.
     func lookUp(_ sql: String, _ values: [PostgresValue] = [], _ operation: @autoclosure () -> String) throws
         -> [StoreRow]
     {
@@ -152,10 +152,8 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
     }
 
     /// Reads the records of `refs` (none cached) in one statement; those the store lacks are cached
-    /// as absent. Returns the ids found.
-    @discardableResult
-    private func readObjects(_ refs: [ObjectRef]) throws -> [Int64] {
-        var found: [Int64] = []
+    /// as absent.
+    private func readObjects(_ refs: [ObjectRef]) throws {
         for row in try lookUp(
             """
             SELECT o.id, o.class, o.pk, o.live, o.erased_at, o.erased_by, o.creator, o.created_at FROM objects AS o
@@ -168,10 +166,8 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
             let id = try row.int(0)
             cache.objects.set(ref, .some(try storedObject(row, from: 3)))
             cache.ids.set(ref, id)
-            found.append(id)
         }
         for ref in refs where cache.objects[ref] == nil { cache.objects.set(ref, .some(nil)) }
-        return found
     }
 
     private func storedObject(_ row: StoreRow, from column: Int) throws -> StoredObject {
@@ -180,33 +176,40 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
             creator: try row.text(column + 3), createdAt: try row.u64(column + 4))
     }
 
-    /// Reads the records, fields and holders of the objects of `refs` not read yet, in three
-    /// statements: what the integrator and the router are about to ask one at a time.
+    /// Reads the records, fields and holders of the objects of `refs` not known whole yet, in three
+    /// statements: what the integrator and the router are about to ask one at a time. The pending
+    /// rows are sent first (none, where the engine calls it: a transaction's start, a read
+    /// transaction), so the rows read are the transaction's and may replace what the cache has.
     func prefetch(_ refs: [ObjectRef]) throws {
-        // An object whose id alone is known (listed) may have pending writes: it is read alone.
-        let unread = Array(Set(refs.filter { cache.objects[$0] == nil && cache.ids[$0] == nil }))
-        guard !unread.isEmpty else { return }
-        let ids = try readObjects(unread)
-        guard !ids.isEmpty else { return }
-        var fields = Dictionary(uniqueKeysWithValues: ids.map { ($0, [[UInt8]: StoredField?]()) })
-        for row in try lookUp(
-            "SELECT object, path, value, clock, client, replaced_at, replaced_by FROM fields WHERE object = ANY($1)",
-            [.ints(ids)], "reading the fields of \(ids.count) objects")
-        {
-            let id = try row.int(0)
-            let key = try row.bytes(1) ?? []
-            let field = try storedField(row, from: 2) { "value of object \(id) at \(Self.path(key))" }
-            fields[id]?[key] = .some(field)
+        try flushWrites()
+        let unread = Array(Set(refs.filter { cache.objects[$0] == nil }))
+        if !unread.isEmpty { try readObjects(unread) }
+        let ids = Set(refs.compactMap { cache.ids[$0] })
+        let fieldless = Array(ids.filter { cache.fields[$0]?.isComplete != true })
+        if !fieldless.isEmpty {
+            var fields = Dictionary(uniqueKeysWithValues: fieldless.map { ($0, [[UInt8]: StoredField?]()) })
+            for row in try lookUp(
+                "SELECT object, path, value, clock, client, replaced_at, replaced_by FROM fields WHERE object = ANY($1)",
+                [.ints(fieldless)], "reading the fields of \(fieldless.count) objects")
+            {
+                let id = try row.int(0)
+                let key = try row.bytes(1) ?? []
+                let field = try storedField(row, from: 2) { "value of object \(id) at \(Self.path(key))" }
+                fields[id]?[key] = .some(field)
+            }
+            for (id, rows) in fields { cache.fields.set(id, ObjectFields(isComplete: true, rows: rows)) }
         }
-        for (id, rows) in fields { cache.fields.set(id, ObjectFields(isComplete: true, rows: rows)) }
-        var holders = Dictionary(uniqueKeysWithValues: ids.map { ($0, Set<UInt64>()) })
-        for row in try lookUp(
-            "SELECT object, file_id FROM held WHERE object = ANY($1)", [.ints(ids)],
-            "reading the holders of \(ids.count) objects")
-        {
-            holders[try row.int(0)]?.insert(try row.u64(1))
+        let holderless = Array(ids.filter { cache.holders[$0] == nil })
+        if !holderless.isEmpty {
+            var holders = Dictionary(uniqueKeysWithValues: holderless.map { ($0, Set<UInt64>()) })
+            for row in try lookUp(
+                "SELECT object, file_id FROM held WHERE object = ANY($1)", [.ints(holderless)],
+                "reading the holders of \(holderless.count) objects")
+            {
+                holders[try row.int(0)]?.insert(try row.u64(1))
+            }
+            for (id, files) in holders { cache.holders.set(id, files) }
         }
-        for (id, files) in holders { cache.holders.set(id, files) }
     }
 
     func latestServerVersion() throws -> UInt64 {

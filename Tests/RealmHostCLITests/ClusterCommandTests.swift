@@ -68,6 +68,17 @@ final class ClusterCommandTests: XCTestCase {
         XCTAssertEqual(served.stdout, "ran for bob\n")
     }
 
+    func testSchemaReadsOnlyTheUsersThisHostServes() throws {
+        try makeUsers(["alice", "bob"])
+        let refused = try workspace.run(["schema", "--user", "alice"] + clusterA)
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("User 'alice' is served by host 'c'"), refused.stderr)
+        XCTAssertEqual(refused.stdout, "")
+        let served = try workspace.run(["schema", "--user", "bob"] + clusterA)
+        XCTAssertEqual(served.status, 0, served.stderr)
+        XCTAssertTrue(served.stdout.contains("schema version"), served.stdout)
+    }
+
     func testHostLuaClusterAppliesAndTheSelfFlagOverridesIt() throws {
         try workspace.write("data/host.lua", #"return { cluster = { hosts = { "a", "b", "c" }, self = "a" } }"#)
         let refused = try workspace.run(["run", "--user", "alice", "noop.lua"])

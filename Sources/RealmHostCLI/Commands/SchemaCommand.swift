@@ -38,6 +38,8 @@ struct SchemaCommand: ParsableCommand {
                 version = host.registry.schemaVersion
             } else {
                 let user = try checkedUser(self.user)
+                // Read-only, but another host's user's file may be mid-write there: ask that host.
+                try host.checkServesHere(user)
                 let url = try host.fileURL(for: user)
                 guard FileManager.default.fileExists(atPath: url.path) else {
                     throw CLIError.failed(

@@ -116,6 +116,7 @@ public struct ServerState {
     func snapshots(of refs: [ObjectRef], _ objectSchema: ObjectSchema, _ reader: any SyncStoreReader) throws
         -> [ObjectSnapshot]
     {
+        try reader.prefetch(refs)
         let fields = try reader.topLevelFields(ofObjects: refs)
         return try refs.map { try snapshot(of: $0, objectSchema, reader, topLevel: fields[$0] ?? [:]) }
     }

@@ -169,6 +169,7 @@ extension SyncServer {
             final.acknowledged = round.acknowledged
             round.pages.append(final)
         }
+        try reader.prefetch(router.replaced)
         for ref in router.replaced {
             guard let objectSchema = state.rules.schema[ref.className] else { continue }
             round.replacements.append(try state.snapshot(of: ref, objectSchema, reader))
