@@ -70,7 +70,7 @@ enum Catalog {
     static let workloads: [any Workload] = [
         InsertBulk(), AppendImplicit(), Open(), ReadAll(), QueryCount(), QueryList(), LuaInsertBulk(),
         SwiftMigration(), LuaMigration(), MigrateTenants(), SyncInsertBulk(), SyncIntegrate(), SyncIntegratePostgres(),
-        SyncBootstrap(),
+        SyncBootstrap(), SyncBootstrapPostgres(),
         SyncObserveLatency(), SyncFanout(), SyncCatchup(), SyncIdleSession(),
     ]
     static var names: [String] { workloads.map(\.name) }

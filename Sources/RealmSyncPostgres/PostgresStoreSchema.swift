@@ -11,7 +11,8 @@ import RealmSync
 /// Version 2 adds the `inbox` of several servers sharing the store (docs/SYNC.md "Several servers on
 /// one store"): uploads keyed by (client file, last client version), written by any server, drained
 /// by the integrator, which records each outcome; the integrator's advisory lock and LISTEN/NOTIFY
-/// need no table. Version 3 indexes the held log by server version.
+/// need no table. Version 3 indexes the held log by server
+/// version instead of by sequence number.
 enum PostgresStoreSchema {
     static let version = Int64(migrations.count)
 
@@ -74,9 +75,11 @@ enum PostgresStoreSchema {
             UNIQUE(client_file_id, last_client_version));
         CREATE INDEX inbox_unsettled ON inbox(id) WHERE settled_at IS NULL;
         """,
-        // 3: a file's held log by server version, for forgetting what a replica confirmed (without
-        // it each confirmation reads the file's whole log).
+        // 3: a file's held log by server version rather than by sequence number: forgetting what a
+        // replica confirmed read the file's whole log; a rewind reads the versions after a position
+        // and orders those few by sequence, and a reset deletes by file alone.
         """
+        DROP INDEX held_log_by_file;
         CREATE INDEX held_log_by_version ON held_log(file_id, server_version);
         """,
     ]

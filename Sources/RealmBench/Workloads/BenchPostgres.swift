@@ -47,19 +47,32 @@ final class BenchPostgres {
         context.log("PostgreSQL started for the benchmark: \(admin)")
     }
 
+    /// Databases the workloads copy (`freshDatabase(copying:)`), dropped with this object.
+    private var templates: [PostgresStoreLocation] = []
+
     deinit {
+        for template in templates { drop(template) }
         if let ownFolder { _ = try? Self.script("stop", folder: ownFolder) }
     }
 
-    /// A new empty database on the server; the name is unique in this process and the server.
-    func freshDatabase() throws -> PostgresStoreLocation {
+    /// A new empty database kept until this object goes, for runs to copy.
+    func templateDatabase() throws -> PostgresStoreLocation {
+        let location = try freshDatabase()
+        templates.append(location)
+        return location
+    }
+
+    /// A new database on the server, empty or a copy of `template` (whose connections must be
+    /// closed); the name is unique in this process and the server.
+    func freshDatabase(copying template: PostgresStoreLocation? = nil) throws -> PostgresStoreLocation {
         databases += 1
         var location = admin
         // Letters, digits and underscores only: CREATE DATABASE takes no parameter.
         location.database = "realmbench_\(getpid())_\(databases)_\(UInt32.random(in: 0...UInt32.max))"
         let connection = try BlockingPostgresConnection(admin)
         defer { connection.close() }
-        try connection.query("CREATE DATABASE \(location.database)", [], "creating the benchmark's database")
+        let copy = template.map { " TEMPLATE \($0.database)" } ?? ""
+        try connection.query("CREATE DATABASE \(location.database)\(copy)", [], "creating the benchmark's database")
         return location
     }
 

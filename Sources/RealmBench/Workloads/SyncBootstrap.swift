@@ -65,10 +65,15 @@ struct SyncBootstrap: Workload {
         let fixture = try filledStore(context, matching: matching)
         let storeURL = context.freshURL("bootstrap-store")
         try copyStore(fixture, to: storeURL)
+        return try bootstrap(
+            from: try SQLiteSyncStore(path: storeURL.path, schema: schema), context, matching: matching)
+    }
+
+    /// The timed bootstrap of a fresh replica of alice from a server on `store` (filled by `fill`).
+    static func bootstrap(from store: any SyncStore, _ context: BenchContext, matching: Int) throws -> PreparedRun {
         let server = try SyncServer(
-            store: try SQLiteSyncStore(path: storeURL.path, schema: schema), schema: schema,
-            wallClock: SystemWallClock(), permissions: try SyncPermissions.compile(rules, schema: schema),
-            salts: { 7 })
+            store: store, schema: schema, wallClock: SystemWallClock(),
+            permissions: try SyncPermissions.compile(rules, schema: schema), salts: { 7 })
         let client = try SyncClient(
             configuration: Realm.Configuration(fileURL: context.freshURL("bootstrap-replica"), schema: schema),
             user: "alice", wallClock: SystemWallClock(), viewSource: .subscriptions)
@@ -108,16 +113,16 @@ struct SyncBootstrap: Workload {
         if let url = context.fixtures[id] { return url }
         context.log("fixture: \(matching * owners.count) dogs uploaded by \(owners.count) writers")
         let url = context.folder.appendingPathComponent(id + ".sqlite")
-        try fill(url, matching: matching)
+        try fill(try SQLiteSyncStore(path: url.path, schema: schema), matching: matching)
         context.fixtures[id] = url
         return url
     }
 
-    private static func fill(_ url: URL, matching: Int) throws {
+    /// Fills `store` with `matching` dogs of each owner through the integrator (as `filledStore`).
+    static func fill(_ store: any SyncStore, matching: Int) throws {
         let server = try SyncServer(
-            store: try SQLiteSyncStore(path: url.path, schema: schema), schema: schema,
-            wallClock: SystemWallClock(), permissions: try SyncPermissions.compile(rules, schema: schema),
-            salts: { 7 })
+            store: store, schema: schema, wallClock: SystemWallClock(),
+            permissions: try SyncPermissions.compile(rules, schema: schema), salts: { 7 })
         let values = DogValues.batch(matching)
         let start = SystemWallClock().nowMilliseconds()
         for (writer, owner) in owners.enumerated() {

@@ -87,6 +87,7 @@ extension SyncServer {
                     ofClass: className, matching: predicate, user: user, after: cursor, limit: 1000)
                 guard let last = page.last else { break }
                 cursor = last.cursor
+                try reader.prefetch(page.map(\.ref))
                 let missing = try page.map(\.ref).filter { try !reader.holds(fileID, $0) }
                 result += try state.snapshots(of: missing, objectSchema, reader)
             }
@@ -105,6 +106,7 @@ extension SyncServer {
             let page = try reader.heldObjects(by: fileID, after: cursor, limit: 1000)
             guard let last = page.last else { break }
             cursor = last.cursor
+            try states.prefetch(page.map(\.ref), reader)
             for (_, ref) in page where try !states.isInView(ref, view, user: user, reader) {
                 result.append(ref)
             }

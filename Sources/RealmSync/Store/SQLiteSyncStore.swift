@@ -102,9 +102,9 @@ public final class SQLiteSyncStore: SyncStore {
         CREATE TABLE IF NOT EXISTS held_log(
             seq INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, object INTEGER NOT NULL,
             server_version INTEGER NOT NULL, query_version INTEGER NOT NULL, held INTEGER NOT NULL);
-        CREATE INDEX IF NOT EXISTS held_log_by_file ON held_log(file_id, seq);
-        CREATE INDEX IF NOT EXISTS held_log_by_object ON held_log(file_id, object);
+        DROP INDEX IF EXISTS held_log_by_file;
         CREATE INDEX IF NOT EXISTS held_log_by_version ON held_log(file_id, server_version);
+        CREATE INDEX IF NOT EXISTS held_log_by_object ON held_log(file_id, object);
         CREATE TABLE IF NOT EXISTS inbox(
             id INTEGER PRIMARY KEY, client_file_id INTEGER NOT NULL, last_client_version INTEGER NOT NULL,
             body BLOB NOT NULL, outcome BLOB, settled_at INTEGER,
