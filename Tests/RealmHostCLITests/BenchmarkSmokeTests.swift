@@ -17,7 +17,7 @@ final class BenchmarkSmokeTests: XCTestCase {
         let process = Process()
         process.executableURL = binary
         process.arguments = ["--json", "--scale", "0.001", "--runs", "1", "--min-time", "0", "--dir", folder.path]
-        // sync_integrate_postgres runs on the tests' PostgreSQL when there is one (else it starts its own).
+        // The *_postgres rows run on the tests' PostgreSQL when there is one (else it starts its own).
         var environment = ProcessInfo.processInfo.environment
         if let url = environment["REALMHOST_TEST_POSTGRES_URL"], !url.isEmpty {
             environment["REALMHOST_BENCH_POSTGRES_URL"] = url
@@ -40,7 +40,7 @@ final class BenchmarkSmokeTests: XCTestCase {
                 "insert_bulk", "append_implicit", "open", "read_all", "query_count/plain", "query_count/indexed",
                 "query_list", "lua_insert_bulk", "swift_migration", "lua_migration", "migrate_tenants",
                 "migrate_tenants/jobs=1", "sync_insert_bulk", "sync_integrate", "sync_integrate_postgres",
-                "sync_bootstrap",
+                "sync_bootstrap", "sync_bootstrap_postgres",
                 "sync_observe_latency/p50", "sync_observe_latency/p99", "sync_fanout/p99", "sync_catchup",
                 "sync_idle_session",
             ])
