@@ -83,7 +83,7 @@ extension PostgresSyncStoreTransaction {
 
     func allocateClient(salt: UInt64, user: String) throws -> UInt64 {
         // Servers sharing the store allocate one at a time: the lock is held to the commit.
-        try select(
+        _ = try select(
             "SELECT pg_advisory_xact_lock($1)", [.int(PostgresStoreSchema.clientAllocationLock)],
             "locking the allocation of a client file")
         let last =
