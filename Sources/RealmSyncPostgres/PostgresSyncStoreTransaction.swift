@@ -319,12 +319,13 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
     func fieldTimes(of ref: ObjectRef) throws -> [SnapshotTimes.FieldTime] {
         guard let id = try objectID(ref) else { return [] }
         if let cached = cache.fields[id], cached.isComplete {
-            return cached.rows.compactMap { key, field in
+            // By path key, bytewise, as the statement below orders them.
+            return cached.rows.sorted { $0.key.lexicographicallyPrecedes($1.key) }.compactMap { key, field in
                 field.map {
                     SnapshotTimes.FieldTime(
                         path: Self.path(key), time: $0.time, replacedAt: $0.replacedAt, replacedBy: $0.replacedBy)
                 }
-            }.sorted { Self.key($0.path).lexicographicallyPrecedes(Self.key($1.path)) }
+            }
         }
         // BYTEA orders bytewise, as SQLite orders the same paths as text.
         return try select(

@@ -14,19 +14,19 @@ final class StoreTransactionDifferentialTests: XCTestCase {
     private struct Undo: Error {}
 
     private indirect enum Step {
-        case writeObject(Int, exists: Bool)
-        case writeField(Int, path: Int, value: Int?)
-        case forgetFields(Int)
-        case forgetContents(Int)
-        case setHeld(file: UInt64, Int, held: Bool, version: UInt64)
-        case markHeld(file: UInt64, Int)
+        case writeObject(Int64, exists: Bool)
+        case writeField(Int64, path: Int, value: Int?)
+        case forgetFields(Int64)
+        case forgetContents(Int64)
+        case setHeld(file: UInt64, Int64, held: Bool, version: UInt64)
+        case markHeld(file: UInt64, Int64)
         case forgetHeldLog(file: UInt64, before: UInt64)
         case rewindHeld(file: UInt64, to: UInt64)
         case writeClient(file: UInt64, version: UInt64)
-        case read(Int)
+        case read(Int64)
         case readHeld(file: UInt64)
-        case readList(Int)
-        case prefetch([Int])
+        case readList(Int64)
+        case prefetch([Int64])
         case savepoint([Step], undo: Bool)
     }
 
@@ -77,7 +77,7 @@ final class StoreTransactionDifferentialTests: XCTestCase {
 
     private static func step(_ random: inout SplitMix64, depth: Int) -> Step {
         func pick(_ n: Int) -> Int { Int(random.next() % UInt64(n)) }
-        let object = pick(objects)
+        let object = Int64(pick(objects))
         let file = files[pick(files.count)]
         switch pick(depth < 3 ? 17 : 14) {
         case 0: return pick(2) == 0 ? .writeObject(object, exists: pick(4) != 0) : .forgetFields(object)
@@ -91,12 +91,10 @@ final class StoreTransactionDifferentialTests: XCTestCase {
         case 9: return .writeClient(file: file, version: UInt64(pick(50)))
         case 10, 11: return .read(object)
         case 12: return pick(2) == 0 ? .readHeld(file: file) : .readList(object)
-        case 13: return .prefetch((0..<pick(4) + 1).map { _ in pick(objects) })
+        case 13: return .prefetch((0..<pick(4) + 1).map { _ in Int64(pick(objects)) })
         default: return .savepoint(steps(&random, depth: depth + 1), undo: pick(3) == 0)
         }
     }
-
-    private static func item(_ key: Int) -> ObjectRef { ObjectRef("Item", .int(Int64(key))) }
 
     private static func time(_ value: Int) -> RealmSync.WriteTime {
         RealmSync.WriteTime(clock: HLCTimestamp(rawValue: UInt64(1000 + value)), clientFileID: UInt64(value % 3 + 1))
@@ -149,7 +147,7 @@ final class StoreTransactionDifferentialTests: XCTestCase {
         }
     }
 
-    private static func read(_ key: Int, _ r: any SyncStoreReader, _ out: inout [String]) throws {
+    private static func read(_ key: Int64, _ r: any SyncStoreReader, _ out: inout [String]) throws {
         let ref = item(key)
         out.append("object \(key): \(String(describing: try r.object(ref)))")
         for path in paths { out.append("field \(key).\(path): \(String(describing: try r.field(ref, path: path)))") }
@@ -160,7 +158,7 @@ final class StoreTransactionDifferentialTests: XCTestCase {
     }
 
     private static func dump(_ r: any SyncStoreReader, _ out: inout [String]) throws {
-        for key in 0..<objects { try read(key, r, &out) }
+        for key in 0..<Int64(objects) { try read(key, r, &out) }
         for file in files {
             out.append("client \(file): \(String(describing: try r.client(file)))")
             out.append("held by \(file): \(try r.heldObjects(by: file, after: 0, limit: 100).map(\.ref).sorted())")
