@@ -57,6 +57,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // The central store on PostgreSQL (issue 18): RealmSyncPostgres only.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // realm-host serve's /metrics (RealmServe only).
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // System libraries (Debian: libsqlite3-dev, liblua5.4-dev, libedit-dev).
@@ -108,13 +110,28 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `realm-host serve`: the app API (functions, objects, watches) and the operators' listener over
+        // HTTP and WebSocket, in front of RealmHost's tenants (docs/SERVE.md).
+        .target(
+            name: "RealmServe",
+            dependencies: [
+                "RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         // Tenants, per-user configurations, plugins, the realm cache.
         .target(name: "RealmHost", dependencies: ["RealmDatabase", "RealmLua", "LuaSandbox", "RealmSync"]),
         .executableTarget(
             name: "RealmHostCLI",
             dependencies: [
                 "RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "CEdit", "RealmSync", "RealmSyncNet",
-                "RealmSyncPostgres",
+                "RealmSyncPostgres", "RealmServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -181,6 +198,18 @@ let package = Package(
             name: "RealmHostCLITests",
             dependencies: [
                 "RealmHost", "RealmHostCLI", "RealmSyncNet", "RealmSync", "RealmDatabase", "RealmSyncPostgres",
+            ]
+        ),
+        // realm-host serve through a real HTTP client and WebSocket on 127.0.0.1.
+        .testTarget(
+            name: "RealmServeTests",
+            dependencies: [
+                "RealmServe", "RealmHost", "RealmDatabase",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // realm-bench's own logic (percentiles, the observers' barrier, the runner, the report), no timings.

@@ -13,6 +13,8 @@ import LuaSandbox
 ///   cluster = { hosts = { "a", "b", "c" }, self = "a" },  -- users spread over hosts (HostCluster)
 /// }
 /// ```
+///   serve = { listen = "127.0.0.1:8080", adminListen = "127.0.0.1:8081", maxBodyBytes = 1048576 },
+///   auth = { issuer = "…", audience = "…", keys = { { kid = "k1", alg = "EdDSA", publicKey = "<PEM>" } } },
 /// It runs in an empty sandbox with a short time limit; errors name the file and the field.
 enum HostConfigurationFile {
     static func apply(to options: inout HostOptions) throws {
@@ -53,6 +55,8 @@ enum HostConfigurationFile {
         }
         try applySync(table["sync"], to: &options, path: path)
         try applyCluster(table["cluster"], to: &options, path: path)
+        try applyServe(table["serve"], to: &options, path: path)
+        try applyAuth(table["auth"], to: &options, path: path)
         switch table["plugins"] {
         case .nil: break
         case .plainTable(let list):

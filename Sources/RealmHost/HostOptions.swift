@@ -16,6 +16,10 @@ public struct HostOptions {
     public var sync = HostSyncOptions()
     /// The hosts that share the users, and which one this is (none: this host serves every user).
     public var cluster = HostClusterOptions()
+    /// `realm-host serve`'s listeners and bounds.
+    public var serve = HostServeOptions()
+    /// How app users' tokens are verified.
+    public var auth = HostAuthOptions()
 
     public init(dataFolder: URL, pluginFolders: [URL] = [], limits: LuaLimits = .default, cacheSize: Int = 64) {
         self.dataFolder = dataFolder

@@ -5,8 +5,8 @@ import RealmLua
 import RealmSync
 
 /// A plugin as declared by its folder: `plugin.lua` returning
-/// `{ name, version, schemaVersion, schema, migration | migrations/, initialSubscriptions, commands, onOpen,
-/// sync }`.
+/// `{ name, version, schemaVersion, schema, migration | migrations/, initialSubscriptions, commands, functions,
+/// api, onOpen, sync }`.
 ///
 /// This is the plugin's data, validated once at host start. Its functions live in Lua states, so
 /// each tenant loads the plugin into its own runtime (`LoadedPlugin`).
@@ -20,6 +20,10 @@ public struct PluginManifest: Equatable {
     /// Numbered migration files (`migrations/0002_add_favorite_treat.lua`): version → path.
     public let migrationFiles: [UInt64: URL]
     public let commandNames: [String]
+    /// The functions apps call (`POST /v1/functions/{name}`).
+    public let functionNames: [String]
+    /// The classes `/v1/objects` reaches, and how (`api = { Dog = "readwrite" }`).
+    public let api: [String: APIAccess]
     public let hasMigrationFunction: Bool
     /// The plugin's `sync` table: queryable fields and permissions of its classes, for the sync
     /// server only (never visible to a tenant's scripts).
@@ -28,7 +32,16 @@ public struct PluginManifest: Equatable {
     var manifestPath: String { folder.appendingPathComponent("plugin.lua").path }
 }
 
-/// A command of a plugin: its function, and the limits it runs under when it declares its own.
+/// How an app may reach a class through `/v1/objects`.
+public enum APIAccess: String, Sendable, Equatable {
+    case read
+    case readwrite
+
+    public var allowsWrites: Bool { self == .readwrite }
+}
+
+/// A command or a function of a plugin: its function, and the limits it runs under when it
+/// declares its own.
 struct PluginCommand {
     let function: LuaFunctionRef
     let limits: LuaLimits?
@@ -41,6 +54,7 @@ struct LoadedPlugin {
     let initialSubscriptions: LuaFunctionRef?
     let onOpen: LuaFunctionRef?
     let commands: [String: PluginCommand]
+    let functions: [String: PluginCommand]
     let environment: LuaTableRef
 }
 
@@ -58,17 +72,20 @@ enum PluginLoader {
         let initialSubscriptions = try source.function("initialSubscriptions")
         let onOpen = try source.function("onOpen")
         let commands = try source.commands()
+        let functions = try source.functions()
+        let api = try source.api(schema: schema)
         let syncRules = try source.syncRules(plugin: name, schema: schema)
         try source.hideSyncRules()
         let manifest = PluginManifest(
             folder: folder, name: name, version: version, description: source.table["description"].stringValue,
             schemaVersion: schemaVersion, schema: schema,
             migrationFiles: try source.migrationFiles(upTo: schemaVersion),
-            commandNames: commands.keys.sorted(), hasMigrationFunction: migration != nil, syncRules: syncRules
+            commandNames: commands.keys.sorted(), functionNames: functions.keys.sorted(), api: api,
+            hasMigrationFunction: migration != nil, syncRules: syncRules
         )
         return LoadedPlugin(
             manifest: manifest, migration: migration, initialSubscriptions: initialSubscriptions,
-            onOpen: onOpen, commands: commands, environment: source.environment)
+            onOpen: onOpen, commands: commands, functions: functions, environment: source.environment)
     }
 
     /// `migrations/NNNN_description.lua` files by version number.

@@ -14,6 +14,11 @@ public struct PluginRegistry {
     /// Every plugin's `sync` rules together (each class ruled by one plugin): what the sync server
     /// enforces. Read once here, from the plugins' files; no tenant's script can reach or change them.
     public let syncRules: SyncRules
+    /// The classes apps reach through `/v1/objects`: every plugin's `api` table together (the
+    /// widest access any plugin grants a class).
+    public let api: [String: APIAccess]
+    /// Every plugin's functions, by name, with the plugin that declares it.
+    public let functionPlugins: [String: String]
 
     /// Finds `*/plugin.lua` under each folder and loads each plugin once (in a scratch state) to check it.
     public init(folders: [URL], limits: LuaLimits = .default) throws {
@@ -73,5 +78,19 @@ public struct PluginRegistry {
         self.schema = schema
         schemaVersion = manifests.map(\.schemaVersion).max() ?? 0
         syncRules = try PluginSyncRules.merge(manifests.map { ($0.name, $0.syncRules) })
+        var api = [String: APIAccess]()
+        var functionPlugins = [String: String]()
+        for m in manifests {
+            for (className, access) in m.api where api[className] != .readwrite { api[className] = access }
+            for name in m.functionNames {
+                if let other = functionPlugins[name] {
+                    throw HostError.plugin(
+                        "\(m.manifestPath): function '\(name)' is also declared by plugin '\(other)'")
+                }
+                functionPlugins[name] = m.name
+            }
+        }
+        self.api = api
+        self.functionPlugins = functionPlugins
     }
 }

@@ -102,47 +102,84 @@ struct PluginSource {
     }
 
     /// `commands = { name = function(realm, ...) end | { run = function, limits = {…} } }`.
-    func commands() throws -> [String: PluginCommand] {
-        switch try state.get(tableRef, "commands") {
+    func commands() throws -> [String: PluginCommand] { try callables("commands", what: "command") }
+
+    /// `functions = { name = function(realm, args, caller) end | { run = function, limits = {…} } }`:
+    /// what apps call at `POST /v1/functions/{name}` (docs/SERVE.md); the same shape as `commands`.
+    func functions() throws -> [String: PluginCommand] { try callables("functions", what: "function") }
+
+    /// A table of named functions, each a function or `{ run = function, limits = {…} }`.
+    private func callables(_ field: String, what: String) throws -> [String: PluginCommand] {
+        switch try state.get(tableRef, .string(field)) {
         case .nil:
             return [:]
         case .table(let ref):
-            var commands = [String: PluginCommand]()
+            var callables = [String: PluginCommand]()
             for (key, _) in try state.copy(ref, maxDepth: 4).hash {
                 guard case .string(let name) = key, PluginSource.isIdentifier(name) else {
-                    throw fail("commands", "must map command names (letters, digits, '_', '-') to functions")
+                    throw fail(field, "must map \(what) names (letters, digits, '_', '-') to functions")
                 }
-                commands[name] = try command(name, try state.get(ref, key))
+                callables[name] = try callable("\(field).\(name)", try state.get(ref, key))
             }
-            return commands
+            return callables
         default:
-            throw fail("commands", "must be a table of functions")
+            throw fail(field, "must be a table of functions")
         }
     }
 
-    private func command(_ name: String, _ value: LuaValue) throws -> PluginCommand {
+    private func callable(_ field: String, _ value: LuaValue) throws -> PluginCommand {
         switch value {
         case .function(let f):
             return PluginCommand(function: f, limits: nil)
         case .table(let spec):
             // { run = function(realm, ...) end, limits = { timeSeconds = 60, memoryMiB = 512 } }
             guard case .function(let f) = try state.get(spec, "run") else {
-                throw fail("commands.\(name).run", "must be a function")
+                throw fail("\(field).run", "must be a function")
             }
-            return PluginCommand(function: f, limits: try commandLimits(name, spec))
+            return PluginCommand(function: f, limits: try callableLimits(field, spec))
         default:
-            throw fail("commands.\(name)", "must be a function or a table { run = function, limits = {…} }")
+            throw fail(field, "must be a function or a table { run = function, limits = {…} }")
         }
     }
 
-    private func commandLimits(_ name: String, _ spec: LuaTableRef) throws -> LuaLimits? {
+    private func callableLimits(_ field: String, _ spec: LuaTableRef) throws -> LuaLimits? {
         guard case .table(let limits) = try state.get(spec, "limits") else { return nil }
         do {
             return try HostConfigurationFile.parseLimits(
-                try state.copy(limits, maxDepth: 1), base: state.limits,
-                where: "field 'commands.\(name).limits'")
+                try state.copy(limits, maxDepth: 1), base: state.limits, where: "field '\(field).limits'")
         } catch {
             throw HostError.plugin("\(path): \(error)")
+        }
+    }
+
+    /// `api = { Dog = "readwrite", Person = "read" }`: the classes `/v1/objects` reaches, checked
+    /// against the plugin's own schema.
+    func api(schema: Schema) throws -> [String: APIAccess] {
+        switch table["api"] {
+        case .nil:
+            return [:]
+        case .plainTable(let entries) where entries.array.isEmpty:
+            var access = [String: APIAccess]()
+            for (key, value) in entries.hash {
+                guard case .string(let className) = key else {
+                    throw fail("api", "must map class names to \"read\" or \"readwrite\"")
+                }
+                guard let mode = value.stringValue.flatMap(APIAccess.init(rawValue:)) else {
+                    throw fail("api.\(className)", "must be \"read\" or \"readwrite\"")
+                }
+                guard let objectSchema = schema[className] else {
+                    throw fail("api.\(className)", "names a class the plugin's schema does not declare")
+                }
+                guard !objectSchema.isEmbedded, objectSchema.primaryKey != nil else {
+                    throw fail(
+                        "api.\(className)",
+                        "names a class without a primary key (the API finds objects by their primary key)")
+                }
+                access[className] = mode
+            }
+            return access
+        default:
+            throw fail("api", "must be a table such as { Dog = \"readwrite\", Person = \"read\" }")
         }
     }
 

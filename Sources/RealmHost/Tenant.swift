@@ -11,6 +11,10 @@ public final class Tenant {
     public let runtime: RealmLuaRuntime
     public let realm: Realm
     let plugins: [LoadedPlugin]
+    /// Observers front ends keep alive in this tenant (a live query's token), by id: they deliver
+    /// while the tenant is open, until released. `TenantHost.pin` keeps the tenant open for them.
+    private var keptObservers: [Int: NotificationToken] = [:]
+    private var nextObserverID = 0
 
     init(name: String, runtime: RealmLuaRuntime, realm: Realm, plugins: [LoadedPlugin]) {
         self.name = name
@@ -36,6 +40,55 @@ public final class Tenant {
         }
         guard let limits = command.limits else { return try call() }
         return try runtime.state.withLimits(limits, call)
+    }
+
+    /// Keeps `token` delivering until `release(observer:)`; its id.
+    public func keep(_ token: NotificationToken) -> Int {
+        nextObserverID += 1
+        keptObservers[nextObserverID] = token
+        return nextObserverID
+    }
+
+    /// Stops and drops a kept observer.
+    public func release(observer id: Int) {
+        keptObservers.removeValue(forKey: id)?.invalidate()
+    }
+
+    /// How many observers are kept (for tests and metrics).
+    public var keptObserverCount: Int { keptObservers.count }
+
+    /// The plugin functions apps can call, by name.
+    public var functionNames: [String] { plugins.flatMap { $0.functions.keys }.sorted() }
+
+    /// Whether a plugin declares the function `name`.
+    public func hasFunction(_ name: String) -> Bool { plugins.contains { $0.functions[name] != nil } }
+
+    /// Calls a plugin function as an app does: `f(realm, args, caller)`, under the host's limits
+    /// or the function's own where they are lower (a function may ask for less, never for more).
+    @discardableResult
+    public func callFunction(_ name: String, arguments: RealmValue, caller: RealmValue) throws -> [LuaValue] {
+        guard let function = plugins.lazy.compactMap({ $0.functions[name] }).first else {
+            throw HostError.plugin(
+                "No function '\(name)'. Functions: \(functionNames.isEmpty ? "none" : functionNames.joined(separator: ", "))")
+        }
+        let call = {
+            try self.runtime.call(
+                function.function,
+                [try self.runtime.luaValue(self.realm), try self.runtime.luaValue(arguments),
+                 try self.runtime.luaValue(caller)])
+        }
+        guard let own = function.limits else { return try call() }
+        return try runtime.state.withLimits(Self.lower(own, runtime.state.limits), call)
+    }
+
+    /// Each limit the lower of the two (nil is no limit).
+    static func lower(_ a: LuaLimits, _ b: LuaLimits) -> LuaLimits {
+        func least<T: Comparable>(_ x: T?, _ y: T?) -> T? { x.flatMap { x in y.map { min(x, $0) } ?? x } ?? y }
+        var limits = b
+        limits.memory = least(a.memory, b.memory)
+        limits.instructions = least(a.instructions, b.instructions)
+        limits.time = least(a.time, b.time)
+        return limits
     }
 
     /// Throws, naming the commands there are, unless a plugin has the command `name`.

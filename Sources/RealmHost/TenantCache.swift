@@ -53,6 +53,15 @@ struct TenantCache {
     /// Users in the cache, least recently used first.
     private(set) var order: [String] = []
     private var checkouts: [String: Int] = [:]
+    /// Users whose tenant must stay open while idle (live queries hold observers in its realm).
+    private var pins: [String: Int] = [:]
+
+    mutating func pin(_ user: String) { pins[user, default: 0] += 1 }
+
+    mutating func unpin(_ user: String) {
+        let remaining = (pins[user] ?? 1) - 1
+        pins[user] = remaining > 0 ? remaining : nil
+    }
 
     /// The user's slot (created if absent), checked out by the caller and made most recently used.
     mutating func checkOut(_ user: String) -> TenantSlot {
@@ -76,6 +85,9 @@ struct TenantCache {
 
     func isIdle(_ user: String) -> Bool { checkouts[user] == nil }
 
+    /// Idle and not pinned: may be closed to make room.
+    func isEvictable(_ user: String) -> Bool { isIdle(user) && pins[user] == nil }
+
     /// Removes least recently used idle slots until at most `capacity` remain, or none is idle.
     /// Returns the removed slots: their tenants close when the caller drops them, outside the lock.
     mutating func evictIdle(capacity: Int) -> [TenantSlot] {
@@ -83,7 +95,7 @@ struct TenantCache {
         var index = 0
         while order.count > capacity && index < order.count {
             let user = order[index]
-            guard isIdle(user), let slot = slots[user] else {
+            guard isEvictable(user), let slot = slots[user] else {
                 index += 1
                 continue
             }

@@ -207,6 +207,18 @@ public final class TenantHost: @unchecked Sendable {
         return Tenant(name: user, runtime: runtime, realm: realm, plugins: plugins)
     }
 
+    /// Keeps a user's tenant open while idle, until as many `unpin`s: its realm holds observers
+    /// (live queries) that closing it would end. Counted: each watch pins once.
+    public func pin(_ user: String) { cache.withLock { $0.pin(user) } }
+
+    public func unpin(_ user: String) {
+        let evicted = cache.withLock { c in
+            c.unpin(user)
+            return c.evictIdle(capacity: options.cacheSize)
+        }
+        withExtendedLifetime(evicted) {}
+    }
+
     /// The tenants open right now, least recently used first. Past `cacheSize` only while every
     /// older tenant is in use (a busy tenant is never evicted).
     public var openTenants: [String] { cache.withLock { $0.order } }

@@ -177,6 +177,33 @@ public final class TenantSession {
         return try perform(present: present) { tenant in try tenant.runCommand(name, arguments: arguments) }
     }
 
+    /// Calls a plugin function as an app does (`POST /v1/functions/{name}`): `f(realm, args, caller)`.
+    /// A failure rolls back the write the function left open; what it committed before stays.
+    @discardableResult
+    public func runFunction<T: Sendable>(
+        _ name: String, arguments: RealmValue, caller: RealmValue,
+        present: ([LuaValue], LuaValueReader) throws -> T
+    ) throws -> T {
+        try perform(present: present) { tenant in
+            try tenant.callFunction(name, arguments: arguments, caller: caller)
+        }
+    }
+
+    /// Runs `body` with the tenant as one step of this session: a write it leaves open after a
+    /// failure is rolled back and the failure comes as a `ChunkError`, as for a chunk. For front
+    /// ends that act on the realm from Swift (the app API's object verbs).
+    @discardableResult
+    public func perform<T: Sendable>(_ body: (Tenant) throws -> T) throws -> T {
+        try withTenant { tenant in
+            do {
+                return try body(tenant)
+            } catch {
+                if tenant.runtime.hasOpenWrite { tenant.runtime.rollbackOpenWrites() }
+                throw ChunkError(error)
+            }
+        }
+    }
+
     /// The steps every run shares: hooks, interruption, rollback, classification.
     private func perform<T: Sendable>(
         present: ([LuaValue], LuaValueReader) throws -> T,

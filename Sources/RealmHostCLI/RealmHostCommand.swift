@@ -20,7 +20,7 @@ struct RealmHostCommand: ParsableCommand {
         subcommands: [
             ReplCommand.self, RunCommand.self, MigrateCommand.self, UsersCommand.self,
             SchemaCommand.self, ExportCommand.self, ImportCommand.self, PluginCommand.self, SyncServerCommand.self,
-            WhichHostCommand.self,
+            WhichHostCommand.self, ServeCommand.self, TokenCommand.self,
         ],
         defaultSubcommand: ReplCommand.self
     )

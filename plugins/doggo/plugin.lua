@@ -98,4 +98,32 @@ return {
         #realm:objects("Company"))
     end,
   },
+
+  -- What apps reach at /v1/objects (realm-host serve): dogs and toys read and written, people read.
+  api = { Dog = "readwrite", DogToy = "readwrite", Person = "read" },
+
+  -- What apps call at POST /v1/functions/{name}: f(realm, args, caller), args the JSON body.
+  functions = {
+    -- { "person": "Ann", "dog": "Rex" }: Ann adopts Rex (both created when missing), in one write.
+    adopt = function(realm, args, caller)
+      assert(type(args.person) == "string" and type(args.dog) == "string",
+        "adopt needs { person = <first name>, dog = <dog name> }")
+      return realm:write(function()
+        local person = realm:objects("Person"):where("firstName == $0", args.person)[1]
+          or realm:create("Person", { firstName = args.person, household = caller.user })
+        local dog = realm:objects("Dog"):where("name == $0", args.dog)[1]
+          or realm:create("Dog", { name = args.dog, household = caller.user })
+        person.dogs:append(dog)
+        return person
+      end)
+    end,
+    -- The dogs heavier than args.minWeight (0 by default), lightest first.
+    heavyDogs = function(realm, args)
+      return realm:objects("Dog"):where("weight > $0", args.minWeight or 0):sorted("weight")
+    end,
+    -- Who is calling: the user and the token's claims.
+    whoami = function(realm, args, caller)
+      return { user = caller.user, claims = caller.claims }
+    end,
+  },
 }

@@ -110,6 +110,15 @@ extension Realm {
         return NotificationToken(realm: self, id: id)
     }
 
+    /// Calls `body` after each commit another instance of this file in this process makes (a sync
+    /// download applied on the session's own instance, another tenant's writer), on the committing
+    /// thread, right after the commit. It must only schedule work: this instance is not the
+    /// committing thread's to touch, and sees the commit when its own thread calls `refresh()`.
+    /// Nil removes it. A host that serves live queries uses it to refresh the watched instance.
+    public func onCommitElsewhere(_ body: (@Sendable () -> Void)?) {
+        mailbox.setListener(body)
+    }
+
     /// Merges the commits' changes and calls the observers they concern.
     func deliverNotifications(for changeSets: [ChangeSet]) {
         guard !notifiers.isEmpty else { return }

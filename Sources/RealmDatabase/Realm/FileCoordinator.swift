@@ -112,6 +112,10 @@ final class ChangeMailbox: Sendable {
     private let pending = Mutex<[ChangeSet]>([])
     private let observing = Atomic<Bool>(false)
     private let unseenCommits = Atomic<Int>(0)
+    /// Called after each post, on the committing thread (see `Realm.onCommitElsewhere`).
+    private let listener = Mutex<(@Sendable () -> Void)?>(nil)
+
+    func setListener(_ body: (@Sendable () -> Void)?) { listener.withLock { $0 = body } }
 
     /// Set by the realm when its first observer registers and cleared when its last one goes;
     /// clearing drops what was kept, which no one is left to receive.
@@ -127,6 +131,7 @@ final class ChangeMailbox: Sendable {
         } else {
             unseenCommits.add(1, ordering: .relaxed)
         }
+        listener.withLock { $0 }?()
     }
 
     /// The change sets kept, and whether commits were announced without their change sets.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RealmHost
 import RealmSync
 import RealmSyncNet
 

@@ -31,6 +31,7 @@ struct HostFlags: ParsableArguments {
     /// Opens the host, or prints why it cannot and exits with status 1.
     func makeHost() throws -> TenantHost {
         do {
+            try ServeLock.refuseIfServed(options.dataFolder)
             return try TenantHost(options: options)
         } catch {
             throw CLIError.failed("\(error)")

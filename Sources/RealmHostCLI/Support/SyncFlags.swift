@@ -44,8 +44,10 @@ struct SyncFlags: ParsableArguments {
 
 extension HostFlags {
     /// Opens the host syncing through `sync`'s server (or host.lua's), or prints why it cannot.
-    func makeHost(sync: SyncFlags) throws -> TenantHost {
+    /// `servedBy`: the lock of the `serve` opening it (no other command opens a served folder).
+    func makeHost(sync: SyncFlags, servedBy lock: ServeLock? = nil) throws -> TenantHost {
         do {
+            if lock == nil { try ServeLock.refuseIfServed(options.dataFolder) }
             return try TenantHost(options: sync.apply(to: options)) { try NetSyncTransport.make($0) }
         } catch {
             throw CLIError.failed("\(error)")

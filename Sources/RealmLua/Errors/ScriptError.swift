@@ -21,7 +21,7 @@ final class ScriptError {
 /// Stable names for errors scripts can match on: realm-core's error-code names (src/realm/error_codes.h,
 /// `RLM_ERR_…` in CamelCase) where Realm has one, a CamelCase name of ours where it has none.
 /// docs/LUA-API.md ("Errors") lists them; a name, once published, does not change.
-enum ScriptErrorCode {
+public enum ScriptErrorCode {
     static let names: [RealmError.Code: String] = [
         .fileAccess: "FileOperationFailed",
         .fileNotFound: "FileNotFound",
@@ -57,7 +57,7 @@ enum ScriptErrorCode {
 
     /// The name of a database error code (a code added to RealmError without a name here reads
     /// as its Swift name, capitalized, rather than failing).
-    static func name(_ code: RealmError.Code) -> String {
+    public static func name(_ code: RealmError.Code) -> String {
         names[code] ?? code.rawValue.prefix(1).uppercased() + code.rawValue.dropFirst()
     }
 }

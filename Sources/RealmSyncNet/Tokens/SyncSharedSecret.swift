@@ -1,4 +1,5 @@
 import Foundation
+import RealmHost
 
 #if canImport(Glibc)
     import Glibc
@@ -22,7 +23,7 @@ public struct SyncSharedSecret: Sendable, CustomStringConvertible {
     /// Random bytes in a created secret (written as twice as many hex digits).
     public static let generatedBytes = 32
     /// Read and write for the owner only: a secret file allowing more is refused.
-    public static let fileMode: mode_t = 0o600
+    public static let fileMode: mode_t = OwnerOnlyFile.mode
 
     public enum Origin: Hashable, Sendable {
         case environment
@@ -72,11 +73,8 @@ public struct SyncSharedSecret: Sendable, CustomStringConvertible {
     /// The secret in `path` (a host's `--sync-secret-file`). Refuses a file that its group or others
     /// may read or write, and a missing, unreadable or too short one, naming the file.
     public static func read(file path: String) throws -> SyncSharedSecret {
-        try checkMode(of: path)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SyncSecretError("the sync secret file \(path) cannot be read")
-        }
-        return try SyncSharedSecret(text: String(decoding: data, as: UTF8.self), origin: .file(path))
+        let text = try secretFile { try OwnerOnlyFile.read(path, what: fileDescription) }
+        return try SyncSharedSecret(text: text, origin: .file(path))
     }
 
     /// The server's secret: from the environment, else `dataFolder/sync-secret`, created (mode 0600,
@@ -89,23 +87,24 @@ public struct SyncSharedSecret: Sendable, CustomStringConvertible {
         return try create(file: path) ?? read(file: path)
     }
 
-    /// Creates `path` with a random secret, readable by its owner only; nil when it exists already.
-    /// The file is opened with mode 0600 and O_EXCL, so it is never readable by others, not even for
-    /// a moment, and two servers starting together do not overwrite each other's.
+    /// Creates `path` with a random secret, readable by its owner only; nil when it exists already
+    /// (`OwnerOnlyFile.create`: never readable by others, never overwriting another's).
     public static func create(file path: String) throws -> SyncSharedSecret? {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
-        if fd < 0 && errno == EEXIST { return nil }
-        guard fd >= 0 else { throw SyncSecretError("cannot create the sync secret file \(path): \(errorText())") }
-        var generator = SystemRandomNumberGenerator()
-        let hex = (0..<generatedBytes).map { _ in hexByte(generator.next()) }.joined()
-        let written = writeAll(fd, hex + "\n") && fsync(fd) == 0
-        let failure = errorText()
-        close(fd)
-        guard written else {
-            unlink(path)
-            throw SyncSecretError("cannot write the sync secret file \(path): \(failure)")
+        let created = try secretFile {
+            try OwnerOnlyFile.create(path, what: fileDescription, randomBytes: generatedBytes)
         }
-        return try SyncSharedSecret(text: hex, origin: .created(path))
+        return try created.map { try SyncSharedSecret(text: $0, origin: .created(path)) }
+    }
+
+    private static let fileDescription = "the sync secret file"
+
+    /// `OwnerOnlyFile`'s failures as this type's error.
+    private static func secretFile<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let failure as OwnerOnlyFile.Failure {
+            throw SyncSecretError(failure.message)
+        }
     }
 
     // MARK: Plumbing
@@ -116,47 +115,5 @@ public struct SyncSharedSecret: Sendable, CustomStringConvertible {
         case .file(let path): "the sync secret in \(path)"
         case .created(let path): "the sync secret created in \(path)"
         }
-    }
-
-    /// Throws unless `path` is a regular file whose permissions are within 0600.
-    private static func checkMode(of path: String) throws {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            throw SyncSecretError("the sync secret file \(path) cannot be read: \(errorText())")
-        }
-        guard status.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else {
-            throw SyncSecretError("the sync secret file \(path) is not a regular file")
-        }
-        let permissions = status.st_mode & 0o7777
-        guard permissions & ~fileMode == 0 else {
-            throw SyncSecretError(
-                "the sync secret file \(path) has mode \(octal(permissions)): it must be readable by its owner "
-                    + "only (chmod 600 \(path))")
-        }
-    }
-
-    private static func hexByte(_ byte: UInt8) -> String {
-        let digits = String(byte, radix: 16)
-        return digits.count == 1 ? "0" + digits : digits
-    }
-
-    private static func octal(_ mode: mode_t) -> String {
-        let digits = String(mode, radix: 8)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
-
-    private static func errorText() -> String { String(cString: strerror(errno)) }
-
-    /// Writes all of `text` to `fd`, retrying after interruptions; whether it all went.
-    private static func writeAll(_ fd: Int32, _ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            offset += n
-        }
-        return true
     }
 }

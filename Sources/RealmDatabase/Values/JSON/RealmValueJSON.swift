@@ -29,6 +29,11 @@ public enum RealmValueJSON {
         /// To be read by a person (the REPL): finite doubles and floats as JSON numbers; a link
         /// as its primary key when it has one, else the object inline.
         case readable
+        /// MongoDB's relaxed Extended JSON, as Realm apps know it from the Data API (the app API of
+        /// `realm-host serve`): numbers plain (`{"$numberDouble": "NaN"}` for what JSON cannot
+        /// write), `{"$numberDecimal": "…"}`, `{"$binary": {"base64": "…", "subType": "00"}}`,
+        /// dates, ObjectIds and UUIDs tagged as in the other styles; a link as its primary key.
+        case relaxed
     }
 
     /// Objects nest inline at most this deep (a cycle of links without primary keys ends there).
@@ -47,12 +52,21 @@ public enum RealmValueJSON {
         case .bool(let b): return .bool(b)
         case .int(let i): return .int(i)
         case .string(let s): return .string(s)
-        case .double(let d): return style == .readable && d.isFinite ? .double(d) : .tagged("$double", "\(d)")
-        case .float(let f): return style == .readable && f.isFinite ? .double(Double(f)) : .tagged("$float", "\(f)")
+        case .double(let d): return encode(floating: d, style: style, exactTag: "$double")
+        case .float(let f): return encode(floating: Double(f), style: style, exactTag: "$float", text: "\(f)")
         case .date(let t): return .tagged("$date", t.description)
-        case .decimal128(let d): return .tagged("$decimal", d.description)
+        case .decimal128(let d): return .tagged(style == .relaxed ? "$numberDecimal" : "$decimal", d.description)
         case .objectId(let o): return .tagged("$oid", o.stringValue)
         case .uuid(let u): return .tagged("$uuid", u.uuidString)
+        case .data(let d) where style == .relaxed:
+            return .object([
+                JSONValue.Field(
+                    "$binary",
+                    .object([
+                        JSONValue.Field("base64", .string(d.base64EncodedString())),
+                        JSONValue.Field("subType", .string("00")),
+                    ]))
+            ])
         case .data(let d): return .tagged("$binary", d.base64EncodedString())
         case .object(let o): return try encodeLink(o, style: style, property: property, depth: depth)
         case .list(let items):
@@ -66,6 +80,17 @@ public enum RealmValueJSON {
         }
     }
 
+    /// A double (or a float, with its own `text`): a JSON number where the style allows and JSON
+    /// can write it, else tagged.
+    private static func encode(floating d: Double, style: Style, exactTag: String, text: String? = nil) -> JSONValue {
+        switch style {
+        case .exact: return .tagged(exactTag, text ?? "\(d)")
+        case .readable, .relaxed:
+            guard !d.isFinite else { return .double(d) }
+            return .tagged(style == .relaxed ? "$numberDouble" : exactTag, d.isNaN ? "NaN" : d < 0 ? "-Infinity" : "Infinity")
+        }
+    }
+
     private static func encodeLink(
         _ o: DynamicObject, style: Style, property: Property?,
         depth: Int
@@ -75,6 +100,9 @@ public enum RealmValueJSON {
         switch style {
         case .exact:
             return .ref(o.objectKey ?? 0, className: property?.type == .mixed ? o.className : nil)
+        case .relaxed:
+            guard o.isManaged, let primaryKey = schema?.primaryKey else { return .null }
+            return try encode(try o.value(forKey: primaryKey), style: style, depth: depth + 1)
         case .readable:
             if o.isManaged, let primaryKey = schema?.primaryKey {
                 return try encode(try o.value(forKey: primaryKey), style: style, depth: depth + 1)
@@ -110,6 +138,9 @@ public enum RealmValueJSON {
     /// What decoding a link needs: the objects already made, by class and exported `$key`.
     public struct Links {
         public var objects: [String: [Int64: DynamicObject]] = [:]
+        /// Finds the object a link names by its primary key (relaxed Extended JSON writes links
+        /// so); nil: links are `{"$ref": key}` into `objects`.
+        public var byPrimaryKey: ((_ className: String, _ primaryKey: RealmValue) throws -> DynamicObject?)?
         public init() {}
     }
 
@@ -153,8 +184,15 @@ public enum RealmValueJSON {
         func mismatch() -> RealmJSONError {
             RealmJSONError(path: path, "expected \(p.type.rawValue), found \(json.kindName)")
         }
+        if p.type == .object, let resolve = links.byPrimaryKey, let target = p.objectClassName,
+            let targetSchema = schema[target], !targetSchema.isEmbedded
+        {
+            return try decodeLinkByPrimaryKey(json, targetSchema, schema, links, resolve, path)
+        }
         switch json {
         case .null: return .null
+        case .object(let fields) where fields.count == 1 && fields[0].name == "$binary":
+            return try decodeBinaryObject(fields[0].value, p, path)
         case .tagged(let tag, let text): return try decodeTagged(tag, text, p, path)
         case .ref(let key, let className): return try decodeRef(key, className ?? p.objectClassName, links, path)
         case .object(let fields): return try decodeEmbedded(fields, p, schema, links, path)
@@ -188,7 +226,8 @@ public enum RealmValueJSON {
         let value: RealmValue?
         let type: PropertyType
         switch tag {
-        case "$double": (value, type) = (Double(text).map(RealmValue.double), .double)
+        case "$double", "$numberDouble": (value, type) = (Double(text).map(RealmValue.double), .double)
+        case "$numberDecimal": (value, type) = (Decimal128(string: text).map(RealmValue.decimal128), .decimal128)
         case "$float": (value, type) = (Float(text).map(RealmValue.float), .float)
         case "$date": (value, type) = (Timestamp(iso8601: text).map(RealmValue.date), .date)
         case "$decimal": (value, type) = (Decimal128(string: text).map(RealmValue.decimal128), .decimal128)
@@ -203,6 +242,31 @@ public enum RealmValueJSON {
         }
         guard let value else { throw RealmJSONError(path: path, "invalid \(tag) value '\(text)'") }
         return value
+    }
+
+    /// `{"$binary": {"base64": "…", "subType": "00"}}`, relaxed Extended JSON's binary.
+    private static func decodeBinaryObject(_ json: JSONValue, _ p: Property, _ path: String) throws -> RealmValue {
+        guard case .string(let base64)? = json[field: "base64"] else {
+            throw RealmJSONError(path: path, "$binary must be {\"base64\": \"…\", \"subType\": \"00\"}")
+        }
+        return try decodeTagged("$binary", base64, p, path)
+    }
+
+    /// A link written as its target's primary key (or null), found through `resolve`.
+    private static func decodeLinkByPrimaryKey(
+        _ json: JSONValue, _ target: ObjectSchema, _ schema: Schema, _ links: Links,
+        _ resolve: (String, RealmValue) throws -> DynamicObject?, _ path: String
+    ) throws -> RealmValue {
+        if json == .null { return .null }
+        guard var key = target.primaryKeyProperty else {
+            throw RealmJSONError(path: path, "'\(target.className)' has no primary key: a link to it cannot be written")
+        }
+        key.collection = .none
+        let primaryKey = try decodeElement(json, key, schema, Links(), path)
+        guard let object = try resolve(target.className, primaryKey) else {
+            throw RealmJSONError(path: path, "no \(target.className) with primary key \(json.text())")
+        }
+        return .object(object)
     }
 
     private static func decodeRef(

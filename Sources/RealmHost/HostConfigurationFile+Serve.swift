@@ -1,0 +1,108 @@
+import Foundation
+import LuaSandbox
+
+/// `host.lua`'s `serve` and `auth` tables (docs/SERVE.md): every key known, every value checked,
+/// errors naming the file and the field. A command-line flag wins over a field (the CLI sets the
+/// options after this runs).
+extension HostConfigurationFile {
+    static let serveKeys = [
+        "listen", "adminListen", "maxBodyBytes", "maxJSONDepth", "userQueue", "maxConcurrentCalls",
+        "consoleWriteTimeout",
+    ]
+    static let authKeys = ["issuer", "audience", "userClaim", "keys", "jwksFile", "secretFile"]
+
+    static func applyServe(_ value: LuaValue, to options: inout HostOptions, path: String) throws {
+        guard let serve = try fields(value, "serve", known: serveKeys, path: path) else { return }
+        let place = "\(path): field 'serve"
+        if let text = try string(serve["listen"], "\(place).listen'") { options.serve.listen = text }
+        if let text = try string(serve["adminListen"], "\(place).adminListen'") { options.serve.adminListen = text }
+        if let n = try HostNumbers.integer(serve["maxBodyBytes"], HostServeOptions.bodyBytes, "\(place).maxBodyBytes'") {
+            options.serve.maxBodyBytes = n
+        }
+        if let n = try HostNumbers.integer(serve["maxJSONDepth"], HostServeOptions.jsonDepth, "\(place).maxJSONDepth'") {
+            options.serve.maxJSONDepth = n
+        }
+        if let n = try HostNumbers.integer(serve["userQueue"], HostServeOptions.queue, "\(place).userQueue'") {
+            options.serve.userQueue = n
+        }
+        if let n = try HostNumbers.integer(
+            serve["maxConcurrentCalls"], HostServeOptions.queue, "\(place).maxConcurrentCalls'")
+        {
+            options.serve.maxConcurrentCalls = n
+        }
+        if let d = try HostNumbers.duration(serve["consoleWriteTimeout"], "\(place).consoleWriteTimeout'") {
+            options.serve.consoleWriteTimeout = d
+        }
+    }
+
+    static func applyAuth(_ value: LuaValue, to options: inout HostOptions, path: String) throws {
+        guard let auth = try fields(value, "auth", known: authKeys, path: path) else { return }
+        let place = "\(path): field 'auth"
+        options.auth.issuer = try string(auth["issuer"], "\(place).issuer'") ?? options.auth.issuer
+        options.auth.audience = try string(auth["audience"], "\(place).audience'") ?? options.auth.audience
+        options.auth.userClaim = try string(auth["userClaim"], "\(place).userClaim'") ?? options.auth.userClaim
+        if let file = try string(auth["jwksFile"], "\(place).jwksFile'") {
+            options.auth.jwksFile = resolve(file, in: options.dataFolder)
+        }
+        if let file = try string(auth["secretFile"], "\(place).secretFile'") {
+            options.auth.secretFile = resolve(file, in: options.dataFolder)
+        }
+        switch auth["keys"] {
+        case .nil: break
+        case .plainTable(let list) where list.hash.isEmpty && !list.array.isEmpty:
+            options.auth.keys = try list.array.enumerated().map { i, entry in
+                try key(entry, place: "\(place).keys[\(i + 1)]")
+            }
+        default:
+            throw HostError.configuration(
+                "\(place).keys' must be a list of { kid = …, alg = \"EdDSA\"|\"ES256\"|\"RS256\", publicKey = \"<PEM>\" }")
+        }
+        let kids = options.auth.keys.map(\.kid)
+        if let duplicate = kids.first(where: { kid in kids.filter { $0 == kid }.count > 1 }) {
+            throw HostError.configuration("\(place).keys' names kid '\(duplicate)' twice")
+        }
+    }
+
+    private static func key(_ value: LuaValue, place: String) throws -> HostAuthOptions.Key {
+        guard let entry = try fields(value, nil, known: ["kid", "alg", "publicKey"], path: place) else {
+            throw HostError.configuration("\(place)' must be a table { kid, alg, publicKey }")
+        }
+        guard let kid = try string(entry["kid"], "\(place).kid'") else {
+            throw HostError.configuration("\(place).kid' is required (the key's id, matched to a token's 'kid')")
+        }
+        guard let alg = try string(entry["alg"], "\(place).alg'"), HostAuthOptions.algorithms.contains(alg) else {
+            throw HostError.configuration(
+                "\(place).alg' must be one of \(HostAuthOptions.algorithms.joined(separator: ", "))")
+        }
+        guard let pem = try string(entry["publicKey"], "\(place).publicKey'"), pem.contains("-----BEGIN") else {
+            throw HostError.configuration("\(place).publicKey' must be a PEM public key (-----BEGIN PUBLIC KEY-----…)")
+        }
+        return HostAuthOptions.Key(kid: kid, algorithm: alg, publicKeyPEM: pem)
+    }
+
+    /// A table's fields, refusing a key not in `known` (a misspelt field must not pass in silence).
+    private static func fields(_ value: LuaValue, _ name: String?, known: [String], path: String) throws -> LuaTable? {
+        let place = name.map { "\(path): field '\($0)" } ?? path
+        guard case .plainTable(let table) = value, table.array.isEmpty else {
+            if value.isNil { return nil }
+            throw HostError.configuration("\(place)' must be a table of named fields")
+        }
+        for (key, _) in table.hash where key.stringValue.map({ !known.contains($0) }) ?? true {
+            throw HostError.configuration(
+                "\(place)' has an unknown field '\(key.stringValue ?? "\(key)")' (known: \(known.joined(separator: ", ")))")
+        }
+        return table
+    }
+
+    private static func string(_ value: LuaValue, _ field: String) throws -> String? {
+        if value.isNil { return nil }
+        guard let text = value.stringValue, !text.isEmpty else {
+            throw HostError.configuration("\(field) must be a non-empty string")
+        }
+        return text
+    }
+
+    private static func resolve(_ file: String, in folder: URL) -> URL {
+        file.hasPrefix("/") ? URL(fileURLWithPath: file) : folder.appendingPathComponent(file)
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import LuaSandbox
+import RealmDatabase
+import RealmHost
+
+/// The app API under `/v1` (docs/SERVE.md "The app API"): functions and objects, each call in
+/// the caller's own realm, run in the caller's lane. Watches are in `WatchRoute`.
+struct AppRoutes: Sendable {
+    let lanes: TenantLanes
+    let tokens: AppTokens
+    let options: HostServeOptions
+    let metrics: ServeMetrics
+
+    func add(to router: Router<ServeRequestContext>) {
+        router.post("/v1/functions/:name") { request, context in try await callFunction(request, context) }
+        router.get("/v1/objects/:class") { request, context in try await query(request, context) }
+        router.post("/v1/objects/:class") { request, context in try await create(request, context) }
+        router.patch("/v1/objects/:class/:key") { request, context in try await update(request, context) }
+        router.delete("/v1/objects/:class/:key") { request, context in try await delete(request, context) }
+    }
+
+    // MARK: Functions
+
+    private func callFunction(_ request: Request, _ context: ServeRequestContext) async throws -> Response {
+        let caller = try await authenticate(request, context)
+        let name = try context.parameters.require("name")
+        context.notes.set { $0.function = name }
+        guard lanes.host.registry.functionPlugins[name] != nil else {
+            throw ServeError.notFound("FunctionNotFound", "no plugin declares a function '\(name)'")
+        }
+        let body = try await JSONBody.object(try await readBody(request), maxDepth: options.maxJSONDepth)
+        let claims = caller.claims
+        let user = caller.user
+        let started = ContinuousClock.now
+        defer { metrics.luaTime(ContinuousClock.now - started) }
+        let result = try await run(caller.user) { session in
+            let arguments = try JSONBody.untypedValue(body, at: "args")
+            let callerValue = RealmValue.dictionary([
+                "user": .string(user), "claims": try JSONBody.untypedValue(claims, at: "claims"),
+            ])
+            return try session.runFunction(name, arguments: arguments, caller: callerValue) { values, reader in
+                try FunctionResult.json(values.first ?? .nil, reader: reader)
+            }
+        }
+        return .json(.object([JSONValue.Field("result", result)]))
+    }
+
+    // MARK: Objects
+
+    private func query(_ request: Request, _ context: ServeRequestContext) async throws -> Response {
+        let caller = try await authenticate(request, context)
+        let className = try allowedClass(context, write: false)
+        let parameters = request.uri.queryParameters.map { ($0.key, $0.value) }
+        let query = try Self.query(from: parameters, maxDepth: options.maxJSONDepth)
+        let page = try await run(caller.user) { session in
+            try session.perform { try ObjectVerbs(realm: $0.realm, className: className).list(query) }
+        }
+        return .json(page)
+    }
+
+    private func create(_ request: Request, _ context: ServeRequestContext) async throws -> Response {
+        let caller = try await authenticate(request, context)
+        let className = try allowedClass(context, write: true)
+        let body = try JSONBody.parse(try await readBody(request), maxDepth: options.maxJSONDepth)
+        let object = try await run(caller.user) { session in
+            try session.perform { try ObjectVerbs(realm: $0.realm, className: className).create(body) }
+        }
+        return .json(object, status: .created)
+    }
+
+    private func update(_ request: Request, _ context: ServeRequestContext) async throws -> Response {
+        let caller = try await authenticate(request, context)
+        let className = try allowedClass(context, write: true)
+        let key = try context.parameters.require("key")
+        let body = try JSONBody.parse(try await readBody(request), maxDepth: options.maxJSONDepth)
+        let object = try await run(caller.user) { session in
+            try session.perform { try ObjectVerbs(realm: $0.realm, className: className).update(primaryKey: key, body) }
+        }
+        return .json(object)
+    }
+
+    private func delete(_ request: Request, _ context: ServeRequestContext) async throws -> Response {
+        let caller = try await authenticate(request, context)
+        let className = try allowedClass(context, write: true)
+        let key = try context.parameters.require("key")
+        try await run(caller.user) { session in
+            try session.perform { try ObjectVerbs(realm: $0.realm, className: className).delete(primaryKey: key) }
+        }
+        return Response(status: .noContent)
+    }
+
+    // MARK: Steps
+
+    /// The caller of a request, from its `Authorization: Bearer` token (401 when missing or bad).
+    func authenticate(_ request: Request, _ context: ServeRequestContext) async throws -> AppTokens.Caller {
+        guard let header = request.headers[.authorization] else {
+            throw ServeError.unauthorized("no Authorization header (expected 'Bearer <token>')")
+        }
+        guard header.hasPrefix("Bearer "), case let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces),
+            !token.isEmpty
+        else { throw ServeError.unauthorized("the Authorization header must be 'Bearer <token>'") }
+        let caller = try await tokens.verify(token)
+        context.notes.set { $0.user = caller.user }
+        return caller
+    }
+
+    /// The class of the path, when a plugin's `api` table lets apps reach it this way.
+    private func allowedClass(_ context: ServeRequestContext, write: Bool) throws -> String {
+        let className = try context.parameters.require("class")
+        guard let access = lanes.host.registry.api[className] else {
+            throw ServeError.forbidden("no plugin's api table names class '\(className)'")
+        }
+        if write && !access.allowsWrites {
+            throw ServeError.forbidden("class '\(className)' is \"read\" in the plugins' api table: it cannot be written")
+        }
+        return className
+    }
+
+    /// The body, at most `maxBodyBytes` (413 past it).
+    private func readBody(_ request: Request) async throws -> Data {
+        var request = request
+        do {
+            return Data(buffer: try await request.collectBody(upTo: options.maxBodyBytes))
+        } catch is NIOTooManyBytesError {
+            throw ServeError.tooLarge(options.maxBodyBytes)
+        }
+    }
+
+    /// Runs tenant work in the user's lane; failures become `ServeError`s.
+    private func run<T: Sendable>(_ user: String, _ body: @escaping @Sendable (TenantSession) throws -> T) async throws -> T {
+        do {
+            return try await lanes.run(user, body)
+        } catch {
+            throw ServeError.from(error)
+        }
+    }
+
+    /// `where`, `args`, `sort`, `limit` and `offset` of a query's URL.
+    static func query(from pairs: [(Substring, Substring)], maxDepth: Int) throws -> ObjectVerbs.Query {
+        var query = ObjectVerbs.Query()
+        let known: Set<Substring> = ["where", "args", "sort", "limit", "offset"]
+        var parameters = [Substring: Substring]()
+        for (key, value) in pairs {
+            guard known.contains(key) else {
+                throw ServeError.badRequest("unknown query parameter '\(key)' (where, args, sort, limit, offset)")
+            }
+            guard parameters[key] == nil else { throw ServeError.badRequest("query parameter '\(key)' given twice") }
+            parameters[key] = value
+        }
+        query.whereClause = parameters["where"].map(String.init)
+        if let args = parameters["args"] {
+            guard case .array(let items) = try JSONBody.parse(Data(args.utf8), maxDepth: maxDepth, what: "'args'")
+            else { throw ServeError.badRequest("'args' must be a JSON array") }
+            query.arguments = items
+        }
+        if let sort = parameters["sort"] { query.sort = try ObjectVerbs.Query.sortDescriptors(String(sort)) }
+        query.limit = try integer(parameters["limit"], "limit", 0...1000) ?? query.limit
+        query.offset = try integer(parameters["offset"], "offset", 0...Int(Int32.max)) ?? 0
+        return query
+    }
+
+    private static func integer(_ text: Substring?, _ name: String, _ range: ClosedRange<Int>) throws -> Int? {
+        guard let text else { return nil }
+        guard let n = Int(text), range.contains(n) else {
+            throw ServeError.badRequest("'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return n
+    }
+}

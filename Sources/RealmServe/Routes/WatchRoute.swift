@@ -1,0 +1,47 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+
+/// `GET /v1/watch`: the token is checked before the upgrade (401, no frame read); then each text
+/// message registers or ends a live query (`WatchSession`). A frame of another kind is answered
+/// with an error message and changes nothing.
+struct WatchRoute: Sendable {
+    let app: AppRoutes
+
+    func add(to router: Router<ServeRequestContext>) {
+        router.ws("/v1/watch") { request, context in
+            _ = try await app.authenticate(request, context)
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            guard let user = context.requestContext.notes.current.user else { return }
+            let (stream, continuation) = AsyncStream.makeStream(
+                of: String.self, bufferingPolicy: .bufferingOldest(WatchSession.queueLimit))
+            let session = WatchSession(
+                user: user, lanes: app.lanes, metrics: app.metrics, maxDepth: app.options.maxJSONDepth,
+                outgoing: continuation)
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await text in stream { try? await outbound.write(.text(text)) }
+                    if session.overflowed.load(ordering: .relaxed) {
+                        try? await outbound.close(.policyViolation, reason: "watch messages not read: too far behind")
+                    }
+                }
+                do {
+                    for try await message in inbound.messages(maxSize: app.options.maxBodyBytes) {
+                        switch message {
+                        case .text(let text): await session.receive(text)
+                        case .binary:
+                            session.sendError(id: nil, .badRequest("watch messages are JSON text, not binary frames"))
+                        }
+                    }
+                } catch {
+                    session.sendError(id: nil, .badRequest("the message cannot be read: \(error)"))
+                }
+                await session.close()
+                continuation.finish()
+                await group.waitForAll()
+            }
+        }
+    }
+}
