@@ -42,6 +42,9 @@ public struct AppTokens: Sendable {
                 algorithms[key.kid] = key.algorithm
             }
             if let file = auth.jwksFile { try await addJWKS(file, to: keys, algorithms: &algorithms) }
+            // jwt-kit falls back to its first key for a token whose kid it does not know; `verify`
+            // checks the kid first, and without a default key nothing can slip past that check.
+            if algorithms.count > 1 { await keys.clearDefault() }
             return AppTokens(keys: keys, algorithms: algorithms, auth: auth, secret: nil)
         }
         let path = (auth.secretFile ?? dataFolder.appendingPathComponent(secretFileName)).path

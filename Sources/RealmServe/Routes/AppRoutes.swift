@@ -12,6 +12,8 @@ struct AppRoutes: Sendable {
     let tokens: AppTokens
     let options: HostServeOptions
     let metrics: ServeMetrics
+    /// Where request log lines go.
+    let log: @Sendable (String) -> Void
 
     func add(to router: Router<ServeRequestContext>) {
         router.post("/v1/functions/:name") { request, context in try await callFunction(request, context) }
@@ -19,6 +21,11 @@ struct AppRoutes: Sendable {
         router.post("/v1/objects/:class") { request, context in try await create(request, context) }
         router.patch("/v1/objects/:class/:key") { request, context in try await update(request, context) }
         router.delete("/v1/objects/:class/:key") { request, context in try await delete(request, context) }
+        // A /v1/watch request that was not upgraded: no valid token (401), or no WebSocket upgrade asked.
+        router.get("/v1/watch") { request, context -> Response in
+            _ = try await authenticate(request, context)
+            throw ServeError.badRequest("/v1/watch is a WebSocket: send 'Connection: Upgrade' and 'Upgrade: websocket'")
+        }
     }
 
     // MARK: Functions

@@ -2,19 +2,31 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+import RealmDatabase
 
-/// `GET /v1/watch`: the token is checked before the upgrade (401, no frame read); then each text
-/// message registers or ends a live query (`WatchSession`). A frame of another kind is answered
-/// with an error message and changes nothing.
+/// `GET /v1/watch`: the token is checked before the upgrade; a request without a valid one is not
+/// upgraded and goes on to the app router, whose `/v1/watch` route answers 401 (no frame is ever
+/// read). Then each text message registers or ends a live query (`WatchSession`); a frame of
+/// another kind is answered with an error message and changes nothing.
 struct WatchRoute: Sendable {
     let app: AppRoutes
 
     func add(to router: Router<ServeRequestContext>) {
         router.ws("/v1/watch") { request, context in
-            _ = try await app.authenticate(request, context)
-            return .upgrade([:])
+            do {
+                _ = try await app.authenticate(request, context)
+                return .upgrade([:])
+            } catch {
+                return .dontUpgrade
+            }
         } onUpgrade: { inbound, outbound, context in
             guard let user = context.requestContext.notes.current.user else { return }
+            app.log(
+                JSONValue.object([
+                    .init("time", .string(ISO8601DateFormatter().string(from: Date()))),
+                    .init("method", .string("GET")), .init("route", .string("/v1/watch")), .init("status", .int(101)),
+                    .init("user", .string(user)),
+                ]).text())
             let (stream, continuation) = AsyncStream.makeStream(
                 of: String.self, bufferingPolicy: .bufferingOldest(WatchSession.queueLimit))
             let session = WatchSession(

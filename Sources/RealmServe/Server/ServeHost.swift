@@ -116,7 +116,9 @@ public actor ServeHost {
 
     // MARK: Routers
 
-    private var appRoutes: AppRoutes { AppRoutes(lanes: lanes, tokens: tokens, options: options, metrics: metrics) }
+    private var appRoutes: AppRoutes {
+        AppRoutes(lanes: lanes, tokens: tokens, options: options, metrics: metrics, log: log)
+    }
 
     private func appRouter() -> Router<ServeRequestContext> {
         let router = Router(context: ServeRequestContext.self)
@@ -126,8 +128,8 @@ public actor ServeHost {
     }
 
     private func watchRouter() -> Router<ServeRequestContext> {
+        // No request log here: a refused upgrade is answered (and logged) by the app router.
         let router = Router(context: ServeRequestContext.self)
-        router.add(middleware: RequestLog(metrics: metrics, write: log))
         WatchRoute(app: appRoutes).add(to: router)
         return router
     }

@@ -1,0 +1,128 @@
+import Foundation
+import RealmDatabase
+import XCTest
+
+/// `/v1/watch`: initial results, then Realm's change indices after every commit that changes them,
+/// whoever made it.
+final class WatchTests: XCTestCase {
+    func testAWatchSeesTheInitialResultsThenEachChange() async throws {
+        let fixture = try await ServeFixture()
+        let token = try await fixture.token("hank")
+        let app = fixture.app
+        for (id, score) in [(1, 5.0), (2, 1.0)] {
+            _ = try await fixture.call {
+                try app.request("POST", "/v1/objects/Note", token: token, body: #"{"id": \#(id), "score": \#(score)}"#)
+            }
+        }
+        let watch = WatchClient(port: fixture.appPort, token: token)
+        watch.send(#"{"watch": 7, "class": "Note", "where": "score > $0", "args": [2], "sort": "id"}"#)
+        let initial = try await watch.messages(atLeast: 1)
+        XCTAssertEqual(initial[0][field: "id"], .int(7))
+        XCTAssertEqual(initial[0][field: "objects"].map(ids), [1])
+        // An API write that enters the results: an insertion at its sorted index.
+        _ = try await fixture.call {
+            try app.request("POST", "/v1/objects/Note", token: token, body: #"{"id": 0, "score": 9}"#)
+        }
+        let inserted = try await watch.messages(atLeast: 2)[1]
+        XCTAssertEqual(inserted[field: "insertions"], .array([.int(0)]), inserted.text())
+        XCTAssertEqual(inserted[field: "deletions"], .array([]))
+        XCTAssertEqual(inserted[field: "objects"].map(ids), [0, 1])
+        // A function's write that modifies one.
+        _ = try await fixture.call {
+            try app.request("PATCH", "/v1/objects/Note/1", token: token, body: #"{"text": "changed"}"#)
+        }
+        let modified = try await watch.messages(atLeast: 3)[2]
+        XCTAssertEqual(modified[field: "modifications"], .array([.int(1)]), modified.text())
+        // A write that leaves the results: a deletion at its old index.
+        _ = try await fixture.call {
+            try app.request("PATCH", "/v1/objects/Note/0", token: token, body: #"{"score": 0}"#)
+        }
+        let left = try await watch.messages(atLeast: 4)[3]
+        XCTAssertEqual(left[field: "deletions"], .array([.int(0)]), left.text())
+        // A write elsewhere changes nothing here: no message.
+        _ = try await fixture.call {
+            try app.request("POST", "/v1/objects/Note", token: token, body: #"{"id": 50, "score": 0}"#)
+        }
+        watch.send(#"{"unwatch": 7}"#)
+        _ = try await fixture.call {
+            try app.request("POST", "/v1/objects/Note", token: token, body: #"{"id": 51, "score": 10}"#)
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        XCTAssertEqual(watch.all.count, 4, "no message for a change outside the results or after unwatch: \(watch.all.map { $0.text() })")
+        _ = try await watch.close()
+        await fixture.stop()
+    }
+
+    func testAFunctionsWriteReachesAnotherSocketsWatch() async throws {
+        let fixture = try await ServeFixture()
+        let token = try await fixture.token("ivy")
+        let watch = WatchClient(port: fixture.appPort, token: token)
+        watch.send(#"{"watch": 1, "class": "Dog", "sort": "name"}"#)
+        _ = try await watch.messages(atLeast: 1)
+        let app = fixture.app
+        let adopted = try await fixture.call {
+            try app.request("POST", "/v1/functions/adopt", token: token, body: #"{"person": "Ann", "dog": "Rex"}"#)
+        }
+        XCTAssertEqual(adopted.status, 200)
+        let change = try await watch.messages(atLeast: 2)[1]
+        XCTAssertEqual(change[field: "insertions"], .array([.int(0)]), change.text())
+        XCTAssertEqual(change[field: "objects"]?.arrayValues.first?[field: "name"], .string("Rex"))
+        _ = try await watch.close()
+        await fixture.stop()
+    }
+
+    func testBadMessagesGetErrorsAndTheSocketGoesOn() async throws {
+        let fixture = try await ServeFixture()
+        let token = try await fixture.token("jack")
+        let watch = WatchClient(port: fixture.appPort, token: token)
+        watch.send("not json")
+        watch.send(#"{"watch": 1}"#)
+        watch.send(#"{"watch": 2, "class": "Secret"}"#)
+        watch.send(#"{"watch": 3, "class": "Note", "where": "id >>"}"#)
+        watch.send(#"{"watch": 4, "class": "Note", "colour": "red"}"#)
+        watch.send(#"{"unwatch": 99}"#)
+        watch.send(#"{"watch": 5, "class": "Note"}"#)
+        let messages = try await watch.messages(atLeast: 7)
+        let codes = messages.prefix(6).map { $0[field: "error"]?[field: "code"] }
+        XCTAssertEqual(
+            codes,
+            [.string("BadRequest"), .string("BadRequest"), .string("Forbidden"), .string("InvalidQuery"),
+             .string("BadRequest"), .string("BadRequest")], messages.map { $0.text() }.joined(separator: "\n"))
+        XCTAssertEqual(messages[6][field: "id"], .int(5))
+        XCTAssertEqual(messages[6][field: "objects"], .array([]))
+        _ = try await watch.close()
+        await fixture.stop()
+    }
+
+    func testAWatchWithoutAValidTokenIsNeverUpgraded() async throws {
+        let fixture = try await ServeFixture()
+        let refused = WatchClient(port: fixture.appPort, token: "nonsense")
+        guard case .failure? = await refused.ended(within: 5) else { return XCTFail("the upgrade was not refused") }
+        let app = fixture.app
+        // Hummingbird answers every refused upgrade 400 with no body; the same request without
+        // `Upgrade` reads why (docs/SERVE.md).
+        let upgrade = try await fixture.call {
+            try app.request(
+                "GET", "/v1/watch", token: "nonsense",
+                headers: ["Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+                    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="])
+        }
+        XCTAssertEqual(upgrade.status, 400, "\(upgrade)")
+        let plain = try await fixture.call { try app.request("GET", "/v1/watch", token: "nonsense") }
+        XCTAssertEqual(plain.status, 401, "\(plain)")
+        XCTAssertEqual(plain.errorCode, "Unauthorized")
+        let valid = try await fixture.token("kim")
+        let notUpgraded = try await fixture.call { try app.request("GET", "/v1/watch", token: valid) }
+        XCTAssertEqual(notUpgraded.status, 400, "\(notUpgraded)")
+        XCTAssertTrue(notUpgraded.text.contains("WebSocket"), notUpgraded.text)
+        await fixture.stop()
+    }
+}
+
+private func ids(_ objects: JSONValue) -> [Int64] {
+    objects.arrayValues.compactMap { if case .int(let i)? = $0[field: "id"] { i } else { nil } }
+}
+
+extension JSONValue {
+    var arrayValues: [JSONValue] { if case .array(let items) = self { items } else { [] } }
+}
