@@ -5,9 +5,10 @@ import PackageDescription
 // Dependencies point one way (downwards):
 //
 //                 realm-host (RealmHostCLI)    realm-bench    realm-fuzz
-//                              |
-//                        RealmSyncNet  (the wire: WebSocket server and client, tokens)
-//                              |
+//                     /                  \
+//   RealmSyncNet (the wire: WebSocket      RealmServe (`realm-host serve`: the app API over HTTP and
+//   server and client, tokens)              WebSocket, app tokens, the operators' listener)
+//                     \                  /
 //                          RealmHost  (tenants, plugins, the tenant session)
 //                         /        \
 //                   RealmLua        RealmSync  (sync without a network)
@@ -117,6 +118,7 @@ let package = Package(
             dependencies: [
                 "RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -198,13 +200,14 @@ let package = Package(
             name: "RealmHostCLITests",
             dependencies: [
                 "RealmHost", "RealmHostCLI", "RealmSyncNet", "RealmSync", "RealmDatabase", "RealmSyncPostgres",
+                "RealmTestSupport",
             ]
         ),
         // realm-host serve through a real HTTP client and WebSocket on 127.0.0.1.
         .testTarget(
             name: "RealmServeTests",
             dependencies: [
-                "RealmServe", "RealmHost", "RealmDatabase",
+                "RealmServe", "RealmHost", "RealmDatabase", "RealmTestSupport", "RealmSyncNet", "RealmSync",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -7,7 +7,7 @@ import LuaSandbox
 extension HostConfigurationFile {
     static let serveKeys = [
         "listen", "adminListen", "maxBodyBytes", "maxJSONDepth", "userQueue", "maxConcurrentCalls",
-        "consoleWriteTimeout",
+        "consoleWriteTimeout", "headerTimeout",
     ]
     static let authKeys = ["issuer", "audience", "userClaim", "keys", "jwksFile", "secretFile"]
 
@@ -29,6 +29,9 @@ extension HostConfigurationFile {
             serve["maxConcurrentCalls"], HostServeOptions.queue, "\(place).maxConcurrentCalls'")
         {
             options.serve.maxConcurrentCalls = n
+        }
+        if let d = try HostNumbers.duration(serve["headerTimeout"], "\(place).headerTimeout'") {
+            options.serve.headerTimeout = d
         }
         if let d = try HostNumbers.duration(serve["consoleWriteTimeout"], "\(place).consoleWriteTimeout'") {
             options.serve.consoleWriteTimeout = d

@@ -15,6 +15,8 @@ public struct HostServeOptions: Sendable, Equatable {
     public var userQueue = 32
     /// Calls running at once over all users; more wait in their users' queues.
     public var maxConcurrentCalls = 64
+    /// A new connection must have sent its first request head within this (slow headers).
+    public var headerTimeout: Duration = .seconds(10)
     /// A console's open write is rolled back after this long without a line.
     public var consoleWriteTimeout: Duration = .seconds(30)
 

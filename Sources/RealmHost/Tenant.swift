@@ -14,6 +14,9 @@ public final class Tenant {
     /// Observers front ends keep alive in this tenant (a live query's token), by id: they deliver
     /// while the tenant is open, until released. `TenantHost.pin` keeps the tenant open for them.
     private var keptObservers: [Int: NotificationToken] = [:]
+    /// The user's synced realm, once `appRealm()` opened it (kept: its session stays connected while
+    /// the tenant is open).
+    private var syncedRealm: Realm?
     private var nextObserverID = 0
 
     init(name: String, runtime: RealmLuaRuntime, realm: Realm, plugins: [LoadedPlugin]) {
@@ -40,6 +43,16 @@ public final class Tenant {
         }
         guard let limits = command.limits else { return try call() }
         return try runtime.state.withLimits(limits, call)
+    }
+
+    /// The realm apps reach (`realm-host serve`'s functions, objects and watches): the user's synced
+    /// realm when the host syncs (`<user>.sync.realm`, opened on first use and kept open with its
+    /// session while the tenant is), else the local `realm`.
+    public func appRealm() throws -> Realm {
+        if let syncedRealm { return syncedRealm }
+        guard let synced = try runtime.openUserSyncedRealm() else { return realm }
+        syncedRealm = synced
+        return synced
     }
 
     /// Keeps `token` delivering until `release(observer:)`; its id.
@@ -74,7 +87,7 @@ public final class Tenant {
         let call = {
             try self.runtime.call(
                 function.function,
-                [try self.runtime.luaValue(self.realm), try self.runtime.luaValue(arguments),
+                [try self.runtime.luaValue(try self.appRealm()), try self.runtime.luaValue(arguments),
                  try self.runtime.luaValue(caller)])
         }
         guard let own = function.limits else { return try call() }

@@ -5,17 +5,20 @@ import XCTest
     import Glibc
 #endif
 
-/// `realm-host sync-server …` running in the background: its first line of standard output read
-/// as it comes, its standard error collected, stopped by a signal. Killed if a test leaves it running.
+/// `realm-host sync-server …` (or another long-lived command, `serve`) running in the background: its
+/// first line of standard output read as it comes, its standard error collected, stopped by a
+/// signal. Killed if a test leaves it running.
 /// Unchecked Sendable: its properties are set once in `init`, and the collectors lock their data.
 final class SyncServerProcess: @unchecked Sendable {
     let process = Process()
     private let output = StreamCollector()
     private let errors = StreamCollector()
 
-    init(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws {
+    init(
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:], command: String = "sync-server"
+    ) throws {
         process.executableURL = CLI.binary
-        process.arguments = ["sync-server"] + arguments
+        process.arguments = [command] + arguments
         process.currentDirectoryURL = directory
         var env = ProcessInfo.processInfo.environment
         env["REALM_HOST_DATA"] = nil

@@ -1,5 +1,6 @@
 import Foundation
 import RealmDatabase
+import RealmTestSupport
 import XCTest
 
 /// `POST /v1/functions/{name}` through a real HTTP client on 127.0.0.1.

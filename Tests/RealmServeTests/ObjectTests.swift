@@ -1,5 +1,6 @@
 import Foundation
 import RealmDatabase
+import RealmTestSupport
 import XCTest
 
 /// `/v1/objects/{Class}`: each verb, paging, the `api` table's permissions, and refusals that

@@ -1,5 +1,6 @@
 import Foundation
 import RealmDatabase
+import RealmTestSupport
 import XCTest
 
 /// The admin listener: health, readiness, metrics that count what the test did, the admin token.

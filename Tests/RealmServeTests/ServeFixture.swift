@@ -1,6 +1,7 @@
 import Foundation
 import JWTKit
 import RealmDatabase
+import RealmTestSupport
 import RealmHost
 import RealmServe
 import XCTest
@@ -56,19 +57,33 @@ final class ServeFixture: @unchecked Sendable {
     let appPort: Int
     let logLines = LogLines()
 
-    init(hostLua: String? = nil, serve: ((inout HostServeOptions) -> Void)? = nil) async throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
-        data = root.appendingPathComponent("data")
-        let plugins = root.appendingPathComponent("plugins")
-        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    /// A new folder with the doggo plugin and the test plugin.
+    static func makePlugins() throws -> URL {
+        let plugins = FileManager.default.temporaryDirectory.appendingPathComponent("serve-plugins-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: plugins.appendingPathComponent("servetest"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(
             at: Self.repository.appendingPathComponent("plugins/doggo"), to: plugins.appendingPathComponent("doggo"))
         try Self.testPlugin.write(
             to: plugins.appendingPathComponent("servetest/plugin.lua"), atomically: true, encoding: .utf8)
+        return plugins
+    }
+
+    /// `plugins`: a folder from `makePlugins()` (a new one when nil). `sync`: a transport to a sync
+    /// server for the host, made from its options (none: the host does not sync).
+    init(
+        hostLua: String? = nil, plugins: URL? = nil,
+        sync: ((HostSyncOptions) throws -> any SyncSessionTransport)? = nil, syncURL: String? = nil,
+        serve: ((inout HostServeOptions) -> Void)? = nil
+    ) async throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
+        data = root.appendingPathComponent("data")
+        let plugins = try plugins ?? Self.makePlugins()
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         if let hostLua { try hostLua.write(to: data.appendingPathComponent("host.lua"), atomically: true, encoding: .utf8) }
-        let host = try TenantHost(options: HostOptions(dataFolder: data, pluginFolders: [plugins]))
+        var hostOptions = HostOptions(dataFolder: data, pluginFolders: [plugins])
+        hostOptions.sync.url = syncURL
+        let host = try TenantHost(options: hostOptions, syncTransport: sync)
         var options = host.options.serve
         options.listen = "127.0.0.1:0"
         options.adminListen = "127.0.0.1:0"

@@ -1,6 +1,7 @@
 import Foundation
 import JWTKit
 import RealmDatabase
+import RealmTestSupport
 import XCTest
 
 /// Who may call: every refusal reason, public keys by kid (rotation), the algorithm of the key.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import RealmDatabase
+import RealmTestSupport
 import Synchronization
 import WSClient
 

@@ -1,5 +1,6 @@
 import Foundation
 import RealmDatabase
+import RealmTestSupport
 import XCTest
 
 /// `/v1/watch`: initial results, then Realm's change indices after every commit that changes them,

@@ -70,6 +70,10 @@ struct ServeCommand: ParsableCommand {
                 StandardStreams.errorLine("realm-host serve: calls still running after \(Self.stopTimeout); exiting")
                 return 0
             }
+            // The tenants are closed (their last uploads flushed at their commits); the connection goes last.
+            if let transport = tenants.syncTransport as? NetSyncTransport {
+                _ = try AsyncBridge.wait(timeout: .seconds(5)) { await transport.stop() }
+            }
             withExtendedLifetime(lock) {}
             StandardStreams.errorLine("realm-host serve: stopped")
             return 0
@@ -117,6 +121,11 @@ struct TokenCommand: ParsableCommand {
             let folder = HostOptions.defaultDataFolder(data)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let auth = try HostOptions(dataFolder: folder).applyingConfigurationFile().auth
+            guard !auth.usesPublicKeys else {
+                throw CLIError.failed(
+                    "host.lua's auth names public keys: app tokens come from whoever holds their private keys, "
+                        + "not from realm-host token")
+            }
             var claims = [String: String]()
             for c in claim {
                 let parts = c.split(separator: "=", maxSplits: 1).map(String.init)

@@ -59,9 +59,7 @@ extension RealmLuaRuntime {
     /// file `<user>.sync.realm` (as Realm keeps a flexible-sync realm apart from the default one).
     private func flexibleSyncConfiguration(_ ctx: LuaCallContext) throws -> Int {
         let options = try ctx.optionalTable(2).map { try state.copy($0) } ?? LuaTable()
-        let box = defaultConfiguration.copy()
-        box.isFlexibleSync = true
-        box.configuration.fileURL = folder.appendingPathComponent("\(userName).sync.realm")
+        let box = userSyncConfiguration()
         for key in ["initialSubscriptions", "errorHandler"] {
             if case .function = options[.string(key)] {
                 try setConfigurationField(box, key, options[.string(key)])
@@ -73,6 +71,23 @@ extension RealmLuaRuntime {
         if !resetMode.isNil { try setConfigurationField(box, "clientResetMode", resetMode) }
         box.configuration.rerunOnOpen = options["rerunOnOpen"].boolValue ?? false
         return try push(ctx, box)
+    }
+
+    /// The user's flexible-sync configuration: the default one (the plugins' schema, migrations and
+    /// initial subscriptions) on `<user>.sync.realm`, apart from the local realm.
+    func userSyncConfiguration() -> ConfigurationBox {
+        let box = defaultConfiguration.copy()
+        box.isFlexibleSync = true
+        box.configuration.fileURL = folder.appendingPathComponent("\(userName).sync.realm")
+        return box
+    }
+
+    /// The user's synced realm, as `Realm(user:flexibleSyncConfiguration{})` opens it from a script:
+    /// through the sync provider, its session started (without waiting for the server); nil when
+    /// the runtime has no provider (the host has no sync server).
+    public func openUserSyncedRealm() throws -> Realm? {
+        guard syncProvider != nil else { return nil }
+        return try open(userSyncConfiguration())
     }
 
     /// The `Realm` global (`Realm()`, `Realm(config)`) and `Realm.Configuration`.

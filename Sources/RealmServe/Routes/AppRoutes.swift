@@ -62,7 +62,7 @@ struct AppRoutes: Sendable {
         let parameters = request.uri.queryParameters.map { ($0.key, $0.value) }
         let query = try Self.query(from: parameters, maxDepth: options.maxJSONDepth)
         let page = try await run(caller.user) { session in
-            try session.perform { try ObjectVerbs(realm: $0.realm, className: className).list(query) }
+            try session.perform { try ObjectVerbs(realm: try $0.appRealm(), className: className).list(query) }
         }
         return .json(page)
     }
@@ -72,7 +72,7 @@ struct AppRoutes: Sendable {
         let className = try allowedClass(context, write: true)
         let body = try JSONBody.parse(try await readBody(request), maxDepth: options.maxJSONDepth)
         let object = try await run(caller.user) { session in
-            try session.perform { try ObjectVerbs(realm: $0.realm, className: className).create(body) }
+            try session.perform { try ObjectVerbs(realm: try $0.appRealm(), className: className).create(body) }
         }
         return .json(object, status: .created)
     }
@@ -83,7 +83,7 @@ struct AppRoutes: Sendable {
         let key = try context.parameters.require("key")
         let body = try JSONBody.parse(try await readBody(request), maxDepth: options.maxJSONDepth)
         let object = try await run(caller.user) { session in
-            try session.perform { try ObjectVerbs(realm: $0.realm, className: className).update(primaryKey: key, body) }
+            try session.perform { try ObjectVerbs(realm: try $0.appRealm(), className: className).update(primaryKey: key, body) }
         }
         return .json(object)
     }
@@ -93,7 +93,7 @@ struct AppRoutes: Sendable {
         let className = try allowedClass(context, write: true)
         let key = try context.parameters.require("key")
         try await run(caller.user) { session in
-            try session.perform { try ObjectVerbs(realm: $0.realm, className: className).delete(primaryKey: key) }
+            try session.perform { try ObjectVerbs(realm: try $0.appRealm(), className: className).delete(primaryKey: key) }
         }
         return Response(status: .noContent)
     }

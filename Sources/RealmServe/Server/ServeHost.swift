@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -70,13 +71,31 @@ public actor ServeHost {
             parsing: options.adminListen, what: "serve.adminListen", example: "127.0.0.1:8081")
         let (ports, portsContinuation) = AsyncStream.makeStream(of: (String, Int).self)
         var logger = Logger(label: "realm-host-serve")
-        logger.logLevel = .warning
+        // Each request is logged by `RequestLog`; Hummingbird's own lines (a peer's bytes that are not
+        // HTTP) would only repeat what a client did wrong.
+        logger.logLevel = .critical
+        let watchResponder = watchRouter().buildResponder()
+        let channelConfiguration = channel()
+        let headLimit = TimeAmount(options.headerTimeout)
+        // A first request may run a function up to the host's time limit; its answer gets that and more.
+        let answerLimit = TimeAmount(options.headerTimeout + (host.options.limits.time ?? .seconds(60)) + .seconds(1))
         let app = Application(
-            router: appRouter(), server: .http1WebSocketUpgrade(webSocketRouter: watchRouter(), configuration: channel()),
+            router: appRouter(),
+            server: HTTPServerBuilder { responder in
+                HeadDeadlineChannel(
+                    base: HTTP1WebSocketUpgradeChannel(
+                        responder: responder, webSocketResponder: watchResponder, configuration: channelConfiguration),
+                    headLimit: headLimit, answerLimit: answerLimit)
+            },
             configuration: ApplicationConfiguration(address: .hostname(appAddress.host, port: appAddress.port)),
             onServerRunning: { portsContinuation.yield(("app", $0.localAddress?.port ?? 0)) }, logger: logger)
         let admin = Application(
-            router: adminRouter(), server: .http1(configuration: .init(idleTimeout: .seconds(30))),
+            router: adminRouter(),
+            server: HTTPServerBuilder { responder in
+                HeadDeadlineChannel(
+                    base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: .seconds(30))),
+                    headLimit: headLimit, answerLimit: answerLimit)
+            },
             configuration: ApplicationConfiguration(address: .hostname(adminAddress.host, port: adminAddress.port)),
             onServerRunning: { portsContinuation.yield(("admin", $0.localAddress?.port ?? 0)) }, logger: logger)
         let group = ServiceGroup(
@@ -140,8 +159,14 @@ public actor ServeHost {
         router.add(middleware: AdminTokenMiddleware(token: adminToken))
         let probe = readinessProbe
         let dataFolder = host.dataFolder
+        let sync = host.syncTransport
         OperatorRoutes(lanes: lanes, metrics: metrics) {
             var reasons = await probe()
+            if let sync, sync.connectionState != "connected" {
+                reasons.append(
+                    "the sync server \(sync.url) is \(sync.connectionState)"
+                        + (sync.lastConnectionError.map { ": \($0)" } ?? ""))
+            }
             if !FileManager.default.isWritableFile(atPath: dataFolder.path) {
                 reasons.append("the data folder \(dataFolder.path) is not writable")
             }

@@ -71,13 +71,14 @@ final class WatchSession: Sendable {
             let user = self.user
             let observer = try await lanes.run(user) { [self] session in
                 try session.perform { tenant in
-                    let verbs = ObjectVerbs(realm: tenant.realm, className: className)
+                    let realm = try tenant.appRealm()
+                    let verbs = ObjectVerbs(realm: realm, className: className)
                     _ = try verbs.objectSchema()
                     let results = try verbs.results(query)
                     let token = try results.observe { [self] change in deliver(change, id: id) }
                     // Another instance's commit (a sync download) reaches this realm when its lane refreshes it.
-                    tenant.realm.onCommitElsewhere {
-                        lanes.schedule(user) { session in _ = try? session.perform { $0.realm.refresh() } }
+                    realm.onCommitElsewhere {
+                        lanes.schedule(user) { session in _ = try? session.perform { try $0.appRealm().refresh() } }
                     }
                     return tenant.keep(token)
                 }

@@ -8,25 +8,27 @@ import RealmDatabase
 /// A plain HTTP/1.1 client over a TCP socket to 127.0.0.1, as any app's client speaks to the host:
 /// one request per connection (`Connection: close`), a 10 s receive timeout, the body read by its
 /// Content-Length. Raw on purpose: the malformed-input tests send what no library would.
-struct HTTPTestClient: Sendable {
-    let port: Int
+public struct HTTPTestClient: Sendable {
+    public let port: Int
 
-    struct Response: Sendable, CustomStringConvertible {
-        let status: Int
-        let headers: [String: String]
-        let body: Data
+    public init(port: Int) { self.port = port }
 
-        var text: String { String(decoding: body, as: UTF8.self) }
-        var json: JSONValue? { try? JSONValue.parse(body) }
+    public struct Response: Sendable, CustomStringConvertible {
+        public let status: Int
+        public let headers: [String: String]
+        public let body: Data
+
+        public var text: String { String(decoding: body, as: UTF8.self) }
+        public var json: JSONValue? { try? JSONValue.parse(body) }
         /// `error.code` of an error body.
-        var errorCode: String? {
+        public var errorCode: String? {
             if case .string(let code)? = json?[field: "error"]?[field: "code"] { return code }
             return nil
         }
-        var description: String { "\(status) \(text)" }
+        public var description: String { "\(status) \(text)" }
     }
 
-    func request(
+    public func request(
         _ method: String, _ path: String, token: String? = nil, body: String? = nil, headers: [String: String] = [:]
     ) throws -> Response {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
@@ -39,14 +41,14 @@ struct HTTPTestClient: Sendable {
     }
 
     /// Sends `bytes` as they are and reads one response.
-    func exchange(_ bytes: [UInt8]) throws -> Response {
+    public func exchange(_ bytes: [UInt8]) throws -> Response {
         let socket = try connect()
         defer { close(socket) }
         try send(socket, bytes)
         return try readResponse(socket)
     }
 
-    func connect() throws -> Int32 {
+    public func connect() throws -> Int32 {
         let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
@@ -67,7 +69,7 @@ struct HTTPTestClient: Sendable {
         return fd
     }
 
-    func send(_ fd: Int32, _ bytes: [UInt8]) throws {
+    public func send(_ fd: Int32, _ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -77,7 +79,7 @@ struct HTTPTestClient: Sendable {
     }
 
     /// Reads until the headers end and the body's Content-Length is in (or the peer closes).
-    func readResponse(_ fd: Int32) throws -> Response {
+    public func readResponse(_ fd: Int32) throws -> Response {
         var data = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65536)
         var headerEnd: Int?
@@ -118,7 +120,7 @@ struct HTTPTestClient: Sendable {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
