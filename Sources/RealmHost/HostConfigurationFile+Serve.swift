@@ -16,10 +16,12 @@ extension HostConfigurationFile {
         let place = "\(path): field 'serve"
         if let text = try string(serve["listen"], "\(place).listen'") { options.serve.listen = text }
         if let text = try string(serve["adminListen"], "\(place).adminListen'") { options.serve.adminListen = text }
-        if let n = try HostNumbers.integer(serve["maxBodyBytes"], HostServeOptions.bodyBytes, "\(place).maxBodyBytes'") {
+        if let n = try HostNumbers.integer(serve["maxBodyBytes"], HostServeOptions.bodyBytes, "\(place).maxBodyBytes'")
+        {
             options.serve.maxBodyBytes = n
         }
-        if let n = try HostNumbers.integer(serve["maxJSONDepth"], HostServeOptions.jsonDepth, "\(place).maxJSONDepth'") {
+        if let n = try HostNumbers.integer(serve["maxJSONDepth"], HostServeOptions.jsonDepth, "\(place).maxJSONDepth'")
+        {
             options.serve.maxJSONDepth = n
         }
         if let n = try HostNumbers.integer(serve["userQueue"], HostServeOptions.queue, "\(place).userQueue'") {
@@ -58,7 +60,8 @@ extension HostConfigurationFile {
             }
         default:
             throw HostError.configuration(
-                "\(place).keys' must be a list of { kid = …, alg = \"EdDSA\"|\"ES256\"|\"RS256\", publicKey = \"<PEM>\" }")
+                "\(place).keys' must be a list of { kid = …, alg = \"EdDSA\"|\"ES256\"|\"RS256\", publicKey = \"<PEM>\" }"
+            )
         }
         let kids = options.auth.keys.map(\.kid)
         if let duplicate = kids.first(where: { kid in kids.filter { $0 == kid }.count > 1 }) {
@@ -92,7 +95,8 @@ extension HostConfigurationFile {
         }
         for (key, _) in table.hash where key.stringValue.map({ !known.contains($0) }) ?? true {
             throw HostError.configuration(
-                "\(place)' has an unknown field '\(key.stringValue ?? "\(key)")' (known: \(known.joined(separator: ", ")))")
+                "\(place)' has an unknown field '\(key.stringValue ?? "\(key)")' (known: \(known.joined(separator: ", ")))"
+            )
         }
         return table
     }

@@ -24,7 +24,9 @@ public struct ListenAddress: Equatable, Sendable {
 
     /// The host and the port's text: after the closing bracket of an IPv6 address, else after the
     /// only colon.
-    private static func split(_ text: String, _ what: String, _ example: String) throws -> (host: String, port: Substring) {
+    private static func split(_ text: String, _ what: String, _ example: String) throws -> (
+        host: String, port: Substring
+    ) {
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]"), text[close...].hasPrefix("]:") else {
                 throw failure(text, "an IPv6 address is written [ADDRESS]:PORT", what, example)

@@ -82,13 +82,16 @@ public final class Tenant {
     public func callFunction(_ name: String, arguments: RealmValue, caller: RealmValue) throws -> [LuaValue] {
         guard let function = plugins.lazy.compactMap({ $0.functions[name] }).first else {
             throw HostError.plugin(
-                "No function '\(name)'. Functions: \(functionNames.isEmpty ? "none" : functionNames.joined(separator: ", "))")
+                "No function '\(name)'. Functions: \(functionNames.isEmpty ? "none" : functionNames.joined(separator: ", "))"
+            )
         }
         let call = {
             try self.runtime.call(
                 function.function,
-                [try self.runtime.luaValue(try self.appRealm()), try self.runtime.luaValue(arguments),
-                 try self.runtime.luaValue(caller)])
+                [
+                    try self.runtime.luaValue(try self.appRealm()), try self.runtime.luaValue(arguments),
+                    try self.runtime.luaValue(caller),
+                ])
         }
         guard let own = function.limits else { return try call() }
         return try runtime.state.withLimits(Self.lower(own, runtime.state.limits), call)

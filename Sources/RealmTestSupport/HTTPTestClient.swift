@@ -94,11 +94,14 @@ public struct HTTPTestClient: Sendable {
                 headerEnd = range
                 let head = String(decoding: data[0..<range], as: UTF8.self).lowercased()
                 if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }) {
-                    contentLength = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+                    contentLength =
+                        Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
                 }
             }
         }
-        guard let end = headerEnd else { throw TestFailure("no HTTP response: \(String(decoding: data, as: UTF8.self))") }
+        guard let end = headerEnd else {
+            throw TestFailure("no HTTP response: \(String(decoding: data, as: UTF8.self))")
+        }
         let lines = String(decoding: data[0..<end], as: UTF8.self).split(separator: "\r\n")
         let statusLine = lines.first.map(String.init) ?? ""
         let parts = statusLine.split(separator: " ")
@@ -106,14 +109,16 @@ public struct HTTPTestClient: Sendable {
         var headers = [String: String]()
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         return Response(status: status, headers: headers, body: Data(data[end..<min(data.count, end + contentLength)]))
     }
 
     private func findHeaderEnd(_ data: [UInt8]) -> Int? {
         guard data.count >= 4 else { return nil }
-        for i in 0...(data.count - 4) where data[i] == 13 && data[i + 1] == 10 && data[i + 2] == 13 && data[i + 3] == 10 {
+        for i in 0...(data.count - 4) where data[i] == 13 && data[i + 1] == 10 && data[i + 2] == 13 && data[i + 3] == 10
+        {
             return i + 4
         }
         return nil

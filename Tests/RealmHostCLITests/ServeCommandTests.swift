@@ -32,7 +32,9 @@ final class ServeCommandTests: XCTestCase {
     func testServeAnswersStopsOnSIGTERMAndRefusesASecondHost() throws {
         let workspace = try Workspace()
         let (serve, appPort, adminPort) = try startServe(workspace)
-        let token = try workspace.run(["token", "--data", "data", "--user", "alice", "--ttl", "10m", "--claim", "role=vet"])
+        let token = try workspace.run([
+            "token", "--data", "data", "--user", "alice", "--ttl", "10m", "--claim", "role=vet",
+        ])
         XCTAssertEqual(token.status, 0, token.stderr)
         let jwt = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let app = HTTPTestClient(port: appPort)
@@ -44,7 +46,9 @@ final class ServeCommandTests: XCTestCase {
         let repl = try workspace.run(["repl", "--data", "data", "--plugins", "plugins"], input: "return 1\n")
         XCTAssertNotEqual(repl.status, 0)
         XCTAssertTrue(repl.stderr.contains("--connect"), repl.stderr)
-        let second = try workspace.run(["serve", "--data", "data", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"])
+        let second = try workspace.run([
+            "serve", "--data", "data", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+        ])
         XCTAssertNotEqual(second.status, 0)
         XCTAssertTrue(second.stderr.contains("already served"), second.stderr)
         XCTAssertEqual(serve.stop(with: SIGTERM), 0, serve.standardError)
@@ -80,7 +84,8 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertNotEqual(badUser.status, 0)
         try workspace.write(
             "data/host.lua",
-            #"return { auth = { keys = { { kid = "k", alg = "EdDSA", publicKey = "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n" } } } }"#)
+            #"return { auth = { keys = { { kid = "k", alg = "EdDSA", publicKey = "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n" } } } }"#
+        )
         let refused = try workspace.run(["token", "--data", "data", "--user", "a"])
         XCTAssertNotEqual(refused.status, 0)
         XCTAssertTrue(refused.stderr.contains("public keys"), refused.stderr)

@@ -29,14 +29,18 @@ final class FunctionTests: XCTestCase {
         }
         guard case .array(let dogs)? = alicesDogs.json?[field: "result"] else { return XCTFail("\(alicesDogs)") }
         XCTAssertEqual(dogs.map { $0[field: "name"] }, [.string("Rex")])
-        XCTAssertTrue(fixture.logLines.all.contains { $0.contains("\"function\": \"adopt\"") && $0.contains("\"user\": \"alice\"") })
+        XCTAssertTrue(
+            fixture.logLines.all.contains {
+                $0.contains("\"function\": \"adopt\"") && $0.contains("\"user\": \"alice\"")
+            })
         await fixture.stop()
     }
 
     func testArgumentsAndResultsKeepTheirTypes() async throws {
         let fixture = try await ServeFixture()
         let token = try await fixture.token("typed")
-        let body = #"{"n": 3, "x": 1.5, "s": "a", "b": true, "list": [1, 2], "when": {"$date": "2024-01-01T00:00:00Z"}, "d": {"$numberDecimal": "2.25"}, "bin": {"$binary": {"base64": "AAE=", "subType": "00"}}}"#
+        let body =
+            #"{"n": 3, "x": 1.5, "s": "a", "b": true, "list": [1, 2], "when": {"$date": "2024-01-01T00:00:00Z"}, "d": {"$numberDecimal": "2.25"}, "bin": {"$binary": {"base64": "AAE=", "subType": "00"}}}"#
         let app = fixture.app
         let echoed = try await fixture.call { try app.request("POST", "/v1/functions/echo", token: token, body: body) }
         XCTAssertEqual(echoed.status, 200, "\(echoed)")
@@ -65,10 +69,15 @@ final class FunctionTests: XCTestCase {
         XCTAssertEqual(failed.errorCode, "ScriptError")
         XCTAssertTrue(failed.text.contains("boom after a commit"), failed.text)
         let kept = try await fixture.call { try app.request("GET", "/v1/objects/Note?sort=id", token: token) }
-        XCTAssertEqual(kept.json?[field: "count"], .int(1), "the committed write stays, the open one is rolled back: \(kept)")
-        let notJSON = try await fixture.call { try app.request("POST", "/v1/functions/echo", token: token, body: "{nope") }
+        XCTAssertEqual(
+            kept.json?[field: "count"], .int(1), "the committed write stays, the open one is rolled back: \(kept)")
+        let notJSON = try await fixture.call {
+            try app.request("POST", "/v1/functions/echo", token: token, body: "{nope")
+        }
         XCTAssertEqual(notJSON.status, 400)
-        let notObject = try await fixture.call { try app.request("POST", "/v1/functions/echo", token: token, body: "[1]") }
+        let notObject = try await fixture.call {
+            try app.request("POST", "/v1/functions/echo", token: token, body: "[1]")
+        }
         XCTAssertEqual(notObject.status, 400)
         XCTAssertTrue(notObject.text.contains("must be a JSON object"), notObject.text)
         await fixture.stop()
@@ -82,7 +91,9 @@ final class FunctionTests: XCTestCase {
         async let stopped = fixture.call { try app.request("POST", "/v1/functions/spin", token: looper) }
         // While the loop runs, another user's calls are answered.
         try await Task.sleep(for: .milliseconds(50))
-        let served = try await fixture.call { try app.request("POST", "/v1/functions/echo", token: other, body: #"{"a": 1}"#) }
+        let served = try await fixture.call {
+            try app.request("POST", "/v1/functions/echo", token: other, body: #"{"a": 1}"#)
+        }
         XCTAssertEqual(served.status, 200, "\(served)")
         let answer = try await stopped
         XCTAssertEqual(answer.status, 422, "\(answer)")

@@ -13,7 +13,9 @@ final class ObjectTests: XCTestCase {
         let created = try await fixture.call {
             try app.request(
                 "POST", "/v1/objects/Note", token: token,
-                body: #"{"id": 1, "text": "one", "tags": ["a", "b"], "when": {"$date": "2024-05-01T10:00:00Z"}, "price": {"$numberDecimal": "9.99"}, "blob": {"$binary": {"base64": "AQI=", "subType": "00"}}}"#)
+                body:
+                    #"{"id": 1, "text": "one", "tags": ["a", "b"], "when": {"$date": "2024-05-01T10:00:00Z"}, "price": {"$numberDecimal": "9.99"}, "blob": {"$binary": {"base64": "AQI=", "subType": "00"}}}"#
+            )
         }
         XCTAssertEqual(created.status, 201, "\(created)")
         XCTAssertEqual(created.json?[field: "tags"], .array([.string("a"), .string("b")]))
@@ -35,7 +37,9 @@ final class ObjectTests: XCTestCase {
             try app.request("PATCH", "/v1/objects/Note/1", token: token, body: #"{"id": 2}"#)
         }
         XCTAssertEqual(changeKey.status, 400, "\(changeKey)")
-        let missing = try await fixture.call { try app.request("PATCH", "/v1/objects/Note/99", token: token, body: "{}") }
+        let missing = try await fixture.call {
+            try app.request("PATCH", "/v1/objects/Note/99", token: token, body: "{}")
+        }
         XCTAssertEqual(missing.status, 404)
         XCTAssertEqual(missing.errorCode, "ObjectNotFound")
         let badKey = try await fixture.call { try app.request("DELETE", "/v1/objects/Note/abc", token: token) }
@@ -73,13 +77,17 @@ final class ObjectTests: XCTestCase {
         let app = fixture.app
         for i in 1...12 {
             let r = try await fixture.call {
-                try app.request("POST", "/v1/objects/Note", token: token, body: #"{"id": \#(i), "text": "n\#(i)", "score": \#(Double(i % 4))}"#)
+                try app.request(
+                    "POST", "/v1/objects/Note", token: token,
+                    body: #"{"id": \#(i), "text": "n\#(i)", "score": \#(Double(i % 4))}"#)
             }
             XCTAssertEqual(r.status, 201, "\(r)")
         }
         let args = "%5B1%5D"  // [1]
         let page = try await fixture.call {
-            try app.request("GET", "/v1/objects/Note?where=score%20%3E%20%240&args=\(args)&sort=-score,id&limit=4&offset=2", token: token)
+            try app.request(
+                "GET", "/v1/objects/Note?where=score%20%3E%20%240&args=\(args)&sort=-score,id&limit=4&offset=2",
+                token: token)
         }
         XCTAssertEqual(page.status, 200, "\(page)")
         XCTAssertEqual(page.json?[field: "count"], .int(6), "scores 2 and 3: six notes")
@@ -94,7 +102,9 @@ final class ObjectTests: XCTestCase {
         XCTAssertEqual(badLimit.status, 400)
         let unknown = try await fixture.call { try app.request("GET", "/v1/objects/Note?colour=red", token: token) }
         XCTAssertEqual(unknown.status, 400)
-        let badArgs = try await fixture.call { try app.request("GET", "/v1/objects/Note?where=id%20%3D%3D%20%240&args=5", token: token) }
+        let badArgs = try await fixture.call {
+            try app.request("GET", "/v1/objects/Note?where=id%20%3D%3D%20%240&args=5", token: token)
+        }
         XCTAssertEqual(badArgs.status, 400, "\(badArgs)")
         await fixture.stop()
     }
@@ -118,7 +128,10 @@ final class ObjectTests: XCTestCase {
     }
 
     func testMalformedBodiesAreRefusedAndChangeNothing() async throws {
-        let fixture = try await ServeFixture(serve: { $0.maxBodyBytes = 4096; $0.maxJSONDepth = 8 })
+        let fixture = try await ServeFixture(serve: {
+            $0.maxBodyBytes = 4096
+            $0.maxJSONDepth = 8
+        })
         let token = try await fixture.token("gina")
         let app = fixture.app
         let cases: [(String, Int)] = [
@@ -129,7 +142,9 @@ final class ObjectTests: XCTestCase {
             (String(repeating: "[", count: 20) + String(repeating: "]", count: 20), 400),
         ]
         for (body, status) in cases {
-            let answer = try await fixture.call { try app.request("POST", "/v1/objects/Note", token: token, body: body) }
+            let answer = try await fixture.call {
+                try app.request("POST", "/v1/objects/Note", token: token, body: body)
+            }
             XCTAssertEqual(answer.status, status, "\(body.prefix(60)): \(answer)")
             XCTAssertNotNil(answer.errorCode, "an error body: \(answer)")
         }

@@ -22,10 +22,12 @@ final class OperatorTests: XCTestCase {
         let metrics = try await fixture.call { try admin.request("GET", "/metrics") }
         XCTAssertEqual(metrics.status, 200)
         XCTAssertTrue(
-            metrics.text.contains(#"realmhost_http_requests_total{route="/v1/functions/{name}",method="POST",status="200"} 3"#),
+            metrics.text.contains(
+                #"realmhost_http_requests_total{route="/v1/functions/{name}",method="POST",status="200"} 3"#),
             metrics.text)
         XCTAssertTrue(
-            metrics.text.contains(#"realmhost_http_requests_total{route="/v1/functions/{name}",method="POST",status="404"} 1"#),
+            metrics.text.contains(
+                #"realmhost_http_requests_total{route="/v1/functions/{name}",method="POST",status="404"} 1"#),
             metrics.text)
         XCTAssertTrue(metrics.text.contains("realmhost_tenants_open 1"), metrics.text)
         XCTAssertTrue(metrics.text.contains("realmhost_http_request_duration_seconds_bucket"), metrics.text)
@@ -38,7 +40,8 @@ final class OperatorTests: XCTestCase {
         }
         let adminToken = try String(contentsOf: fixture.data.appendingPathComponent("admin-token"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let attrs = try FileManager.default.attributesOfItem(atPath: fixture.data.appendingPathComponent("admin-token").path)
+        let attrs = try FileManager.default.attributesOfItem(
+            atPath: fixture.data.appendingPathComponent("admin-token").path)
         XCTAssertEqual((attrs[.posixPermissions] as? NSNumber)?.intValue, 0o600)
         let tenants = try await fixture.call { try admin.request("GET", "/admin/tenants", token: adminToken) }
         XCTAssertEqual(tenants.json?[field: "tenants"], .array([.string("lena")]), "\(tenants)")

@@ -1,9 +1,9 @@
 import Foundation
 import JWTKit
 import RealmDatabase
-import RealmTestSupport
 import RealmHost
 import RealmServe
+import RealmTestSupport
 import XCTest
 
 /// A served host for one test: a data folder of its own with the repository's doggo plugin and
@@ -59,7 +59,8 @@ final class ServeFixture: @unchecked Sendable {
 
     /// A new folder with the doggo plugin and the test plugin.
     static func makePlugins() throws -> URL {
-        let plugins = FileManager.default.temporaryDirectory.appendingPathComponent("serve-plugins-\(UUID().uuidString)")
+        let plugins = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "serve-plugins-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: plugins.appendingPathComponent("servetest"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(
@@ -80,7 +81,9 @@ final class ServeFixture: @unchecked Sendable {
         data = root.appendingPathComponent("data")
         let plugins = try plugins ?? Self.makePlugins()
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-        if let hostLua { try hostLua.write(to: data.appendingPathComponent("host.lua"), atomically: true, encoding: .utf8) }
+        if let hostLua {
+            try hostLua.write(to: data.appendingPathComponent("host.lua"), atomically: true, encoding: .utf8)
+        }
         var hostOptions = HostOptions(dataFolder: data, pluginFolders: [plugins])
         hostOptions.sync.url = syncURL
         let host = try TenantHost(options: hostOptions, syncTransport: sync)

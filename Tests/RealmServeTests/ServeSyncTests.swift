@@ -18,7 +18,8 @@ final class ServeSyncTests: XCTestCase {
         let store = plugins.appendingPathComponent("sync.sqlite").path
         let server = try SyncNetServer(
             configuration: SyncNetServerConfiguration(host: "127.0.0.1", port: 0), storePath: store,
-            schema: registry.schema, permissions: try SyncPermissions.compile(registry.syncRules, schema: registry.schema),
+            schema: registry.schema,
+            permissions: try SyncPermissions.compile(registry.syncRules, schema: registry.schema),
             secret: secret)
         try await server.start()
         let serverURL = await server.url
@@ -72,7 +73,8 @@ final class ServeSyncTests: XCTestCase {
     private func transport(_ sync: HostSyncOptions) throws -> any SyncSessionTransport {
         try NetSyncTransport(
             url: try XCTUnwrap(sync.url), secret: secret,
-            options: SyncNetClientOptions(backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(100))))
+            options: SyncNetClientOptions(
+                backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(100))))
     }
 
     /// Polls `condition` (off the cooperative pool) until it holds, for at most 10 s.

@@ -64,7 +64,9 @@ final class SlowAndMalformedPeerTests: XCTestCase {
         let unknown = try await fixture.call { try app.request("GET", "/v2/anything", token: token) }
         XCTAssertEqual(unknown.status, 404)
         XCTAssertNotNil(unknown.errorCode, "an error body on 404: \(unknown)")
-        let wrongMethod = try await fixture.call { try app.request("PUT", "/v1/objects/Note", token: token, body: "{}") }
+        let wrongMethod = try await fixture.call {
+            try app.request("PUT", "/v1/objects/Note", token: token, body: "{}")
+        }
         XCTAssertGreaterThanOrEqual(wrongMethod.status, 400)
         XCTAssertLessThan(wrongMethod.status, 500)
         let served = try await fixture.call { try app.request("GET", "/v1/objects/Note", token: token) }

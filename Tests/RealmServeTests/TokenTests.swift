@@ -27,7 +27,8 @@ final class TokenTests: XCTestCase {
         }
         XCTAssertEqual(basic.status, 401)
         // A token signed with another secret.
-        let other = await JWTKeyCollection().add(hmac: HMACKey(from: Array(repeating: UInt8(7), count: 32)), digestAlgorithm: .sha256)
+        let other = await JWTKeyCollection().add(
+            hmac: HMACKey(from: Array(repeating: UInt8(7), count: 32)), digestAlgorithm: .sha256)
         let forged = try await other.sign(Claims(sub: "u", exp: Date().timeIntervalSince1970 + 60))
         let refused = try await fixture.call { try app.request("POST", "/v1/functions/echo", token: forged) }
         XCTAssertEqual(refused.status, 401)
@@ -55,7 +56,9 @@ final class TokenTests: XCTestCase {
         }
         let app = fixture.app
         // Both keys verify their own tokens: rotation without a flag day.
-        for token in [try await edKeys.sign(claims("old"), kid: "2025"), try await esKeys.sign(claims("new"), kid: "2026")] {
+        for token in [
+            try await edKeys.sign(claims("old"), kid: "2025"), try await esKeys.sign(claims("new"), kid: "2026"),
+        ] {
             let answer = try await fixture.call { try app.request("POST", "/v1/functions/whoami", token: token) }
             XCTAssertEqual(answer.status, 200, "\(answer)")
         }
@@ -65,7 +68,8 @@ final class TokenTests: XCTestCase {
             (try await edKeys.sign(claims("u", nbf: now + 3600), kid: "2025"), "not valid before"),
             (try await edKeys.sign(claims("u"), kid: "1999"), "unknown kid"),
             (
-                try await JWTKeyCollection().add(eddsa: try EdDSA.PrivateKey(curve: .ed25519)).sign(claims("u"), kid: "2025"),
+                try await JWTKeyCollection().add(eddsa: try EdDSA.PrivateKey(curve: .ed25519)).sign(
+                    claims("u"), kid: "2025"),
                 "bad signature"
             ),
             // The ES256 key's kid on an EdDSA token: the key's algorithm wins.

@@ -49,7 +49,9 @@ final class WatchTests: XCTestCase {
             try app.request("POST", "/v1/objects/Note", token: token, body: #"{"id": 51, "score": 10}"#)
         }
         try await Task.sleep(for: .milliseconds(200))
-        XCTAssertEqual(watch.all.count, 4, "no message for a change outside the results or after unwatch: \(watch.all.map { $0.text() })")
+        XCTAssertEqual(
+            watch.all.count, 4,
+            "no message for a change outside the results or after unwatch: \(watch.all.map { $0.text() })")
         _ = try await watch.close()
         await fixture.stop()
     }
@@ -87,8 +89,10 @@ final class WatchTests: XCTestCase {
         let codes = messages.prefix(6).map { $0[field: "error"]?[field: "code"] }
         XCTAssertEqual(
             codes,
-            [.string("BadRequest"), .string("BadRequest"), .string("Forbidden"), .string("InvalidQuery"),
-             .string("BadRequest"), .string("BadRequest")], messages.map { $0.text() }.joined(separator: "\n"))
+            [
+                .string("BadRequest"), .string("BadRequest"), .string("Forbidden"), .string("InvalidQuery"),
+                .string("BadRequest"), .string("BadRequest"),
+            ], messages.map { $0.text() }.joined(separator: "\n"))
         XCTAssertEqual(messages[6][field: "id"], .int(5))
         XCTAssertEqual(messages[6][field: "objects"], .array([]))
         _ = try await watch.close()
@@ -105,8 +109,10 @@ final class WatchTests: XCTestCase {
         let upgrade = try await fixture.call {
             try app.request(
                 "GET", "/v1/watch", token: "nonsense",
-                headers: ["Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
-                    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="])
+                headers: [
+                    "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+                    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+                ])
         }
         XCTAssertEqual(upgrade.status, 400, "\(upgrade)")
         let plain = try await fixture.call { try app.request("GET", "/v1/watch", token: "nonsense") }

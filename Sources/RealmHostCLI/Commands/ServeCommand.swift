@@ -25,7 +25,8 @@ struct ServeCommand: ParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("The apps' listener (default 127.0.0.1:8080; port 0 picks a free one).", valueName: "host:port"))
+        help: ArgumentHelp(
+            "The apps' listener (default 127.0.0.1:8080; port 0 picks a free one).", valueName: "host:port"))
     var listen: String?
 
     @Option(

@@ -56,7 +56,8 @@ public struct AppTokens: Sendable {
         }
         let secret = Array(text.utf8)
         guard secret.count >= 32 else {
-            throw HostError.configuration("the app tokens' secret file \(path) holds \(secret.count) bytes; 32 at least")
+            throw HostError.configuration(
+                "the app tokens' secret file \(path) holds \(secret.count) bytes; 32 at least")
         }
         await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         return AppTokens(keys: keys, algorithms: ["": "HS256"], auth: auth, secret: secret)
@@ -160,7 +161,8 @@ public struct AppTokens: Sendable {
     {
         guard canSign else {
             throw HostError.configuration(
-                "host.lua's auth names public keys: tokens are issued by whoever holds their private keys, not by realm-host")
+                "host.lua's auth names public keys: tokens are issued by whoever holds their private keys, not by realm-host"
+            )
         }
         var payload = DevelopmentClaims(claims: claims)
         payload.claims[userClaim] = user
@@ -180,17 +182,20 @@ public struct AppTokens: Sendable {
             case "EdDSA": await keys.add(eddsa: try EdDSA.PublicKey(pem: key.publicKeyPEM), kid: kid)
             case "ES256": await keys.add(ecdsa: try ES256PublicKey(pem: key.publicKeyPEM), kid: kid)
             case "RS256":
-                await keys.add(rsa: try Insecure.RSA.PublicKey(pem: key.publicKeyPEM), digestAlgorithm: .sha256, kid: kid)
+                await keys.add(
+                    rsa: try Insecure.RSA.PublicKey(pem: key.publicKeyPEM), digestAlgorithm: .sha256, kid: kid)
             default: throw HostError.configuration("auth key '\(key.kid)': unknown algorithm \(key.algorithm)")
             }
         } catch let error as HostError {
             throw error
         } catch {
-            throw HostError.configuration("auth key '\(key.kid)' (\(key.algorithm)): its publicKey is not a valid PEM key")
+            throw HostError.configuration(
+                "auth key '\(key.kid)' (\(key.algorithm)): its publicKey is not a valid PEM key")
         }
     }
 
-    private static func addJWKS(_ file: URL, to keys: JWTKeyCollection, algorithms: inout [String: String]) async throws {
+    private static func addJWKS(_ file: URL, to keys: JWTKeyCollection, algorithms: inout [String: String]) async throws
+    {
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw HostError.configuration("auth.jwksFile \(file.path) cannot be read")
         }

@@ -66,12 +66,14 @@ enum JSONBody {
         case .double(let d): return .double(d)
         case .string(let s): return .string(s)
         case .tagged, .ref:
-            return try RealmValueJSON.decode(json, as: mixed, schema: Schema([]), links: RealmValueJSON.Links(), at: path)
+            return try RealmValueJSON.decode(
+                json, as: mixed, schema: Schema([]), links: RealmValueJSON.Links(), at: path)
         case .array(let items):
             return .list(try items.enumerated().map { try untypedValue($1, at: "\(path)[\($0)]") })
         case .object(let fields):
             if fields.count == 1, fields[0].name == "$binary" {
-                return try RealmValueJSON.decode(json, as: mixed, schema: Schema([]), links: RealmValueJSON.Links(), at: path)
+                return try RealmValueJSON.decode(
+                    json, as: mixed, schema: Schema([]), links: RealmValueJSON.Links(), at: path)
             }
             var values = [String: RealmValue]()
             for field in fields { values[field.name] = try untypedValue(field.value, at: "\(path).\(field.name)") }

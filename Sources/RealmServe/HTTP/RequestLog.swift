@@ -26,7 +26,8 @@ struct RequestLog: RouterMiddleware {
                 .response(from: request, context: context)
         } catch {
             context.notes.set { $0.errorCode = "InternalError" }
-            response = try ServeError(status: 500, code: "InternalError", "\(error)").response(from: request, context: context)
+            response = try ServeError(status: 500, code: "InternalError", "\(error)").response(
+                from: request, context: context)
         }
         let duration = ContinuousClock.now - started
         let route = context.endpointPath ?? "unmatched"
@@ -36,7 +37,9 @@ struct RequestLog: RouterMiddleware {
             .init("time", .string(ISO8601DateFormatter().string(from: Date()))), .init("request", .string(context.id)),
             .init("method", .string(request.method.rawValue)), .init("route", .string(route)),
             .init("status", .int(Int64(response.status.code))),
-            .init("ms", .double((Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3))),
+            .init(
+                "ms",
+                .double((Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3))),
         ]
         if let user = notes.user { fields.append(.init("user", .string(user))) }
         if let function = notes.function { fields.append(.init("function", .string(function))) }

@@ -28,7 +28,9 @@ public struct ServeError: Error, CustomStringConvertible, Sendable {
     }
     static func unauthorized(_ message: String) -> ServeError { ServeError(status: 401, code: "Unauthorized", message) }
     static func forbidden(_ message: String) -> ServeError { ServeError(status: 403, code: "Forbidden", message) }
-    static func notFound(_ code: String, _ message: String) -> ServeError { ServeError(status: 404, code: code, message) }
+    static func notFound(_ code: String, _ message: String) -> ServeError {
+        ServeError(status: 404, code: code, message)
+    }
     static func tooLarge(_ limit: Int) -> ServeError {
         ServeError(status: 413, code: "BodyTooLarge", "the request body is larger than the limit of \(limit) bytes")
     }
@@ -41,7 +43,8 @@ public struct ServeError: Error, CustomStringConvertible, Sendable {
     var json: JSONValue {
         .object([
             JSONValue.Field(
-                "error", .object([JSONValue.Field("code", .string(code)), JSONValue.Field("message", .string(message))]))
+                "error",
+                .object([JSONValue.Field("code", .string(code)), JSONValue.Field("message", .string(message))]))
         ])
     }
 

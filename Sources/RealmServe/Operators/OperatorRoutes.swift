@@ -48,7 +48,8 @@ struct AdminTokenMiddleware: RouterMiddleware {
         if OperatorRoutes.openPaths.contains(request.uri.path) { return try await next(request, context) }
         let given = request.headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
         guard let given, Self.equal(Array(given.utf8), Array(token.utf8)) else {
-            throw ServeError.unauthorized("this admin path needs the admin token (DATA/admin-token) as 'Bearer <token>'")
+            throw ServeError.unauthorized(
+                "this admin path needs the admin token (DATA/admin-token) as 'Bearer <token>'")
         }
         return try await next(request, context)
     }

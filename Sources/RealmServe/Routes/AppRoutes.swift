@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import NIOCore
 import LuaSandbox
+import NIOCore
 import RealmDatabase
 import RealmHost
 
@@ -83,7 +83,9 @@ struct AppRoutes: Sendable {
         let key = try context.parameters.require("key")
         let body = try JSONBody.parse(try await readBody(request), maxDepth: options.maxJSONDepth)
         let object = try await run(caller.user) { session in
-            try session.perform { try ObjectVerbs(realm: try $0.appRealm(), className: className).update(primaryKey: key, body) }
+            try session.perform {
+                try ObjectVerbs(realm: try $0.appRealm(), className: className).update(primaryKey: key, body)
+            }
         }
         return .json(object)
     }
@@ -93,7 +95,9 @@ struct AppRoutes: Sendable {
         let className = try allowedClass(context, write: true)
         let key = try context.parameters.require("key")
         try await run(caller.user) { session in
-            try session.perform { try ObjectVerbs(realm: try $0.appRealm(), className: className).delete(primaryKey: key) }
+            try session.perform {
+                try ObjectVerbs(realm: try $0.appRealm(), className: className).delete(primaryKey: key)
+            }
         }
         return Response(status: .noContent)
     }
@@ -120,7 +124,8 @@ struct AppRoutes: Sendable {
             throw ServeError.forbidden("no plugin's api table names class '\(className)'")
         }
         if write && !access.allowsWrites {
-            throw ServeError.forbidden("class '\(className)' is \"read\" in the plugins' api table: it cannot be written")
+            throw ServeError.forbidden(
+                "class '\(className)' is \"read\" in the plugins' api table: it cannot be written")
         }
         return className
     }
@@ -136,7 +141,9 @@ struct AppRoutes: Sendable {
     }
 
     /// Runs tenant work in the user's lane; failures become `ServeError`s.
-    private func run<T: Sendable>(_ user: String, _ body: @escaping @Sendable (TenantSession) throws -> T) async throws -> T {
+    private func run<T: Sendable>(_ user: String, _ body: @escaping @Sendable (TenantSession) throws -> T) async throws
+        -> T
+    {
         do {
             return try await lanes.run(user, body)
         } catch {

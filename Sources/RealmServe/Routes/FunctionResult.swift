@@ -22,7 +22,8 @@ enum FunctionResult {
         }
         switch value {
         case .function, .opaque:
-            throw ServeError(status: 422, code: "ScriptError", "a function returned a \(value.typeName), which JSON cannot hold")
+            throw ServeError(
+                status: 422, code: "ScriptError", "a function returned a \(value.typeName), which JSON cannot hold")
         default:
             return try json(try reader.realmValue(value))
         }

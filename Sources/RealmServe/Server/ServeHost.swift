@@ -34,7 +34,8 @@ public actor ServeHost {
     /// The server of `host`, with the app tokens of its `auth` options and its admin token
     /// (created, mode 0600, when missing). `log` receives one JSON line per request.
     public static func make(
-        host: TenantHost, options: HostServeOptions? = nil, readiness: @escaping @Sendable () async -> [String] = { [] },
+        host: TenantHost, options: HostServeOptions? = nil,
+        readiness: @escaping @Sendable () async -> [String] = { [] },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) async throws -> ServeHost {
         let tokens = try await AppTokens.make(auth: host.options.auth, dataFolder: host.dataFolder)
@@ -51,7 +52,8 @@ public actor ServeHost {
     }
 
     private init(
-        host: TenantHost, options: HostServeOptions, tokens: AppTokens, adminToken: String, readiness: @escaping @Sendable () async -> [String],
+        host: TenantHost, options: HostServeOptions, tokens: AppTokens, adminToken: String,
+        readiness: @escaping @Sendable () async -> [String],
         log: @escaping @Sendable (String) -> Void
     ) {
         self.host = host
@@ -178,6 +180,7 @@ public actor ServeHost {
     private func channel() -> HTTP1WebSocketUpgradeChannel.Configuration {
         HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(idleTimeout: .seconds(30)),
-            ws: WebSocketServerConfiguration(maxFrameSize: options.maxBodyBytes, autoPing: .enabled(timePeriod: .seconds(30))))
+            ws: WebSocketServerConfiguration(
+                maxFrameSize: options.maxBodyBytes, autoPing: .enabled(timePeriod: .seconds(30))))
     }
 }

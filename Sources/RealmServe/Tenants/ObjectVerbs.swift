@@ -110,7 +110,8 @@ struct ObjectVerbs {
     /// A primary key written in a URL path: an int, a string, an ObjectId or a UUID by its text.
     static func primaryKey(_ text: String, as property: Property) throws -> RealmValue {
         let invalid = ServeError.badRequest(
-            "'\(text)' is not a valid \(property.type.rawValue) primary key for '\(property.name)'", code: "InvalidValue")
+            "'\(text)' is not a valid \(property.type.rawValue) primary key for '\(property.name)'",
+            code: "InvalidValue")
         switch property.type {
         case .int: return try Int64(text).map(RealmValue.int) ?? { throw invalid }()
         case .string: return .string(text)

@@ -21,7 +21,10 @@ final class WatchSession: Sendable {
 
     static let queueLimit = 1024
 
-    init(user: String, lanes: TenantLanes, metrics: ServeMetrics, maxDepth: Int, outgoing: AsyncStream<String>.Continuation) {
+    init(
+        user: String, lanes: TenantLanes, metrics: ServeMetrics, maxDepth: Int,
+        outgoing: AsyncStream<String>.Continuation
+    ) {
         self.user = user
         self.lanes = lanes
         self.metrics = metrics

@@ -87,7 +87,8 @@ public enum RealmValueJSON {
         case .exact: return .tagged(exactTag, text ?? "\(d)")
         case .readable, .relaxed:
             guard !d.isFinite else { return .double(d) }
-            return .tagged(style == .relaxed ? "$numberDouble" : exactTag, d.isNaN ? "NaN" : d < 0 ? "-Infinity" : "Infinity")
+            return .tagged(
+                style == .relaxed ? "$numberDouble" : exactTag, d.isNaN ? "NaN" : d < 0 ? "-Infinity" : "Infinity")
         }
     }
 
