@@ -60,7 +60,7 @@ public final class ServeLock: Sendable {
             "The data folder \(dataFolder.path) is served by realm-host serve"
                 + (pid > 0 ? " (pid \(pid))" : "")
                 + ": a second host must not open its users' realms beside it. Attach to it with "
-                + "`realm-host repl --connect \(dataFolder.path)` (or run --connect / migrate --connect), "
+                + "`realm-host repl --connect \(dataFolder.path)` (or `run --connect --data \(dataFolder.path) SCRIPT`), "
                 + "or stop it first.")
     }
 

@@ -29,13 +29,28 @@ struct ReplCommand: ParsableCommand {
     @Flag(name: .long, help: "Neither read nor write the history file (<data>/.realm-host-history).")
     var noHistory = false
 
+    @Flag(
+        name: .long,
+        help: "Attach to the realm-host serve running on the data folder, through its console socket.")
+    var connect = false
+
+    @Argument(help: ArgumentHelp("With --connect: the served data folder (as --data).", valueName: "data"))
+    var served: String?
+
     func validate() throws {
         guard OutputMode(rawValue: mode) != nil else { throw ValidationError("--mode must be table, json or lua.") }
+        if served != nil && !connect {
+            throw ValidationError("A data folder as an argument goes with --connect; otherwise use --data DIR.")
+        }
     }
 
     func run() throws {
         try runReportingErrors {
             let user = try checkedUser(self.user)
+            if connect {
+                let folder = HostOptions.defaultDataFolder(served ?? self.host.data)
+                return try ConsoleClient.repl(dataFolder: folder, user: user, mode: mode, history: !noHistory)
+            }
             let host = try self.host.makeHost(sync: sync)
             let interactive = Terminal.inputIsTerminal
             let session = ReplSession(

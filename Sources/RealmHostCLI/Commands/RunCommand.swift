@@ -26,6 +26,9 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "On error, print the Lua traceback too.")
     var traceback = false
 
+    @Flag(name: .long, help: "Run the script in the realm-host serve running on the data folder (its console socket).")
+    var connect = false
+
     @Argument(
         parsing: .captureForPassthrough,
         help: ArgumentHelp("The script, then its arguments (arg[1], arg[2], …).", valueName: "script.lua args"))
@@ -50,6 +53,11 @@ struct RunCommand: ParsableCommand {
         let arguments = rest
         try runReportingErrors {
             let user = try checkedUser(self.user)
+            if connect {
+                return try ConsoleClient.run(
+                    dataFolder: HostOptions.defaultDataFolder(host.data), user: user, script: script,
+                    arguments: arguments)
+            }
             guard FileManager.default.isReadableFile(atPath: script) else {
                 throw CLIError.failed("\(script): cannot open the script (no such readable file)")
             }

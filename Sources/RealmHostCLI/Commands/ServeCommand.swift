@@ -59,12 +59,22 @@ struct ServeCommand: ParsableCommand {
             } catch {
                 throw CLIError.failed("\(error)")
             }
+            let writeTimeout = options.consoleWriteTimeout
+            let console: ConsoleSocket
+            do {
+                console = try ConsoleSocket(dataFolder: folder) { connection in
+                    AttachedConsole.serve(connection, host: tenants, writeTimeout: writeTimeout)
+                }
+            } catch {
+                throw CLIError.failed("\(error)")
+            }
             let app = try ListenAddress(parsing: options.listen, what: "--listen")
             let admin = try ListenAddress(parsing: options.adminListen, what: "--admin-listen")
             StandardStreams.line(
                 "realm-host serving http://\(app.authority(port: ports.app)) "
                     + "(admin http://\(admin.authority(port: ports.admin)))")
             let signal = TerminationSignals.wait()
+            console.stop()
             TerminationSignals.restoreDefaults()
             StandardStreams.errorLine("realm-host serve: \(signal): stopping (a second signal ends it at once)")
             guard try AsyncBridge.wait(timeout: Self.stopTimeout, { await server.stop() }) != nil else {

@@ -46,11 +46,11 @@ enum DotCommands {
         let args = Array(words.dropFirst())
         do {
             switch name {
-            case "help": StandardStreams.line(try help(session))
+            case "help": session.output.line(try help(session))
             case "quit", "exit": session.quitRequested = true
             case "user": try user(args, session)
             case "users":
-                StandardStreams.line(try UsersTable.render(session.host, current: session.user, style: session.style))
+                session.output.line(try UsersTable.render(session.host, current: session.user, style: session.style))
             case "schema": try schema(args, session)
             case "subs": try subscriptions(session)
             case "sync": try sync(session)
@@ -100,14 +100,14 @@ enum DotCommands {
 
     static func user(_ args: [String], _ session: ReplSession) throws {
         guard let name = args.first else {
-            StandardStreams.line(
+            session.output.line(
                 "User '\(session.user)' (\(displayPath(try session.host.fileURL(for: session.user)))).")
             return
         }
         guard args.count == 1 else { throw usage("user", "NAME (quote a name with spaces)") }
         let isNew = try session.switchUser(to: name)
         let file = displayPath(try session.host.fileURL(for: name))
-        StandardStreams.line("Now user '\(name)' (\(file)\(isNew ? ", new" : "")).")
+        session.output.line("Now user '\(name)' (\(file)\(isNew ? ", new" : "")).")
     }
 
     static func schema(_ args: [String], _ session: ReplSession) throws {
@@ -123,7 +123,7 @@ enum DotCommands {
             return session.style.dim("schema version \(tenant.realm.schemaVersion)") + "\n"
                 + SchemaText.tables(schema, only: args.first, style: session.style)
         }
-        StandardStreams.line(text)
+        session.output.line(text)
     }
 
     /// Each of the user's sync sessions: the server and the connection, whether commits wait for
@@ -132,7 +132,7 @@ enum DotCommands {
         let sessions = try session.withTenant { $0.syncStatus }
         guard !sessions.isEmpty else {
             let server = session.host.syncTransport?.url
-            StandardStreams.line(
+            session.output.line(
                 server.map { "No sync session yet: open a flexible-sync realm (\($0))." }
                     ?? "No sync server: start with --sync-url ws://HOST:PORT/sync (flexible-sync realms are local).")
             return
@@ -150,7 +150,7 @@ enum DotCommands {
                     + (s.subscriptions.isEmpty ? " none" : ""))
             lines += s.subscriptions.map { "    \($0) (\(s.subscriptionState))" }
         }
-        StandardStreams.line(lines.joined(separator: "\n"))
+        session.output.line(lines.joined(separator: "\n"))
     }
 
     /// `2 commits waiting for upload`, or `all acknowledged`.
@@ -165,7 +165,7 @@ enum DotCommands {
     static func subscriptions(_ session: ReplSession) throws {
         let synced = try session.withTenant { $0.syncStatus }
         guard synced.isEmpty else {
-            StandardStreams.line(synced.map { syncedSubscriptions($0, session) }.joined(separator: "\n"))
+            session.output.line(synced.map { syncedSubscriptions($0, session) }.joined(separator: "\n"))
             return
         }
         let text: String = try session.withTenant { tenant in
@@ -177,7 +177,7 @@ enum DotCommands {
             }
             return table.render(style: session.style) + "\n" + session.style.dim("state: \(subs.state.rawValue)")
         }
-        StandardStreams.line(text)
+        session.output.line(text)
     }
 
     /// One synced realm's latest subscription set: name, class, query, and the set's state.
@@ -194,7 +194,7 @@ enum DotCommands {
 
     static func mode(_ args: [String], _ session: ReplSession) throws {
         guard let name = args.first else {
-            StandardStreams.line("Mode: \(session.mode.rawValue) (.mode table|json|lua)")
+            session.output.line("Mode: \(session.mode.rawValue) (.mode table|json|lua)")
             return
         }
         guard let mode = OutputMode(rawValue: name.lowercased()) else { throw usage("mode", "table|json|lua") }
@@ -208,7 +208,7 @@ enum DotCommands {
         case "off": session.timer = false
         default: throw usage("timer", "on|off")
         }
-        StandardStreams.line("Timer \(session.timer ? "on" : "off").")
+        session.output.line("Timer \(session.timer ? "on" : "off").")
     }
 
     static func read(_ args: [String], _ session: ReplSession) throws {
@@ -222,13 +222,13 @@ enum DotCommands {
 
     static func trace(_ session: ReplSession) {
         guard let error = session.lastError else {
-            StandardStreams.line("No error yet.")
+            session.output.line("No error yet.")
             return
         }
         if let lua = error as? LuaError {
-            StandardStreams.line(lua.descriptionWithTraceback)
+            session.output.line(lua.descriptionWithTraceback)
         } else {
-            StandardStreams.line("\(error)")
+            session.output.line("\(error)")
         }
     }
 

@@ -4,6 +4,14 @@ import RealmDatabase
 import RealmHost
 import RealmLua
 
+/// Where a REPL session's lines go.
+struct ReplOutput: Sendable {
+    let line: @Sendable (String) -> Void
+    let errorLine: @Sendable (String) -> Void
+
+    static let standard = ReplOutput(line: { StandardStreams.line($0) }, errorLine: { StandardStreams.errorLine($0) })
+}
+
 /// The REPL: reads chunks of Lua (and dot commands), runs them in the current user's tenant, and
 /// prints what they return.
 ///
@@ -29,6 +37,10 @@ final class ReplSession {
     let style: Style
     let errorStyle: Style
     var input: LineSource!
+    /// Where the session writes: the process's standard streams, or an attached console's socket.
+    let output: ReplOutput
+    /// The width tables may take (nil: unbounded).
+    let maxWidth: Int?
 
     /// Lines of the unfinished chunk.
     private var pending: [String] = []
@@ -43,18 +55,28 @@ final class ReplSession {
     /// The last error, for `.trace`.
     var lastError: Error?
 
-    init(host: TenantHost, user: String, mode: OutputMode, interactive: Bool, colour: Bool, errorColour: Bool) {
+    /// `output` nil: the process's standard streams, Ctrl-C through `Interrupts`, tables as wide as
+    /// the terminal. An attached console gives its own output, width and interrupt scope.
+    init(
+        host: TenantHost, user: String, mode: OutputMode, interactive: Bool, colour: Bool, errorColour: Bool,
+        output: ReplOutput? = nil, maxWidth: Int?? = nil,
+        interruptScope: ((LuaCancelHandle, () throws -> [LuaValue]) throws -> [LuaValue])? = nil
+    ) {
         self.mode = mode
         self.interactive = interactive
         style = Style(enabled: colour)
         let errorStyle = Style(enabled: errorColour)
         self.errorStyle = errorStyle
+        let output = output ?? .standard
+        self.output = output
+        self.maxWidth = maxWidth ?? (Terminal.outputIsTerminal ? Terminal.width : nil)
         tenantSession = TenantSession(
             host: host, user: user,
-            output: { StandardStreams.line($0) },
-            warning: { StandardStreams.errorLine(errorStyle.yellow("warning: \($0)")) }
+            output: { output.line($0) },
+            warning: { output.errorLine(errorStyle.yellow("warning: \($0)")) }
         )
-        tenantSession.interruptScope = { handle, body in try Interrupts.shared.whileRunning(handle, body) }
+        tenantSession.interruptScope =
+            interruptScope ?? { handle, body in try Interrupts.shared.whileRunning(handle, body) }
     }
 
     // MARK: The loop
@@ -64,10 +86,10 @@ final class ReplSession {
         do {
             try withTenant { _ in }
         } catch {
-            StandardStreams.errorLine("realm-host: \(error)")
+            output.errorLine("realm-host: \(error)")
             return 1
         }
-        if interactive { StandardStreams.line(banner()) }
+        if interactive { output.line(banner()) }
         while !quitRequested {
             let prompt = pending.isEmpty ? mainPrompt() : continuationPrompt()
             switch input.readLine(prompt: prompt) {
@@ -94,7 +116,7 @@ final class ReplSession {
 
     private func finish() {
         if (try? tenantSession.rollbackOpenWrites()) == true {
-            StandardStreams.errorLine(
+            output.errorLine(
                 errorStyle.yellow(
                     "The open write transaction was rolled back (it was never committed)."))
         }
@@ -147,14 +169,14 @@ final class ReplSession {
             try body { values, reader in
                 reportTime(since: start)
                 timed = true
-                if let text = printer(reader).render(values) { StandardStreams.line(text) }
+                if let text = printer(reader).render(values) { output.line(text) }
             }
         } catch {
             if !timed { reportTime(since: start) }
             report(error)
             guard let failure = error as? ChunkError else { return }
             if failure.rolledBackEarlierWrite {
-                StandardStreams.errorLine(errorStyle.yellow("The open write transaction was rolled back."))
+                output.errorLine(errorStyle.yellow("The open write transaction was rolled back."))
             }
             if failure.kind == .interrupted, !interactive {
                 quitRequested = true
@@ -166,13 +188,12 @@ final class ReplSession {
     private func reportTime(since start: DispatchTime) {
         guard timer else { return }
         let ms = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6
-        StandardStreams.line(style.dim(String(format: "Time: %.3f ms", ms)))
+        output.line(style.dim(String(format: "Time: %.3f ms", ms)))
     }
 
     func printer(_ reader: LuaValueReader) -> ValuePrinter {
         ValuePrinter(
-            reader: reader, mode: mode, style: style,
-            maxWidth: Terminal.outputIsTerminal ? Terminal.width : nil)
+            reader: reader, mode: mode, style: style, maxWidth: maxWidth)
     }
 
     // MARK: Errors
@@ -199,7 +220,7 @@ final class ReplSession {
 
     func fail(_ message: String) {
         failures += 1
-        StandardStreams.errorLine(errorStyle.red(message))
+        output.errorLine(errorStyle.red(message))
     }
 
     // MARK: Tenants

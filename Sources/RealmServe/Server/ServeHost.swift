@@ -60,7 +60,9 @@ public actor ServeHost {
         self.tokens = tokens
         self.adminToken = adminToken
         self.options = options
-        lanes = TenantLanes(host: host, userQueue: options.userQueue, maxConcurrent: options.maxConcurrentCalls)
+        lanes = TenantLanes(
+            host: host, userQueue: options.userQueue, maxConcurrent: options.maxConcurrentCalls,
+            consoleWait: options.consoleWriteTimeout + .seconds(1))
         readinessProbe = readiness
         self.log = log
     }

@@ -23,9 +23,13 @@ public final class TenantLanes: Sendable {
         init(user: String) { queue = DispatchQueue(label: "realm-host.tenant.\(user)") }
     }
 
-    public init(host: TenantHost, userQueue: Int, maxConcurrent: Int) {
+    /// How long a call waits for a console's open write on its user (see `run`).
+    private let consoleWait: Duration
+
+    public init(host: TenantHost, userQueue: Int, maxConcurrent: Int, consoleWait: Duration = .seconds(31)) {
         self.host = host
         self.userQueue = userQueue
+        self.consoleWait = consoleWait
         running = DispatchSemaphore(value: maxConcurrent)
     }
 
@@ -43,7 +47,11 @@ public final class TenantLanes: Sendable {
                     leave(user, lane)
                 }
                 let session = TenantSession(host: host, user: user, output: { _ in }, warning: { _ in })
-                continuation.resume(with: Result { try body(session) })
+                continuation.resume(
+                    with: Result {
+                        try waitForConsoleWrites(session)
+                        return try body(session)
+                    })
             }
         }
     }
@@ -60,6 +68,21 @@ public final class TenantLanes: Sendable {
         lane.queue.async { [self] in
             defer { leave(user, lane) }
             body(TenantSession(host: host, user: user, output: { _ in }, warning: { _ in }))
+        }
+    }
+
+    /// A console attached to the host (`repl --connect`) may leave a write open at its prompt; an API
+    /// call must not join it (its 2xx would then depend on the console's commit). The call waits,
+    /// outside the user's lock, until that write ends; the console rolls it back after its
+    /// `consoleWriteTimeout`, so the wait is bounded. Past `consoleWait` the call is refused, 429.
+    private func waitForConsoleWrites(_ session: TenantSession) throws {
+        let deadline = ContinuousClock.now + consoleWait
+        while try session.withTenant({ $0.runtime.hasOpenWrite }) {
+            guard ContinuousClock.now < deadline else {
+                throw ServeError.busy(
+                    "a console attached to this host holds a write open on user '\(session.user)'; retry when it ends")
+            }
+            usleep(10_000)
         }
     }
 
