@@ -141,7 +141,8 @@ let package = Package(
             name: "RealmBench",
             dependencies: [
                 "RealmDatabase", "RealmLua", "RealmHost", "LuaSandbox", "CSQLite", "RealmSync", "RealmSyncNet",
-                "RealmSyncPostgres", "CMallocInfo",
+                "RealmSyncPostgres", "CMallocInfo", "RealmServe", "RealmTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -71,7 +71,7 @@ enum Catalog {
         InsertBulk(), AppendImplicit(), Open(), ReadAll(), QueryCount(), QueryList(), LuaInsertBulk(),
         SwiftMigration(), LuaMigration(), MigrateTenants(), SyncInsertBulk(), SyncIntegrate(), SyncIntegratePostgres(),
         SyncBootstrap(), SyncBootstrapPostgres(),
-        SyncObserveLatency(), SyncFanout(), SyncCatchup(), SyncIdleSession(),
+        SyncObserveLatency(), SyncFanout(), SyncCatchup(), SyncIdleSession(), ServeReadCall(), ServeWriteCall(),
     ]
     static var names: [String] { workloads.map(\.name) }
 }

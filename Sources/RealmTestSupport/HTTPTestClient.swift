@@ -129,3 +129,37 @@ public struct TestFailure: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
 }
+
+/// One keep-alive HTTP/1.1 connection to 127.0.0.1: requests one after another on the same socket,
+/// as a load generator's connection sends them. Used by one thread at a time.
+public final class KeepAliveConnection {
+    private let client: HTTPTestClient
+    private var fd: Int32
+
+    public init(port: Int) throws {
+        client = HTTPTestClient(port: port)
+        fd = try client.connect()
+    }
+
+    deinit { close(fd) }
+
+    /// Sends a request and reads its response (reconnecting once if the server closed the socket).
+    public func request(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil) throws
+        -> HTTPTestClient.Response
+    {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(client.port)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        let bodyBytes = Array((body ?? "").utf8)
+        head += "Content-Type: application/json\r\nContent-Length: \(bodyBytes.count)\r\n\r\n"
+        let bytes = Array(head.utf8) + bodyBytes
+        do {
+            try client.send(fd, bytes)
+            return try client.readResponse(fd)
+        } catch {
+            close(fd)
+            fd = try client.connect()
+            try client.send(fd, bytes)
+            return try client.readResponse(fd)
+        }
+    }
+}
