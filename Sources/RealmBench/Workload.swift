@@ -72,6 +72,7 @@ enum Catalog {
         SwiftMigration(), LuaMigration(), MigrateTenants(), SyncInsertBulk(), SyncIntegrate(), SyncIntegratePostgres(),
         SyncBootstrap(), SyncBootstrapPostgres(),
         SyncObserveLatency(), SyncFanout(), SyncCatchup(), SyncIdleSession(), ServeReadCall(), ServeWriteCall(),
+        ServeWatchLatency(),
     ]
     static var names: [String] { workloads.map(\.name) }
 }

@@ -19,8 +19,10 @@ public struct PluginTestReport {
 /// the plugin loaded, `realm` bound to a new realm, and these helpers:
 /// `test(name, fn)`, `assertEqual(actual, expected [, message])`, `assertTrue(value [, message])`,
 /// `assertError(fn [, text])` (returns the error), `freshRealm([config])` (a new, empty realm
-/// file of the user, with the plugin's configuration unless another is given), and
-/// `command(name, ...)` (runs one of the plugin's commands on `realm`).
+/// file of the user, with the plugin's configuration unless another is given),
+/// `command(name, ...)` (runs one of the plugin's commands on `realm`), and
+/// `call(name, args, claims)` (calls one of the plugin's `functions` as an app would through
+/// `realm-host serve`: `args` a table, the caller the user `test` with `claims` and `sub = "test"`).
 public enum PluginTestRunner {
     static let prelude = """
         local tests = {}
@@ -72,6 +74,17 @@ public enum PluginTestRunner {
                 try runtime.state.register("command") { ctx in
                     let arguments = try ctx.argumentCount < 2 ? [] : (2...ctx.argumentCount).map { try ctx.string($0) }
                     return try ctx.returning(try tenant.runCommand(try ctx.string(1), arguments: arguments))
+                }
+                try runtime.state.register("call") { ctx in
+                    let arguments = ctx.argumentCount >= 2 ? try runtime.realmValue(ctx.argument(2)) : .dictionary([:])
+                    var claims: [String: RealmValue] = [:]
+                    if ctx.argumentCount >= 3, case .dictionary(let given) = try runtime.realmValue(ctx.argument(3)) {
+                        claims = given
+                    }
+                    claims["sub"] = .string(tenant.name)
+                    let caller = RealmValue.dictionary(["user": .string(tenant.name), "claims": .dictionary(claims)])
+                    return try ctx.returning(
+                        try tenant.callFunction(try ctx.string(1), arguments: arguments, caller: caller))
                 }
                 let path = testsFolder.appendingPathComponent(file).path
                 do {

@@ -75,7 +75,7 @@ final class ServeFixture: @unchecked Sendable {
     init(
         hostLua: String? = nil, plugins: URL? = nil,
         sync: ((HostSyncOptions) throws -> any SyncSessionTransport)? = nil, syncURL: String? = nil,
-        serve: ((inout HostServeOptions) -> Void)? = nil
+        serve: ((inout HostServeOptions) -> Void)? = nil, beforeStart: ((URL) throws -> Void)? = nil
     ) async throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
         data = root.appendingPathComponent("data")
@@ -84,6 +84,7 @@ final class ServeFixture: @unchecked Sendable {
         if let hostLua {
             try hostLua.write(to: data.appendingPathComponent("host.lua"), atomically: true, encoding: .utf8)
         }
+        try beforeStart?(data)
         var hostOptions = HostOptions(dataFolder: data, pluginFolders: [plugins])
         hostOptions.sync.url = syncURL
         let host = try TenantHost(options: hostOptions, syncTransport: sync)

@@ -92,6 +92,46 @@ final class TokenTests: XCTestCase {
     }
 }
 
+extension TokenTests {
+    func testRS256AndAJWKSFile() async throws {
+        let rsa = try Insecure.RSA.PrivateKey(backing: .init(keySize: .bits2048))
+        let ed = try EdDSA.PrivateKey(curve: .ed25519)
+        // The JWKS entry of the Ed25519 key: its 32 bytes are the end of the SPKI PEM.
+        let der = try XCTUnwrap(
+            Data(
+                base64Encoded: ed.publicKey.pemRepresentation.split(separator: "\n").filter { !$0.hasPrefix("-----") }
+                    .joined()))
+        let x = der.suffix(32).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let jwks = #"{"keys": [{"kty": "OKP", "crv": "Ed25519", "x": "\#(x)", "kid": "from-jwks", "alg": "EdDSA"}]}"#
+        let hostLua = """
+            return { auth = { jwksFile = "jwks.json", keys = {
+              { kid = "rsa", alg = "RS256", publicKey = [[\(rsa.publicKey.pemRepresentation)]] },
+            } } }
+            """
+        let fixture = try await ServeFixture(
+            hostLua: hostLua,
+            beforeStart: { data in
+                try jwks.write(to: data.appendingPathComponent("jwks.json"), atomically: true, encoding: .utf8)
+            })
+        let claims = Claims(sub: "rosa", exp: Date().timeIntervalSince1970 + 60)
+        let rsaToken = try await JWTKeyCollection().add(rsa: rsa, digestAlgorithm: .sha256).sign(claims, kid: "rsa")
+        let jwksToken = try await JWTKeyCollection().add(eddsa: ed).sign(claims, kid: "from-jwks")
+        let app = fixture.app
+        for token in [rsaToken, jwksToken] {
+            let answer = try await fixture.call { try app.request("POST", "/v1/functions/whoami", token: token) }
+            XCTAssertEqual(answer.status, 200, "\(answer)")
+            XCTAssertEqual(answer.json?[field: "result"]?[field: "user"], .string("rosa"))
+        }
+        // The RSA kid on the JWKS key's token: refused by the algorithm.
+        let swapped = try await JWTKeyCollection().add(eddsa: ed).sign(claims, kid: "rsa")
+        let refused = try await fixture.call { try app.request("POST", "/v1/functions/whoami", token: swapped) }
+        XCTAssertEqual(refused.status, 401)
+        XCTAssertTrue(refused.text.contains("its key uses RS256"), "\(refused)")
+        await fixture.stop()
+    }
+}
+
 /// A token's claims as an identity provider would write them.
 struct Claims: JWTPayload {
     var sub: String

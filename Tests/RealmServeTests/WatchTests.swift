@@ -1,5 +1,6 @@
 import Foundation
 import RealmDatabase
+import RealmHost
 import RealmTestSupport
 import XCTest
 
@@ -70,6 +71,28 @@ final class WatchTests: XCTestCase {
         let change = try await watch.messages(atLeast: 2)[1]
         XCTAssertEqual(change[field: "insertions"], .array([.int(0)]), change.text())
         XCTAssertEqual(change[field: "objects"]?.arrayValues.first?[field: "name"], .string("Rex"))
+        _ = try await watch.close()
+        await fixture.stop()
+    }
+
+    func testAConsoleLinesCommitReachesAWatch() async throws {
+        let fixture = try await ServeFixture()
+        let token = try await fixture.token("lola")
+        let watch = WatchClient(port: fixture.appPort, token: token)
+        watch.send(#"{"watch": 3, "class": "Note"}"#)
+        _ = try await watch.messages(atLeast: 1)
+        // The path of a console line (`repl --connect` runs it through the same TenantSession).
+        let host = fixture.server.host
+        try await fixture.call {
+            let session = TenantSession(host: host, user: "lola", output: { _ in }, warning: { _ in })
+            guard
+                case .ready(let chunk) = try session.compile(
+                    #"realm:objects("Note"):append{ id = 9 }"#, chunkName: "repl")
+            else { throw TestFailure("the line did not compile") }
+            try session.run(chunk) { _, _ in }
+        }
+        let change = try await watch.messages(atLeast: 2)[1]
+        XCTAssertEqual(change[field: "insertions"], .array([.int(0)]), change.text())
         _ = try await watch.close()
         await fixture.stop()
     }

@@ -48,7 +48,8 @@ enum ServeCalls {
         }
         """
 
-    static func comparisons(_ context: BenchContext, name: String, target: Double, writes: Bool) throws -> [Comparison] {
+    static func comparisons(_ context: BenchContext, name: String, target: Double, writes: Bool) throws -> [Comparison]
+    {
         let users = context.scaled(1000, minimum: 8)
         return [
             Comparison(
@@ -64,29 +65,40 @@ enum ServeCalls {
 
     // MARK: Ours
 
-    static func oursSide(_ context: BenchContext, users: Int, calls: Int, writes: Bool) throws -> PreparedRun {
+    /// A served host with the bench plugin, `users` users with one object each, and a token for each.
+    static func startServe(_ context: BenchContext, users: Int) throws -> (
+        server: ServeHost, port: Int, tokens: [String]
+    ) {
         let root = context.freshURL("serve").deletingPathExtension()
         let plugins = root.appendingPathComponent("plugins/servebench")
         try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
         try plugin.write(to: plugins.appendingPathComponent("plugin.lua"), atomically: true, encoding: .utf8)
         let data = root.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         try """
-        return { cacheSize = \(users + 16), serve = { listen = "127.0.0.1:0", adminListen = "127.0.0.1:0", \
-        userQueue = 1000, maxConcurrentCalls = 64 } }
-        """.write(to: data.appendingPathComponent("host.lua", isDirectory: false).creatingFolder(), atomically: true, encoding: .utf8)
-        let host = try TenantHost(options: HostOptions(dataFolder: data, pluginFolders: [plugins.deletingLastPathComponent()]))
+        return { cacheSize = \(users + 16), serve = { listen = "127.0.0.1:0", adminListen = "127.0.0.1:0",
+          userQueue = 1000, maxConcurrentCalls = 64 } }
+        """.write(to: data.appendingPathComponent("host.lua"), atomically: true, encoding: .utf8)
+        let host = try TenantHost(
+            options: HostOptions(dataFolder: data, pluginFolders: [plugins.deletingLastPathComponent()]))
         for user in 0..<users {
             try host.withTenant("u\(user)") { tenant in
-                try tenant.realm.write { _ = try tenant.realm.create("Item", value: ["id": .int(1), "value": .string("one")]) }
+                try tenant.realm.write {
+                    _ = try tenant.realm.create("Item", value: ["id": .int(1), "value": .string("one")])
+                }
             }
         }
-        let (server, port, tokens) = try awaitBlocking("starting serve", timeout: .seconds(120)) {
+        return try awaitBlocking("starting serve", timeout: .seconds(120)) {
             let server = try await ServeHost.make(host: host, log: { _ in })
             let ports = try await server.start()
             var tokens = [String]()
             for user in 0..<users { tokens.append(try await server.tokens.sign(user: "u\(user)", lifetime: 3600)) }
             return (server, ports.app, tokens)
         }
+    }
+
+    static func oursSide(_ context: BenchContext, users: Int, calls: Int, writes: Bool) throws -> PreparedRun {
+        let (server, port, tokens) = try startServe(context, users: users)
         let path = writes ? "/v1/functions/put" : "/v1/functions/get"
         return PreparedRun(
             run: {
@@ -217,15 +229,9 @@ enum ServeCalls {
             thread.start()
         }
         group.wait()
-        if let failure = failure.withLock({ $0 }) { throw RawSQLiteError(code: 0, message: "a call failed: \(failure)") }
+        if let failure = failure.withLock({ $0 }) {
+            throw RawSQLiteError(code: 0, message: "a call failed: \(failure)")
+        }
         return Int64(ok.load(ordering: .relaxed))
-    }
-}
-
-extension URL {
-    /// The URL, once its folder exists.
-    fileprivate func creatingFolder() throws -> URL {
-        try FileManager.default.createDirectory(at: deletingLastPathComponent(), withIntermediateDirectories: true)
-        return self
     }
 }

@@ -40,57 +40,80 @@ struct MigrateCommand: ParsableCommand {
         if let jobs, jobs < 1 { throw ValidationError("--jobs needs a whole number ≥ 1.") }
     }
 
+    @Flag(name: .long, help: "Migrate through the realm-host serve running on the data folder (its console socket).")
+    var connect = false
+
     func run() throws {
         try runReportingErrors {
+            let names = try user.map(checkedUser)
+            if connect {
+                return try ConsoleClient.migrate(
+                    dataFolder: HostOptions.defaultDataFolder(host.data), allUsers: allUsers, users: names,
+                    dryRun: dryRun, jobs: jobs)
+            }
             let host = try self.host.makeHost(sync: sync)
-            let users: [String]
-            // Users another host of the cluster serves: not migrated here (their host migrates them).
-            var skipped: [String] = []
-            if allUsers {
-                let byHost = try host.userNamesByHost()
-                users = byHost.servedHere
-                skipped = byHost.servedElsewhere
-            } else {
-                users = try (user.isEmpty ? ["default"] : user).map(checkedUser)
-                for name in users where !FileManager.default.fileExists(atPath: try host.fileURL(for: name).path) {
-                    throw CLIError.failed(
-                        "user '\(name)' has no realm in \(displayPath(host.dataFolder)) (no \(name).realm)")
-                }
-                for name in users { try host.checkServesHere(name) }
-            }
-            let target = host.registry.schemaVersion
-            if users.isEmpty {
-                let elsewhere =
-                    skipped.isEmpty ? "" : " served by this host; \(MigrationReportTable.skipped(skipped.count))"
-                StandardStreams.line("No users in \(displayPath(host.dataFolder))\(elsewhere).")
-                return 0
-            }
-            let progress = Terminal.errorIsTerminal ? ProgressBar(total: users.count) : nil
-            var results = [TenantMigrationResult]()
-            if let progress {
-                // Batches, so that the bar moves as tenants finish (each batch runs in parallel).
-                let batch = max(jobs ?? ProcessInfo.processInfo.activeProcessorCount, users.count / 100)
-                var start = 0
-                progress.draw()
-                while start < users.count {
-                    let slice = Array(users[start..<min(users.count, start + batch)])
-                    results += host.migrate(users: slice, dryRun: dryRun, jobs: jobs) { user, step in
-                        progress.step(user: user, step)
-                    }
-                    start += slice.count
-                    progress.finished(results.count)
-                }
-                progress.clear()
-            } else {
-                results = host.migrate(users: users, dryRun: dryRun, jobs: jobs)
-            }
-            let style = Style(enabled: Terminal.colourAllowed(onTerminal: Terminal.outputIsTerminal))
-            let report = MigrationReportTable.render(
-                results, target: target, dryRun: dryRun, skipped: host.cluster == nil ? nil : skipped.count,
-                style: style)
-            StandardStreams.line(report)
-            return results.allSatisfy(\.succeeded) ? 0 : 1
+            return try MigrationRun.perform(
+                host: host, allUsers: allUsers, users: names, dryRun: dryRun, jobs: jobs, output: .standard,
+                progressBar: Terminal.errorIsTerminal,
+                colour: Terminal.colourAllowed(onTerminal: Terminal.outputIsTerminal))
         }
+    }
+}
+
+/// One `migrate`: here, or in a serving host for `migrate --connect` (then its report goes to the
+/// console and there is no progress bar).
+enum MigrationRun {
+    /// The exit status: 0 when every user succeeded.
+    static func perform(
+        host: TenantHost, allUsers: Bool, users requested: [String], dryRun: Bool, jobs: Int?, output: ReplOutput,
+        progressBar: Bool, colour: Bool
+    ) throws -> Int32 {
+        let users: [String]
+        // Users another host of the cluster serves: not migrated here (their host migrates them).
+        var skipped: [String] = []
+        if allUsers {
+            let byHost = try host.userNamesByHost()
+            users = byHost.servedHere
+            skipped = byHost.servedElsewhere
+        } else {
+            users = requested.isEmpty ? ["default"] : requested
+            for name in users where !FileManager.default.fileExists(atPath: try host.fileURL(for: name).path) {
+                throw CLIError.failed(
+                    "user '\(name)' has no realm in \(displayPath(host.dataFolder)) (no \(name).realm)")
+            }
+            for name in users { try host.checkServesHere(name) }
+        }
+        let target = host.registry.schemaVersion
+        if users.isEmpty {
+            let elsewhere =
+                skipped.isEmpty ? "" : " served by this host; \(MigrationReportTable.skipped(skipped.count))"
+            output.line("No users in \(displayPath(host.dataFolder))\(elsewhere).")
+            return 0
+        }
+        let progress = progressBar ? ProgressBar(total: users.count) : nil
+        var results = [TenantMigrationResult]()
+        if let progress {
+            // Batches, so that the bar moves as tenants finish (each batch runs in parallel).
+            let batch = max(jobs ?? ProcessInfo.processInfo.activeProcessorCount, users.count / 100)
+            var start = 0
+            progress.draw()
+            while start < users.count {
+                let slice = Array(users[start..<min(users.count, start + batch)])
+                results += host.migrate(users: slice, dryRun: dryRun, jobs: jobs) { user, step in
+                    progress.step(user: user, step)
+                }
+                start += slice.count
+                progress.finished(results.count)
+            }
+            progress.clear()
+        } else {
+            results = host.migrate(users: users, dryRun: dryRun, jobs: jobs)
+        }
+        let report = MigrationReportTable.render(
+            results, target: target, dryRun: dryRun, skipped: host.cluster == nil ? nil : skipped.count,
+            style: Style(enabled: colour))
+        output.line(report)
+        return results.allSatisfy(\.succeeded) ? 0 : 1
     }
 }
 

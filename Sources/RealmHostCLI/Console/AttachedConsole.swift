@@ -16,6 +16,10 @@ enum AttachedConsole {
             errorLine: { connection.send(ConsoleMessage.field("err", .string($0))) })
         let interrupts = RemoteInterrupts()
         let inbox = ConsoleInbox(connection: connection, interrupts: interrupts)
+        if let migrate = first[field: "migrate"] {
+            connection.send(ConsoleMessage.field("exit", .int(Int64(migration(migrate, host: host, output: output)))))
+            return
+        }
         if let run = first[field: "run"] {
             let status = runScript(run, host: host, output: output, interrupts: interrupts, inbox: inbox)
             connection.send(ConsoleMessage.field("exit", .int(Int64(status))))
@@ -47,6 +51,27 @@ enum AttachedConsole {
             completer: Completer(session: session))
         let status = session.run()
         connection.send(ConsoleMessage.field("exit", .int(Int64(status))))
+    }
+
+    /// `migrate --connect`: the same run and report as `realm-host migrate`, in the serving host.
+    private static func migration(_ request: JSONValue, host: TenantHost, output: ReplOutput) -> Int32 {
+        var users = [String]()
+        if case .array(let items)? = request[field: "users"] {
+            users = items.compactMap { if case .string(let s) = $0 { s } else { nil } }
+        }
+        do {
+            for name in users { try UserName.validate(name) }
+            return try MigrationRun.perform(
+                host: host, allUsers: ConsoleMessage.bool(request, "allUsers") ?? false, users: users,
+                dryRun: ConsoleMessage.bool(request, "dryRun") ?? false,
+                jobs: ConsoleMessage.int(request, "jobs").map { max(1, $0) }, output: output, progressBar: false,
+                colour: false)
+        } catch CLIError.failed(let message) {
+            output.errorLine("realm-host: \(message)")
+        } catch {
+            output.errorLine("realm-host: \(error)")
+        }
+        return 1
     }
 
     /// `run --connect SCRIPT ARGS…`: the script (the client's absolute path) as `realm-host run`

@@ -62,6 +62,21 @@ enum ConsoleClient {
         }
     }
 
+    /// `migrate --connect`: the serving host migrates its users and sends the report.
+    static func migrate(dataFolder: URL, allUsers: Bool, users: [String], dryRun: Bool, jobs: Int?) throws -> Int32 {
+        let connection = try connect(dataFolder)
+        var fields: [JSONValue.Field] = [
+            .init("allUsers", .bool(allUsers)), .init("users", .array(users.map { .string($0) })),
+            .init("dryRun", .bool(dryRun)),
+        ]
+        if let jobs { fields.append(.init("jobs", .int(Int64(jobs)))) }
+        connection.send(ConsoleMessage.field("migrate", .object(fields)))
+        return converse(connection) { _ in
+            connection.send(ConsoleMessage.field("eof", .bool(true)))
+        } history: { _ in
+        }
+    }
+
     private static func connect(_ dataFolder: URL) throws -> ConsoleConnection {
         do {
             return try ConsoleSocket.connect(dataFolder: dataFolder)

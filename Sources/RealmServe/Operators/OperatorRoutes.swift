@@ -13,6 +13,8 @@ struct OperatorRoutes: Sendable {
     let readiness: @Sendable () async -> [String]
 
     static let openPaths: Set<String> = ["/healthz", "/readyz", "/metrics"]
+    /// Every route of the admin listener (`OpenAPITests` checks that `docs/openapi.yaml` has each).
+    static let routes = ["/healthz", "/readyz", "/metrics", "/admin/tenants"]
 
     func add(to router: Router<ServeRequestContext>) {
         router.get("/healthz") { _, _ in Response.json(.object([JSONValue.Field("status", .string("ok"))])) }

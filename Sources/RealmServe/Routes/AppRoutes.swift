@@ -15,14 +15,32 @@ struct AppRoutes: Sendable {
     /// Where request log lines go.
     let log: @Sendable (String) -> Void
 
+    /// Every route of the app listener, with the parameter names of `docs/openapi.yaml`
+    /// (`OpenAPITests` checks that the document has each).
+    static let routes: [(method: HTTPRequest.Method, path: String)] = [
+        (.post, "/v1/functions/:name"), (.get, "/v1/objects/:Class"), (.post, "/v1/objects/:Class"),
+        (.patch, "/v1/objects/:Class/:primaryKey"), (.delete, "/v1/objects/:Class/:primaryKey"), (.get, "/v1/watch"),
+    ]
+
     func add(to router: Router<ServeRequestContext>) {
-        router.post("/v1/functions/:name") { request, context in try await callFunction(request, context) }
-        router.get("/v1/objects/:class") { request, context in try await query(request, context) }
-        router.post("/v1/objects/:class") { request, context in try await create(request, context) }
-        router.patch("/v1/objects/:class/:key") { request, context in try await update(request, context) }
-        router.delete("/v1/objects/:class/:key") { request, context in try await delete(request, context) }
-        // A /v1/watch request that was not upgraded: no valid token (401), or no WebSocket upgrade asked.
-        router.get("/v1/watch") { request, context -> Response in
+        for route in Self.routes {
+            router.on(RouterPath(route.path), method: route.method) { request, context in
+                try await answer(route.method, route.path, request, context)
+            }
+        }
+    }
+
+    private func answer(
+        _ method: HTTPRequest.Method, _ path: String, _ request: Request, _ context: ServeRequestContext
+    ) async throws -> Response {
+        switch (method, path) {
+        case (.post, "/v1/functions/:name"): return try await callFunction(request, context)
+        case (.get, "/v1/objects/:Class"): return try await query(request, context)
+        case (.post, "/v1/objects/:Class"): return try await create(request, context)
+        case (.patch, _): return try await update(request, context)
+        case (.delete, _): return try await delete(request, context)
+        default:
+            // A /v1/watch request that was not upgraded: no valid token (401), or no upgrade asked.
             _ = try await authenticate(request, context)
             throw ServeError.badRequest("/v1/watch is a WebSocket: send 'Connection: Upgrade' and 'Upgrade: websocket'")
         }
@@ -80,7 +98,7 @@ struct AppRoutes: Sendable {
     private func update(_ request: Request, _ context: ServeRequestContext) async throws -> Response {
         let caller = try await authenticate(request, context)
         let className = try allowedClass(context, write: true)
-        let key = try context.parameters.require("key")
+        let key = try context.parameters.require("primaryKey")
         let body = try JSONBody.parse(try await readBody(request), maxDepth: options.maxJSONDepth)
         let object = try await run(caller.user) { session in
             try session.perform {
@@ -93,7 +111,7 @@ struct AppRoutes: Sendable {
     private func delete(_ request: Request, _ context: ServeRequestContext) async throws -> Response {
         let caller = try await authenticate(request, context)
         let className = try allowedClass(context, write: true)
-        let key = try context.parameters.require("key")
+        let key = try context.parameters.require("primaryKey")
         try await run(caller.user) { session in
             try session.perform {
                 try ObjectVerbs(realm: try $0.appRealm(), className: className).delete(primaryKey: key)
@@ -119,7 +137,7 @@ struct AppRoutes: Sendable {
 
     /// The class of the path, when a plugin's `api` table lets apps reach it this way.
     private func allowedClass(_ context: ServeRequestContext, write: Bool) throws -> String {
-        let className = try context.parameters.require("class")
+        let className = try context.parameters.require("Class")
         guard let access = lanes.host.registry.api[className] else {
             throw ServeError.forbidden("no plugin's api table names class '\(className)'")
         }

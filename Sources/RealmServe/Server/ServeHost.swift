@@ -30,6 +30,12 @@ public actor ServeHost {
     private var running: Task<Void, any Error>?
 
     public static let adminTokenFileName = "admin-token"
+    /// The app listener's routes (method, path with Hummingbird's `:parameter`s).
+    public static var appRoutes: [(method: String, path: String)] {
+        AppRoutes.routes.map { ($0.method.rawValue, $0.path) }
+    }
+    /// The admin listener's routes (all GET).
+    public static var adminRoutes: [String] { OperatorRoutes.routes }
 
     /// The server of `host`, with the app tokens of its `auth` options and its admin token
     /// (created, mode 0600, when missing). `log` receives one JSON line per request.
