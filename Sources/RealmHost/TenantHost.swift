@@ -207,6 +207,21 @@ public final class TenantHost: @unchecked Sendable {
         return Tenant(name: user, runtime: runtime, realm: realm, plugins: plugins)
     }
 
+    /// Users whose tenant has a write transaction left open between calls (a console's
+    /// `realm:beginWrite()` at its prompt), as `TenantSession`s report it.
+    private let openWrites = Mutex<Set<String>>([])
+
+    /// Records whether `user`'s tenant has a write open after a call.
+    func noteOpenWrite(_ user: String, _ open: Bool) {
+        openWrites.withLock { users in
+            if open { users.insert(user) } else { users.remove(user) }
+        }
+    }
+
+    /// Whether a session left a write open on `user`'s tenant (another caller must not join it). No
+    /// tenant lock is taken: it answers while that session's user is busy.
+    public func hasOpenWrite(_ user: String) -> Bool { openWrites.withLock { $0.contains(user) } }
+
     /// Keeps a user's tenant open while idle, until as many `unpin`s: its realm holds observers
     /// (live queries) that closing it would end. Counted: each watch pins once.
     public func pin(_ user: String) { cache.withLock { $0.pin(user) } }

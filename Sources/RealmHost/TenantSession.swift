@@ -61,7 +61,9 @@ public final class TenantSession {
         try host.withTenant(user) { tenant in
             installHooks(on: tenant)
             defer {
-                hasOpenWrite = tenant.runtime.hasOpenWrite
+                let open = tenant.runtime.hasOpenWrite
+                if open != hasOpenWrite { host.noteOpenWrite(user, open) }
+                hasOpenWrite = open
                 syncPresence = tenant.syncPresence
             }
             let result = try body(tenant)

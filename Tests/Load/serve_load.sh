@@ -53,7 +53,7 @@ dofile(os.getenv("TOKENS"))
 local op, counter = os.getenv("OP"), 0
 local thread_id = 0
 function setup(thread) thread_id = thread_id + 1; thread:set("tid", thread_id) end
-function init(args) counter = tid * 100000000 end
+function init(args) counter = tid * 100000000 + (tonumber(os.getenv("BASE")) or 0) end
 request = function()
   counter = counter + 1
   local token = tokens[(counter % #tokens) + 1]
@@ -69,7 +69,7 @@ function done(summary, latency, requests)
 end
 LUA
 # Every user's object, written through the API (also opens every tenant before the timing).
-TOKENS="$work/tokens.lua" OP=put wrk -t1 -c1 -d1s -s "$work/calls.lua" "http://127.0.0.1:$port" > /dev/null
+TOKENS="$work/tokens.lua" OP=put BASE=50000000 wrk -t1 -c1 -d1s -s "$work/calls.lua" "http://127.0.0.1:$port" > /dev/null
 python3 - "$work/tokens.lua" "$port" <<'PY'
 import http.client, re, sys
 tokens = re.findall(r'"([^"]+)"', open(sys.argv[1]).read())

@@ -2,6 +2,7 @@ import Foundation
 import JWTKit
 import RealmDatabase
 import RealmHost
+import Synchronization
 
 /// App users' tokens (docs/SERVE.md "Who is calling"): JWTs verified against the keys of
 /// `host.lua`'s `auth` table, or HS256 with the development secret (`DATA/auth-secret`).
@@ -30,6 +31,9 @@ public struct AppTokens: Sendable {
     private let userClaim: String
     /// The HS256 secret, when tokens are signed with it (then `sign` works).
     private let secret: [UInt8]?
+    /// Tokens verified already, until they expire: an app sends the same token with every call, and
+    /// verifying it again (two JSON documents, a signature) cost more than a small call itself.
+    private let verified = VerifiedTokens()
 
     /// The verifier `auth` describes: public keys (inline and from `jwksFile`) or, without any, the
     /// development secret (created, mode 0600, when missing).
@@ -79,6 +83,7 @@ public struct AppTokens: Sendable {
 
     /// The caller a `Bearer` token names; throws `ServeError.unauthorized` saying why not.
     public func verify(_ token: String, now: Date = Date()) async throws -> Caller {
+        if let caller = verified.caller(token, at: now.timeIntervalSince1970) { return caller }
         let (header, payload) = try Self.parts(of: token)
         let kid = header[field: "kid"].flatMap { if case .string(let s) = $0 { s } else { nil } }
         let expected = try algorithm(forKid: kid)
@@ -106,7 +111,11 @@ public struct AppTokens: Sendable {
         } catch {
             throw ServeError.unauthorized("the token's '\(userClaim)' is not a valid user name: \(error)")
         }
-        return Caller(user: user, claims: payload)
+        let caller = Caller(user: user, claims: payload)
+        if let exp = Self.seconds(payload[field: "exp"]) {
+            verified.keep(token, caller, notBefore: Self.seconds(payload[field: "nbf"]) ?? 0, until: exp + Self.leeway)
+        }
+        return caller
     }
 
     /// The algorithm the key named by `kid` uses; a missing kid is allowed only with one key.
@@ -253,6 +262,31 @@ public struct AppTokens: Sendable {
         guard let value else { return "nothing" }
         if case .string(let s) = value { return String(s.prefix(40)) }
         return String(value.text().prefix(40))
+    }
+}
+
+/// Verified tokens and their callers, each until its expiry. Bounded: past `capacity` entries the
+/// whole table is dropped (tokens are verified again), so memory stays flat however many callers come.
+final class VerifiedTokens: Sendable {
+    static let capacity = 10_000
+    private let entries = Mutex<[String: (caller: AppTokens.Caller, notBefore: Double, until: Double)]>([:])
+
+    func caller(_ token: String, at time: Double) -> AppTokens.Caller? {
+        entries.withLock { entries in
+            guard let entry = entries[token] else { return nil }
+            guard time < entry.until else {
+                entries[token] = nil
+                return nil
+            }
+            return time + AppTokens.leeway >= entry.notBefore ? entry.caller : nil
+        }
+    }
+
+    func keep(_ token: String, _ caller: AppTokens.Caller, notBefore: Double, until: Double) {
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+            entries[token] = (caller, notBefore, until)
+        }
     }
 }
 

@@ -2,6 +2,10 @@ import Foundation
 import Hummingbird
 import RealmDatabase
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One log line per request on standard error, JSON (docs/SERVE.md): time, request id, method,
 /// route, user, function, status, duration, error code; and the request's metrics. It also turns a
 /// `ServeError` thrown anywhere below into its answer, so the line has its status and code.
@@ -34,7 +38,7 @@ struct RequestLog: RouterMiddleware {
         metrics.request(route: route, method: request.method.rawValue, status: response.status.code, duration: duration)
         let notes = context.notes.current
         var fields: [JSONValue.Field] = [
-            .init("time", .string(ISO8601DateFormatter().string(from: Date()))), .init("request", .string(context.id)),
+            .init("time", .string(LogTime.now())), .init("request", .string(context.id)),
             .init("method", .string(request.method.rawValue)), .init("route", .string(route)),
             .init("status", .int(Int64(response.status.code))),
             .init(
@@ -55,5 +59,22 @@ struct RequestLog: RouterMiddleware {
         case 413: "BodyTooLarge"
         default: "BadRequest"
         }
+    }
+}
+
+/// The log lines' UTC time, `2026-11-28T02:59:01.123Z`, written without a formatter object (one per
+/// request cost more than the rest of the line).
+enum LogTime {
+    static func now() -> String {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        var seconds = spec.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let millis = Int(spec.tv_nsec / 1_000_000)
+        let ms = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):"
+            + "\(two(parts.tm_min)):\(two(parts.tm_sec)).\(ms)Z"
     }
 }

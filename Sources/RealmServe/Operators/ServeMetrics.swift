@@ -1,5 +1,6 @@
 import Foundation
 import Prometheus
+import Synchronization
 
 /// The counters `/metrics` shows (Prometheus text; names start with `realmhost_`): requests by
 /// route and status, their durations, tenants open, Lua time, watches. Kept in swift-prometheus'
@@ -23,17 +24,35 @@ public final class ServeMetrics: Sendable {
             descriptor: Self.name("lua", unit: "seconds_total", help: "Time spent in plugin functions."))
     }
 
+    /// The series already made, by their labels: the registry's own look-up sorts and compares
+    /// label lists under its lock, which cost more than the rest of a fast request.
+    private let requestSeries = Mutex<[RequestKey: (Counter, DurationHistogram)]>([:])
+
+    private struct RequestKey: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
     /// One request answered.
     func request(route: String, method: String, status: Int, duration: Duration) {
-        let labels = [("route", route), ("method", method), ("status", String(status))]
-        registry.makeCounter(
-            descriptor: Self.name("http_requests", unit: "total", help: "HTTP requests answered, by route and status."),
-            labels: labels
-        ).increment()
-        registry.makeDurationHistogram(
-            descriptor: Self.name("http_request_duration", unit: "seconds", help: "HTTP request durations."),
-            labels: [("route", route)], buckets: Self.buckets
-        ).record(duration)
+        let key = RequestKey(route: route, method: method, status: status)
+        let series = requestSeries.withLock { known in
+            if let series = known[key] { return series }
+            let series = (
+                registry.makeCounter(
+                    descriptor: Self.name(
+                        "http_requests", unit: "total", help: "HTTP requests answered, by route and status."),
+                    labels: [("route", route), ("method", method), ("status", String(status))]),
+                registry.makeDurationHistogram(
+                    descriptor: Self.name("http_request_duration", unit: "seconds", help: "HTTP request durations."),
+                    labels: [("route", route)], buckets: Self.buckets)
+            )
+            known[key] = series
+            return series
+        }
+        series.0.increment()
+        series.1.record(duration)
     }
 
     func luaTime(_ duration: Duration) {

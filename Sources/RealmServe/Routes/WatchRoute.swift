@@ -23,7 +23,7 @@ struct WatchRoute: Sendable {
             guard let user = context.requestContext.notes.current.user else { return }
             app.log(
                 JSONValue.object([
-                    .init("time", .string(ISO8601DateFormatter().string(from: Date()))),
+                    .init("time", .string(LogTime.now())),
                     .init("method", .string("GET")), .init("route", .string("/v1/watch")), .init("status", .int(101)),
                     .init("user", .string(user)),
                 ]).text())

@@ -77,7 +77,7 @@ public final class TenantLanes: Sendable {
     /// `consoleWriteTimeout`, so the wait is bounded. Past `consoleWait` the call is refused, 429.
     private func waitForConsoleWrites(_ session: TenantSession) throws {
         let deadline = ContinuousClock.now + consoleWait
-        while try session.withTenant({ $0.runtime.hasOpenWrite }) {
+        while host.hasOpenWrite(session.user) {
             guard ContinuousClock.now < deadline else {
                 throw ServeError.busy(
                     "a console attached to this host holds a write open on user '\(session.user)'; retry when it ends")
