@@ -39,9 +39,13 @@ final class SlowAndMalformedPeerTests: XCTestCase {
 
     func testBytesThatAreNotHTTPGetAnErrorOrAreClosedAndChangeNothing() async throws {
         let fixture = try await ServeFixture(
-            hostLua: "return { limits = { timeSeconds = 0.5 } }", serve: { $0.headerTimeout = .milliseconds(500) })
+            hostLua: "return { limits = { timeSeconds = 0.5 } }",
+            serve: {
+                $0.headerTimeout = .milliseconds(500)
+                $0.consoleWriteTimeout = .milliseconds(500)
+            })
         // Each is answered 400, or (Hummingbird's upgrade channel answers no head it cannot parse) closed
-        // once the first answer is overdue: the host's time limit and the header timeout, plus 1 s.
+        // once the first answer is overdue: the header timeout, the console write timeout and the time limit, plus 1 s.
         try await withThrowingTaskGroup(of: Void.self) { group in
             for client in [fixture.app, fixture.admin] {
                 for garbage in ["NOT HTTP AT ALL\r\n\r\n", "GET / HTTP/9.9\r\n\r\n", "\u{0}\u{1}\u{2}\r\n\r\n"] {

@@ -21,19 +21,7 @@ public final class ConsoleSocket: @unchecked Sendable {
     /// `ServeLock` says no other host runs) and starts accepting.
     public init(dataFolder: URL, handler: @escaping @Sendable (ConsoleConnection) -> Void) throws {
         path = dataFolder.appendingPathComponent(Self.fileName).path
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard bytes.count < capacity else {
-            throw HostError.configuration(
-                "The console socket's path \(path) is longer than a Unix socket allows (\(capacity - 1) bytes): "
-                    + "use a data folder with a shorter path")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
+        var address = try Self.address(path)
         unlink(path)
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw HostError.io("Cannot make the console socket: \(String(cString: strerror(errno)))") }
@@ -93,19 +81,28 @@ public final class ConsoleSocket: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Connects to the console socket of a serving host's data folder.
-    public static func connect(dataFolder: URL) throws -> ConsoleConnection {
-        let path = dataFolder.appendingPathComponent(fileName).path
+    /// The socket address of `path`; refused, naming it, when it is longer than a Unix socket allows.
+    private static func address(_ path: String) throws -> sockaddr_un {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw HostError.configuration("The console socket's path \(path) is too long for a Unix socket")
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else {
+            throw HostError.configuration(
+                "The console socket's path \(path) is longer than a Unix socket allows (\(capacity - 1) bytes): "
+                    + "use a data folder with a shorter path")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
+        return address
+    }
+
+    /// Connects to the console socket of a serving host's data folder.
+    public static func connect(dataFolder: URL) throws -> ConsoleConnection {
+        let path = dataFolder.appendingPathComponent(fileName).path
+        var address = try address(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw HostError.io("Cannot make a socket: \(String(cString: strerror(errno)))") }
         let connected = withUnsafePointer(to: &address) {

@@ -87,8 +87,11 @@ public actor ServeHost {
         let watchResponder = watchRouter().buildResponder()
         let channelConfiguration = channel()
         let headLimit = TimeAmount(options.headerTimeout)
-        // A first request may run a function up to the host's time limit; its answer gets that and more.
-        let answerLimit = TimeAmount(options.headerTimeout + (host.options.limits.time ?? .seconds(60)) + .seconds(1))
+        // A first request may wait for a console's open write, then run a function up to the host's
+        // time limit: its answer gets that and more.
+        let answerLimit = TimeAmount(
+            options.headerTimeout + options.consoleWriteTimeout + (host.options.limits.time ?? .seconds(60))
+                + .seconds(1))
         let app = Application(
             router: appRouter(),
             server: HTTPServerBuilder { responder in
