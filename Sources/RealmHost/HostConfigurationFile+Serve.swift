@@ -7,7 +7,7 @@ import LuaSandbox
 extension HostConfigurationFile {
     static let serveKeys = [
         "listen", "adminListen", "maxBodyBytes", "maxJSONDepth", "userQueue", "maxConcurrentCalls",
-        "consoleWriteTimeout", "headerTimeout",
+        "consoleWriteTimeout", "headerTimeout", "watchQueueBytes",
     ]
     static let authKeys = ["issuer", "audience", "userClaim", "keys", "jwksFile", "secretFile"]
 
@@ -31,6 +31,11 @@ extension HostConfigurationFile {
             serve["maxConcurrentCalls"], HostServeOptions.queue, "\(place).maxConcurrentCalls'")
         {
             options.serve.maxConcurrentCalls = n
+        }
+        if let n = try HostNumbers.integer(
+            serve["watchQueueBytes"], HostServeOptions.queueBytes, "\(place).watchQueueBytes'")
+        {
+            options.serve.watchQueueBytes = n
         }
         if let d = try HostNumbers.duration(serve["headerTimeout"], "\(place).headerTimeout'") {
             options.serve.headerTimeout = d

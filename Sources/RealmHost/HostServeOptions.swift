@@ -17,6 +17,9 @@ public struct HostServeOptions: Sendable, Equatable {
     public var maxConcurrentCalls = 64
     /// A new connection must have sent its first request head within this (slow headers).
     public var headerTimeout: Duration = .seconds(10)
+    /// Bytes of watch messages one WebSocket may have queued, not yet written, before the server
+    /// closes it (1008): a client that does not read cannot make the host buffer without end.
+    public var watchQueueBytes = 8 << 20
     /// A console's open write is rolled back after this long without a line.
     public var consoleWriteTimeout: Duration = .seconds(30)
 
@@ -26,6 +29,8 @@ public struct HostServeOptions: Sendable, Equatable {
     static let bodyBytes: ClosedRange<Int> = 1024...(1 << 30)
     /// `maxJSONDepth`: 2 to 512 levels.
     static let jsonDepth: ClosedRange<Int> = 2...512
+    /// `watchQueueBytes`: 4 KiB to 1 GiB.
+    static let queueBytes: ClosedRange<Int> = 4096...(1 << 30)
     /// `userQueue` and `maxConcurrentCalls`: 1 to 100,000.
     static let queue: ClosedRange<Int> = 1...100_000
 }

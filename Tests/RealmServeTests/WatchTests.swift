@@ -46,12 +46,16 @@ final class WatchTests: XCTestCase {
             try app.request("POST", "/v1/objects/Note", token: token, body: #"{"id": 50, "score": 0}"#)
         }
         watch.send(#"{"unwatch": 7}"#)
+        // A socket's messages are handled in order: once watch 8 answers, unwatch 7 is done.
+        watch.send(#"{"watch": 8, "class": "Note", "where": "score > 100"}"#)
+        let eighth = try await watch.messages(atLeast: 5)[4]
+        XCTAssertEqual(eighth[field: "id"], .int(8), eighth.text())
         _ = try await fixture.call {
             try app.request("POST", "/v1/objects/Note", token: token, body: #"{"id": 51, "score": 10}"#)
         }
         try await Task.sleep(for: .milliseconds(200))
         XCTAssertEqual(
-            watch.all.count, 4,
+            watch.all.count, 5,
             "no message for a change outside the results or after unwatch: \(watch.all.map { $0.text() })")
         _ = try await watch.close()
         await fixture.stop()

@@ -31,12 +31,13 @@ struct WatchRoute: Sendable {
                 of: String.self, bufferingPolicy: .bufferingOldest(WatchSession.queueLimit))
             let session = WatchSession(
                 user: user, lanes: app.lanes, metrics: app.metrics, maxDepth: app.options.maxJSONDepth,
-                outgoing: continuation)
+                maxQueuedBytes: app.options.watchQueueBytes, outgoing: continuation,
+                abort: { [channel = context.requestContext.channel] in channel.close(promise: nil) })
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await text in stream { try? await outbound.write(.text(text)) }
-                    if session.overflowed.load(ordering: .relaxed) {
-                        try? await outbound.close(.policyViolation, reason: "watch messages not read: too far behind")
+                    for await text in stream {
+                        try? await outbound.write(.text(text))
+                        session.written(text)
                     }
                 }
                 do {

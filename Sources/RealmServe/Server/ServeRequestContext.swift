@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdWebSocket
+import NIOCore
 import Synchronization
 
 /// The context of one request on either listener: Hummingbird's core, the WebSocket upgrade's
@@ -9,10 +10,14 @@ struct ServeRequestContext: RequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
     let webSocket: WebSocketHandlerReference<Self>
     let notes = RequestNotes()
+    /// The connection, so that a watch whose writer is stuck (a client that never reads) can be closed:
+    /// the WebSocket layer's own close would wait to write its close frame as long as the writer.
+    let channel: any Channel
 
-    init(source: Source) {
+    init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
+        channel = source.channel
     }
 }
 

@@ -5,26 +5,34 @@ import Synchronization
 
 /// One `/v1/watch` WebSocket: the live queries a client registered, each a `Results.observe` in the
 /// user's tenant (so every commit that changes them, whoever made it, sends Realm's change indices
-/// and the objects now in the results). Messages leave through a bounded queue: a client that does
-/// not read them is closed (code 1008), never buffered without end.
+/// and the objects now in the results). Messages leave through a queue bounded in messages and in
+/// bytes: the connection of a client that does not read them is closed, never buffered without end.
 final class WatchSession: Sendable {
     let user: String
     let lanes: TenantLanes
     let metrics: ServeMetrics
     let maxDepth: Int
-    /// Outgoing text messages; nil once the socket must close (the queue overflowed).
+    /// Outgoing text messages; finished once the socket must close (the queue overflowed).
     let outgoing: AsyncStream<String>.Continuation
     /// Watch id → the tenant's kept observer.
     private let observers = Mutex<[Int64: Int]>([:])
     /// Set when the client fell so far behind that its queue overflowed.
     let overflowed = Atomic<Bool>(false)
+    /// Bytes sent to the queue and not written to the socket yet.
+    private let queuedBytes = Atomic<Int>(0)
+    let maxQueuedBytes: Int
 
     static let queueLimit = 1024
 
+    /// Closes the connection at once (a write the client never reads would hold it forever).
+    let abort: @Sendable () -> Void
+
     init(
-        user: String, lanes: TenantLanes, metrics: ServeMetrics, maxDepth: Int,
-        outgoing: AsyncStream<String>.Continuation
+        user: String, lanes: TenantLanes, metrics: ServeMetrics, maxDepth: Int, maxQueuedBytes: Int,
+        outgoing: AsyncStream<String>.Continuation, abort: @escaping @Sendable () -> Void
     ) {
+        self.maxQueuedBytes = maxQueuedBytes
+        self.abort = abort
         self.user = user
         self.lanes = lanes
         self.metrics = metrics
@@ -34,10 +42,23 @@ final class WatchSession: Sendable {
 
     /// Sends a message, or marks the session overflowed and ends the stream.
     func send(_ message: JSONValue) {
-        if case .dropped = outgoing.yield(message.text()) {
-            overflowed.store(true, ordering: .relaxed)
-            outgoing.finish()
+        let text = message.text()
+        let queued = queuedBytes.add(text.utf8.count, ordering: .relaxed).newValue
+        // One message of any size goes to an empty queue: the bound is on what a client leaves unread.
+        if queued > maxQueuedBytes && queued > text.utf8.count {
+            overflow()
+            return
         }
+        if case .dropped = outgoing.yield(text) { overflow() }
+    }
+
+    /// The socket's writer wrote a message.
+    func written(_ text: String) { queuedBytes.subtract(text.utf8.count, ordering: .relaxed) }
+
+    private func overflow() {
+        guard !overflowed.exchange(true, ordering: .relaxed) else { return }
+        outgoing.finish()
+        abort()
     }
 
     func sendError(id: Int64?, _ error: ServeError) {
@@ -124,6 +145,8 @@ final class WatchSession: Sendable {
 
     /// A change to a watched query, on the user's lane: the message for it.
     private func deliver(_ change: RealmCollectionChange, id: Int64) {
+        // A socket being closed for falling behind gets nothing more (its results are not even encoded).
+        guard !overflowed.load(ordering: .relaxed) else { return }
         do {
             switch change {
             case .initial(let results):
