@@ -63,21 +63,6 @@ final class WatchClient: Sendable {
         outgoing.finish()
         return try await task.value
     }
-
-    /// Whether the connection ended (refused or closed by the server) within `seconds`.
-    func ended(within seconds: Double) async -> Result<WebSocketCloseFrame?, any Error>? {
-        let task = self.task
-        return await withTaskGroup(of: Result<WebSocketCloseFrame?, any Error>?.self) { group in
-            group.addTask { await task.result }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(seconds))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-    }
 }
 
 /// The messages a watch client received (a class: a Mutex cannot be captured by the escaping handler).
