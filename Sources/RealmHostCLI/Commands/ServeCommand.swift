@@ -119,7 +119,8 @@ struct TokenCommand: ParsableCommand {
 
     func validate() throws {
         guard Self.seconds(ttl) != nil else {
-            throw ValidationError("--ttl must be a number with s, m, h or d (90s, 30m, 1h, 7d), got '\(ttl)'.")
+            throw ValidationError(
+                "--ttl must be a number with s, m, h or d (90s, 30m, 1h, 7d; at most 3650d), got '\(ttl)'.")
         }
         for c in claim where !c.contains("=") || c.hasPrefix("=") {
             throw ValidationError("--claim must be key=value, got '\(c)'.")
@@ -154,7 +155,9 @@ struct TokenCommand: ParsableCommand {
 
     static func seconds(_ text: String) -> TimeInterval? {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        guard let unit = text.last.flatMap({ units[$0] }), let n = Double(text.dropLast()), n > 0, n.isFinite
+        // At most ten years: a longer lifetime is a typo, and the expiry must fit the token's integer.
+        guard let unit = text.last.flatMap({ units[$0] }), let n = Double(text.dropLast()), n > 0, n.isFinite,
+            n * unit <= 3650 * 86400
         else { return nil }
         return n * unit
     }

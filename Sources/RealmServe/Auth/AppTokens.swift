@@ -175,7 +175,10 @@ public struct AppTokens: Sendable {
         }
         var payload = DevelopmentClaims(claims: claims)
         payload.claims[userClaim] = user
-        payload.exp = Int64(now.timeIntervalSince1970 + lifetime)
+        guard let exp = Int64(exactly: (now.timeIntervalSince1970 + lifetime).rounded(.down)) else {
+            throw HostError.configuration("a token lifetime of \(lifetime) s is out of range")
+        }
+        payload.exp = exp
         payload.iat = Int64(now.timeIntervalSince1970)
         if let issuer { payload.claims["iss"] = issuer }
         if let audience { payload.claims["aud"] = audience }
