@@ -72,7 +72,7 @@ enum Catalog {
         SwiftMigration(), LuaMigration(), MigrateTenants(), SyncInsertBulk(), SyncIntegrate(), SyncIntegratePostgres(),
         SyncBootstrap(), SyncBootstrapPostgres(),
         SyncObserveLatency(), SyncFanout(), SyncCatchup(), SyncIdleSession(), ServeReadCall(), ServeWriteCall(),
-        ServeWatchLatency(),
+        ServeWatchLatency(), ServeIdleWatch(),
     ]
     static var names: [String] { workloads.map(\.name) }
 }

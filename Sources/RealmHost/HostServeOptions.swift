@@ -13,8 +13,12 @@ public struct HostServeOptions: Sendable, Equatable {
     public var maxJSONDepth = 32
     /// Calls queued or running for one user before the next is refused (429).
     public var userQueue = 32
-    /// Calls running at once over all users; more wait in their users' queues.
-    public var maxConcurrentCalls = 64
+    /// Calls running at once over all users (the lanes' worker threads); more wait in their users'
+    /// queues. Twice the cores, at least 4: a call is Lua and SQLite on a core or a commit's
+    /// fsync, and past that more threads only switch (`serve_read_call` measured 1.81 with 4
+    /// workers on 2 cores, 2.2 with 64; writes 0.98 and 0.88). A host whose functions wait on
+    /// something slow raises it.
+    public var maxConcurrentCalls = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
     /// A new connection must have sent its first request head within this (slow headers).
     public var headerTimeout: Duration = .seconds(10)
     /// Bytes of watch messages one WebSocket may have queued, not yet written, before the server

@@ -22,7 +22,7 @@ public enum RealmJSON {
             }
             classes.append(JSONValue.Field(objectSchema.className, .array(rows)))
         }
-        let schema = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(realm.schema))
+        let schema = try JSONValue.parse(JSONEncoder().encode(realm.schema))
         let document = JSONValue.object([
             JSONValue.Field("format", .string(format)),
             JSONValue.Field("objects", .object(classes)),

@@ -17,7 +17,7 @@ public final class TenantHost: @unchecked Sendable {
     public let options: HostOptions
     public let registry: PluginRegistry
     /// The users' slots (lock and tenant); see `TenantCache` for when a tenant leaves it.
-    private let cache = Mutex(TenantCache())
+    private let cache = PlainLock(TenantCache())
     /// Carries the tenants' sync sessions when the host has a sync URL.
     public let syncTransport: (any SyncSessionTransport)?
     /// The hosts sharing the users and which one this is; nil: this host serves every user.

@@ -27,7 +27,7 @@ return {
 }
 LUA
 cat > "$work/data/host.lua" <<LUA
-return { cacheSize = $((users + 64)), serve = { userQueue = 1000, maxConcurrentCalls = 64 } }
+return { cacheSize = $((users + 64)), serve = { userQueue = 1000 } }
 LUA
 "$bin" serve --data "$work/data" --plugins "$work/plugins" --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 \
   > "$work/out" 2> "$work/log" &

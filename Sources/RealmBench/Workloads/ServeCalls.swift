@@ -77,7 +77,7 @@ enum ServeCalls {
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         try """
         return { cacheSize = \(users + 16), serve = { listen = "127.0.0.1:0", adminListen = "127.0.0.1:0",
-          userQueue = 1000, maxConcurrentCalls = 64 } }
+          userQueue = 1000 } }
         """.write(to: data.appendingPathComponent("host.lua"), atomically: true, encoding: .utf8)
         let host = try TenantHost(
             options: HostOptions(dataFolder: data, pluginFolders: [plugins.deletingLastPathComponent()]))

@@ -2,17 +2,17 @@ import Foundation
 import RealmDatabase
 
 /// Request bodies and query parameters as JSON: parsed by the project's one codec (`JSONValue`)
-/// once their nesting is known to be within the limit (a body of a million `[` must not reach a
-/// recursive decoder).
+/// with the host's nesting limit (a body of a million `[` is refused there, before it can exhaust
+/// the parser's stack).
 enum JSONBody {
     /// Parses `data`, refusing nesting deeper than `maxDepth` and text that is not JSON.
     static func parse(_ data: Data, maxDepth: Int, what: String = "the request body") throws -> JSONValue {
-        if let depth = firstDepth(over: maxDepth, in: data) {
-            throw ServeError.badRequest("\(what) nests deeper than \(maxDepth) levels (at byte \(depth))")
-        }
         do {
-            return try JSONValue.parse(data)
+            return try JSONValue.parse(data, maxDepth: maxDepth)
         } catch {
+            if error.tooDeep {
+                throw ServeError.badRequest("\(what) nests deeper than \(maxDepth) levels (at byte \(error.offset))")
+            }
             throw ServeError.badRequest("\(what) is not valid JSON: \(error)")
         }
     }
@@ -25,34 +25,6 @@ enum JSONBody {
             throw ServeError.badRequest("the request body must be a JSON object, found \(value.kindName)")
         }
         return value
-    }
-
-    /// The byte offset where nesting first exceeds `maxDepth` (outside strings), or nil.
-    static func firstDepth(over maxDepth: Int, in data: Data) -> Int? {
-        var depth = 0
-        var inString = false
-        var escaped = false
-        for (offset, byte) in data.enumerated() {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                depth += 1
-                if depth > maxDepth { return offset }
-            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
-            default: break
-            }
-        }
-        return nil
     }
 
     /// JSON (a request's value) as a realm value with no schema to follow: a function's `args`,

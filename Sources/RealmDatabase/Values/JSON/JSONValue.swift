@@ -3,10 +3,10 @@ import Foundation
 /// One JSON value as the realm formats see it: plain JSON, plus the two shapes the export format
 /// gives a meaning to (`{"$date": "…"}`-style tagged values and `{"$ref": key}` links).
 ///
-/// Decoding (`Decodable`) keeps JSON's types apart: `true` is `.bool`, `1` is `.int`, `1.5` is
-/// `.double` (a number with an integral value, `1.0`, reads as `.int`: Foundation's decoder does not
-/// keep the difference). Objects keep their fields in order, so that writing one back (`text`)
-/// follows the schema's order rather than a dictionary's.
+/// Reading (`parse`) keeps JSON's types apart: `true` is `.bool`, `1` is `.int`, `1.5` is
+/// `.double` (a number with an integral value, `1.0`, reads as `.int`). Objects keep their fields
+/// in order, so that writing one back (`text`) follows the schema's order rather than a
+/// dictionary's; parsed objects have theirs sorted by name.
 public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
@@ -53,83 +53,46 @@ public enum JSONValue: Equatable, Sendable {
     }
 }
 
-// MARK: - Decoding
+// MARK: - Reading
 
-extension JSONValue: Decodable {
-    /// Any object key.
-    struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    public init(from decoder: Decoder) throws {
-        if let keyed = try? decoder.container(keyedBy: Key.self) {
-            self = try JSONValue.object(from: keyed)
-        } else if var unkeyed = try? decoder.unkeyedContainer() {
-            var items = [JSONValue]()
-            while !unkeyed.isAtEnd { items.append(try unkeyed.decode(JSONValue.self)) }
-            self = .array(items)
-        } else {
-            self = try JSONValue.scalar(from: decoder.singleValueContainer())
-        }
-    }
-
-    private static func scalar(from single: SingleValueDecodingContainer) throws -> JSONValue {
-        if single.decodeNil() { return .null }
-        // Bool first: Foundation's decoder refuses to read a number as a Bool (and `true` as a number).
-        if let b = try? single.decode(Bool.self) { return .bool(b) }
-        if let i = try? single.decode(Int64.self) { return .int(i) }
-        if let d = try? single.decode(Double.self) { return .double(d) }
-        return .string(try single.decode(String.self))
-    }
-
-    /// An object, or a tagged value or link when its keys say so. Fields are sorted by name:
-    /// Foundation's decoder gives them in no particular order.
-    private static func object(from keyed: KeyedDecodingContainer<Key>) throws -> JSONValue {
-        let keys = keyed.allKeys.sorted { $0.stringValue < $1.stringValue }
-        let names = keys.map(\.stringValue)
-        let isLink = names == ["$ref"] || names == ["$class", "$ref"]
-        if isLink, let key = try? keyed.decode(Int64.self, forKey: Key(stringValue: "$ref")) {
-            let className = try keyed.decodeIfPresent(String.self, forKey: Key(stringValue: "$class"))
-            return .ref(key, className: className)
-        }
-        if keys.count == 1, let tag = names.first, tag.hasPrefix("$"), tag != "$key",
-            let text = try? keyed.decode(String.self, forKey: keys[0])
-        {
-            return .tagged(tag, text)
-        }
-        return .object(try keys.map { Field($0.stringValue, try keyed.decode(JSONValue.self, forKey: $0)) })
-    }
-
-    /// Parses JSON text.
+extension JSONValue {
+    /// Parses JSON text (`JSONParser`: strict RFC 8259, nested at most 512 levels).
     ///
-    /// - Throws: `RealmJSONError` naming where the text is not JSON (`objects.Dog[3]`).
+    /// - Throws: `RealmJSONError` naming the byte where the text stops being JSON.
     public static func parse(_ data: Data) throws -> JSONValue {
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch let DecodingError.dataCorrupted(context) {
-            let path = JSONPath.text(context.codingPath)
-            throw RealmJSONError(path: path, "not valid JSON (\(context.debugDescription))")
+            return try parse(data, maxDepth: 512)
         } catch {
             throw RealmJSONError(path: "", "not valid JSON (\(error))")
         }
     }
-}
 
-/// A decoding path as the error messages write it: `objects.Dog[3].weight`.
-enum JSONPath {
-    static func text(_ path: [CodingKey]) -> String {
-        var out = ""
-        for key in path {
-            if let index = key.intValue {
-                out += "[\(index)]"
-            } else {
-                out += (out.isEmpty ? "" : ".") + key.stringValue
-            }
+    /// Parses JSON text nested at most `maxDepth` levels.
+    public static func parse(_ data: Data, maxDepth: Int) throws(JSONSyntaxError) -> JSONValue {
+        // `withUnsafeBytes` rethrows untyped errors: the result carries the typed one out.
+        let result = data.withUnsafeBytes { bytes in
+            Result { () throws(JSONSyntaxError) in try JSONParser.parse(bytes, maxDepth: maxDepth) }
         }
-        return out
+        return try result.get()
+    }
+
+    /// An object's fields as the realm formats read them: a link when they are `$ref` (and
+    /// `$class`), a tagged value when there is one `$`-named string field (not `$key`), else an
+    /// object with its fields sorted by name (as they were read before `JSONParser`, so that the
+    /// writers' output did not change).
+    static func shaped(_ fields: [Field]) -> JSONValue {
+        let sorted = fields.sorted { $0.name < $1.name }
+        let names = sorted.map(\.name)
+        if names == ["$ref"] || names == ["$class", "$ref"], case .int(let key) = sorted[names.count - 1].value {
+            if names.count == 1 { return .ref(key, className: nil) }
+            if case .string(let className) = sorted[0].value { return .ref(key, className: className) }
+        }
+        if sorted.count == 1, sorted[0].name.hasPrefix("$"), sorted[0].name != "$key",
+            case .string(let text) = sorted[0].value
+        {
+            return .tagged(sorted[0].name, text)
+        }
+        return .object(sorted)
     }
 }
 
@@ -157,36 +120,48 @@ extension JSONValue {
         case .bool(let b): out += b ? "true" : "false"
         case .int(let i): out += String(i)
         case .double(let d): out += JSONText.number(d)
-        case .string(let s): out += JSONText.quoted(s)
-        case .tagged(let tag, let text): out += "{" + JSONText.quoted(tag) + ": " + JSONText.quoted(text) + "}"
+        case .string(let s): JSONText.appendQuoted(s, to: &out)
+        case .tagged(let tag, let text):
+            out += "{"
+            JSONText.appendQuoted(tag, to: &out)
+            out += ": "
+            JSONText.appendQuoted(text, to: &out)
+            out += "}"
         case .ref(let key, let className):
             out += "{\"$ref\": \(key)"
-            if let className { out += ", \"$class\": " + JSONText.quoted(className) }
+            if let className {
+                out += ", \"$class\": "
+                JSONText.appendQuoted(className, to: &out)
+            }
             out += "}"
         case .object(let fields):
-            let items = fields.map { (JSONText.quoted($0.name) + ": ", $0.value) }
-            JSONValue.writeList(items, open: "{", close: "}", to: &out, layout: layout, indent: indent)
+            JSONValue.writeList(fields, open: "{", close: "}", to: &out, layout: layout, indent: indent) { field, out in
+                JSONText.appendQuoted(field.name, to: &out)
+                out += ": "
+                field.value.write(to: &out, layout: layout, indent: indent + "  ")
+            }
         case .array(let values):
-            let items = values.map { ("", $0) }
-            JSONValue.writeList(items, open: "[", close: "]", to: &out, layout: layout, indent: indent)
+            JSONValue.writeList(values, open: "[", close: "]", to: &out, layout: layout, indent: indent) { value, out in
+                value.write(to: &out, layout: layout, indent: indent + "  ")
+            }
         }
     }
 
-    private static func writeList(
-        _ items: [(String, JSONValue)], open: String, close: String,
-        to out: inout String, layout: Layout, indent: String
+    /// The items between `open` and `close`, each written by `item`: on one line, or one per line
+    /// indented by two spaces more than `indent`.
+    private static func writeList<Item>(
+        _ items: [Item], open: String, close: String, to out: inout String, layout: Layout, indent: String,
+        item: (Item, inout String) -> Void
     ) {
         guard !items.isEmpty else {
             out += open + close
             return
         }
-        let inner = indent + "  "
         out += open
-        for (i, (prefix, value)) in items.enumerated() {
+        for (i, value) in items.enumerated() {
             if i > 0 { out += layout == .line ? ", " : "," }
-            if layout == .indented { out += "\n" + inner }
-            out += prefix
-            value.write(to: &out, layout: layout, indent: inner)
+            if layout == .indented { out += "\n" + indent + "  " }
+            item(value, &out)
         }
         if layout == .indented { out += "\n" + indent }
         out += close
