@@ -11,7 +11,7 @@ import Synchronization
 /// first); work for different users runs in parallel, work for one user is serialized by the user's
 /// lock, which lives in the cache beside the tenant and is never dropped while held or awaited.
 ///
-/// `@unchecked Sendable`: its stored properties are immutable except `cache`, a `Mutex`; the
+/// `@unchecked Sendable`: its stored properties are immutable except `cache`, a `PlainLock`; the
 /// non-Sendable tenants it holds are reached only under their user's lock (`TenantSlot`).
 public final class TenantHost: @unchecked Sendable {
     public let options: HostOptions
