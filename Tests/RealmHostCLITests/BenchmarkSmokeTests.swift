@@ -43,7 +43,7 @@ final class BenchmarkSmokeTests: XCTestCase {
                 "sync_bootstrap", "sync_bootstrap_postgres",
                 "sync_observe_latency/p50", "sync_observe_latency/p99", "sync_fanout/p99", "sync_catchup",
                 "sync_idle_session", "serve_read_call", "serve_write_call", "serve_watch_latency/p50",
-                "serve_watch_latency/p99",
+                "serve_watch_latency/p99", "serve_idle_watch",
             ])
         for row in rows {
             let name = row["workload"] as? String ?? "?"

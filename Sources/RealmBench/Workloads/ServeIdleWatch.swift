@@ -55,7 +55,8 @@ struct ServeIdleWatch: Workload {
                     let start = try SyncIdleSession.MemoryReading()
                     try open(warmUp..<(warmUp + sockets))
                     figure = try SyncIdleSession.MemoryReading().kilobytesEach(
-                        since: start, sessions: sockets, context, side: watching ? "watches" : "sockets")
+                        since: start, sessions: sockets, context, side: watching ? "ours" : "bare sockets",
+                        row: "serve_idle_watch", each: "watch")
                     return Int64(sockets)
                 },
                 figure: { try figure.unwrapped("no memory was measured") }, release: release)

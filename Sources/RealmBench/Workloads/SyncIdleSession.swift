@@ -48,15 +48,16 @@ struct SyncIdleSession: Workload {
 
         /// The heap's growth since `start` over `sessions`, in KB each; the RSS's growth is logged
         /// beside it (it misses the pages malloc reuses, so it is not the figure).
-        func kilobytesEach(since start: MemoryReading, sessions: Int, _ context: BenchContext, side: String)
-            -> RunFigure
-        {
+        func kilobytesEach(
+            since start: MemoryReading, sessions: Int, _ context: BenchContext, side: String,
+            row: String = "sync_idle_session", each what: String = "session"
+        ) -> RunFigure {
             let each = { (grown: Int) in Double(max(0, grown)) / 1024 / Double(max(1, sessions)) }
             if let resident, let before = start.resident {
                 context.log(
                     String(
-                        format: "sync_idle_session %@: %.1f KB of heap and %.1f KB of RSS per session", side,
-                        each(heap - start.heap), each(resident - before)))
+                        format: "%@ %@: %.1f KB of heap and %.1f KB of RSS per %@", row, side,
+                        each(heap - start.heap), each(resident - before), what))
             }
             return RunFigure(value: each(heap - start.heap), events: sessions)
         }
