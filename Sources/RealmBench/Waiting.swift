@@ -106,11 +106,15 @@ struct LatencySamples {
 
     mutating func add(from start: UInt64, to end: UInt64) { nanoseconds.append(end >= start ? end - start : 0) }
 
+    /// Another set's samples (one thread's, merged at the end of a run).
+    mutating func add(_ other: LatencySamples) { nanoseconds += other.nanoseconds }
+
     /// p50, p99 and the slowest round in milliseconds, for the log: the row keeps one percentile.
     var summary: String {
         let ms = { (fraction: Double) in percentile(fraction).value * 1000 }
         return String(
-            format: "p50 %.2f ms, p99 %.2f ms, max %.2f ms over %d rounds", ms(0.5), ms(0.99), ms(1), nanoseconds.count)
+            format: "p50 %.2f ms, p99 %.2f ms, max %.2f ms over %d samples", ms(0.5), ms(0.99), ms(1), nanoseconds.count
+        )
     }
 
     /// The nearest-rank percentile (`fraction` 0.5 for p50) in seconds, with the sample count.

@@ -102,7 +102,7 @@ enum ServeCalls {
         let path = writes ? "/v1/functions/put" : "/v1/functions/get"
         return PreparedRun(
             run: {
-                try load(port: port, calls: calls) { connection, i in
+                try load(port: port, calls: calls, context, side: "ours") { connection, i in
                     let (user, key) = call(i, users: users)
                     let body = writes ? #"{"id": \#(key), "value": "v"}"# : #"{"id": 1}"#
                     return try connection.request(
@@ -184,7 +184,7 @@ enum ServeCalls {
         let op = writes ? "put" : "get"
         return PreparedRun(
             run: {
-                try load(port: port, calls: calls) { connection, i in
+                try load(port: port, calls: calls, context, side: "baseline") { connection, i in
                     let (user, key) = call(i, users: users)
                     return try connection.request(
                         "POST", "/call/\(user)/\(op)", body: writes ? #"{"id": \#(key)}"# : #"{"id": 1}"#)
@@ -198,13 +198,15 @@ enum ServeCalls {
     // MARK: Load
 
     /// `calls` calls over `connections` keep-alive connections (a thread each); the number of 2xx
-    /// answers (the checksum both sides must agree on).
+    /// answers (the checksum both sides must agree on). Each call's latency is kept and the run's
+    /// p50 and p99 logged (docs/SERVE.md: p99 ≤ 10 ms for reads).
     static func load(
-        port: Int, calls: Int,
+        port: Int, calls: Int, _ context: BenchContext, side: String,
         _ send: @escaping @Sendable (KeepAliveConnection, Int) throws -> HTTPTestClient.Response
     ) throws -> Int64 {
         let ok = Atomic<Int>(0)
         let failure = Mutex<String?>(nil)
+        let latencies = Mutex(LatencySamples())
         let group = DispatchGroup()
         for c in 0..<connections {
             group.enter()
@@ -212,9 +214,13 @@ enum ServeCalls {
                 defer { group.leave() }
                 do {
                     let connection = try KeepAliveConnection(port: port)
+                    var mine = LatencySamples()
+                    defer { latencies.withLock { $0.add(mine) } }
                     var i = c
                     while i < calls {
+                        let start = DispatchTime.now().uptimeNanoseconds
                         let answer = try send(connection, i)
+                        mine.add(from: start, to: DispatchTime.now().uptimeNanoseconds)
                         if (200..<300).contains(answer.status) {
                             ok.add(1, ordering: .relaxed)
                         } else {
@@ -229,6 +235,7 @@ enum ServeCalls {
             thread.start()
         }
         group.wait()
+        context.log("serve calls, \(side): \(latencies.withLock { $0.summary })")
         if let failure = failure.withLock({ $0 }) {
             throw RawSQLiteError(code: 0, message: "a call failed: \(failure)")
         }
