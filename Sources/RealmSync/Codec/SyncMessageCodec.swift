@@ -8,6 +8,13 @@ public enum SyncMessageCodec {
         return writer.bytes
     }
 
+    /// The bytes `snapshot` takes inside a message.
+    public static func encodedSize(of snapshot: ObjectSnapshot) -> Int {
+        var writer = ByteWriter()
+        writer.snapshot(snapshot)
+        return writer.bytes.count
+    }
+
     /// Throws `SyncError(.badSyntax)` for a malformed message and `SyncError(.badChangeset)` for a
     /// malformed changeset, value or snapshot inside one, naming what and where.
     public static func decode(_ bytes: [UInt8]) throws -> SyncMessage {

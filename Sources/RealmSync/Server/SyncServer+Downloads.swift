@@ -1,8 +1,8 @@
 /// What the server sends a session: bootstraps from state, and downloads of what other clients
 /// wrote to its view.
 extension SyncServer {
-    /// The session's view as of one server version, in `bootstrap` messages of at most
-    /// `bootstrapBatchSize` objects, for a replica that never downloaded; the session's cursor moves
+    /// The session's view as of one server version, in `bootstrap` messages cut by
+    /// `bootstrapBatches`, for a replica that never downloaded; the session's cursor moves
     /// to that version and the replica holds exactly those objects.
     func bootstrap(_ session: inout ServerSession, fileID: UInt64) throws -> [Outgoing] {
         let view = session.view
@@ -10,11 +10,13 @@ extension SyncServer {
         let batchSize = options.bootstrapBatchSize
         // Read and recorded in one transaction: the held set is what was read, and the objects the
         // snapshot found are not looked up again to be written.
-        let (serverVersion, latestClock, batches) = try state.store.write { transaction in
+        let (serverVersion, latestClock, objects) = try state.store.write { transaction in
             let snapshot = try state.snapshot(view: view, user: user, batchSize: batchSize, transaction)
-            try transaction.resetHeld(of: fileID, to: snapshot.batches.joined().map(\.object))
-            return snapshot
+            let objects = Array(snapshot.batches.joined())
+            try transaction.resetHeld(of: fileID, to: objects.map(\.object))
+            return (snapshot.serverVersion, snapshot.latestClock, objects)
         }
+        let batches = bootstrapBatches(objects)
         let acknowledged = try state.highestClientVersion(of: fileID, atOrBelow: serverVersion)
         session.downloadCursor = serverVersion
         let count = Double(batches.count)

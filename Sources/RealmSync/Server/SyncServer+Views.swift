@@ -58,10 +58,7 @@ extension SyncServer {
         }
         let acknowledged = try state.highestClientVersion(of: fileID, atOrBelow: session.downloadCursor)
         let latestClock = try state.store.read { try $0.latestClock(atOrBelow: session.downloadCursor) }
-        let size = options.bootstrapBatchSize
-        let batches = stride(from: 0, to: max(1, entering.count), by: size).map {
-            Array(entering[$0..<min($0 + size, entering.count)])
-        }
+        let batches = bootstrapBatches(entering)
         return batches.enumerated().map { index, objects in
             let isLast = index == batches.count - 1
             return Outgoing(

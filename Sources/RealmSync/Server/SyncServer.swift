@@ -31,6 +31,10 @@ public final class SyncServer {
     /// On a shared store: the server version up to which this server routed the history to its
     /// sessions (`catchUp`).
     var routedThrough: UInt64 = 0
+    /// The most bytes a message to a client may take encoded (a transport's frame limit): bootstraps
+    /// are cut into as many batches as it takes. nil: batches are bounded by `bootstrapBatchSize`
+    /// alone. An object over it alone still goes alone (the transport cannot send it, and says so).
+    public var maxMessageBytes: Int?
 
     public init(
         store: any SyncStore, schema: Schema, wallClock: any WallClock, options: SyncServerOptions = .init(),

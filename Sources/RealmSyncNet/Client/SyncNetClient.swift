@@ -90,7 +90,7 @@ public actor SyncNetClient {
     {
         guard sessions[session] == nil else { throw SyncError(.badSession, "session \(session) is already registered") }
         let worker = SessionWorker(label: "realm-sync-session-\(session)")
-        let budget = codec.limits.uploadBudget
+        let budget = codec.limits.messageBudget
         let link: any SessionLink = endpoint
         worker.enqueue {
             link.withClient { $0.maxUploadBytes = budget }

@@ -31,6 +31,7 @@ actor SyncServerHub {
         coordination: (any SharedStoreCoordination)? = nil, logger: Logger = Logger(label: "realm-sync-server")
     ) {
         self.logger = logger
+        engine.maxMessageBytes = codec.limits.messageBudget
         self.engine = engine
         self.codec = codec
         self.maxConnections = maxConnections

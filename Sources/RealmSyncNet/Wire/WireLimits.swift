@@ -28,9 +28,10 @@ public struct WireLimits: Hashable, Sendable {
 
     public static let standard = WireLimits()
 
-    /// The most bytes a client's upload message may take before framing, so that its frame (head
-    /// line, newline, body: plain or deflated, never longer than plain) stays within the limits.
-    public var uploadBudget: Int {
+    /// The most bytes a message (a client's upload, a server's bootstrap) may take before framing,
+    /// so that its frame (head line, newline, body: plain or deflated, never longer than plain)
+    /// stays within the limits.
+    public var messageBudget: Int {
         max(min(maxFrameBytes, maxInflatedBodyBytes) - maxHeadBytes - 1, 1)
     }
 }
