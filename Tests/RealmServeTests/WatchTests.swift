@@ -129,8 +129,7 @@ final class WatchTests: XCTestCase {
     func testAWatchWithoutAValidTokenIsNeverUpgraded() async throws {
         let fixture = try await ServeFixture()
         let app = fixture.app
-        // Hummingbird answers every refused upgrade 400 with no body; the same request without
-        // `Upgrade` reads why (docs/SERVE.md).
+        // Refused before the upgrader (`WatchUpgradeGate`): the same 401 and body as any route.
         let upgrade = try await fixture.call {
             try app.request(
                 "GET", "/v1/watch", token: "nonsense",
@@ -139,7 +138,19 @@ final class WatchTests: XCTestCase {
                     "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
                 ])
         }
-        XCTAssertEqual(upgrade.status, 400, "\(upgrade)")
+        XCTAssertEqual(upgrade.status, 401, "\(upgrade)")
+        XCTAssertEqual(upgrade.errorCode, "Unauthorized")
+        XCTAssertTrue(upgrade.text.contains("not a JWT"), upgrade.text)
+        let bare = try await fixture.call {
+            try app.request(
+                "GET", "/v1/watch?x=1",
+                headers: [
+                    "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+                    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+                ])
+        }
+        XCTAssertEqual(bare.status, 401, "\(bare)")
+        XCTAssertTrue(bare.text.contains("no Authorization header"), bare.text)
         let plain = try await fixture.call { try app.request("GET", "/v1/watch", token: "nonsense") }
         XCTAssertEqual(plain.status, 401, "\(plain)")
         XCTAssertEqual(plain.errorCode, "Unauthorized")

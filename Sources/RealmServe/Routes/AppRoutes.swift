@@ -124,15 +124,21 @@ struct AppRoutes: Sendable {
 
     /// The caller of a request, from its `Authorization: Bearer` token (401 when missing or bad).
     func authenticate(_ request: Request, _ context: ServeRequestContext) async throws -> AppTokens.Caller {
-        guard let header = request.headers[.authorization] else {
+        let caller = try await caller(authorization: request.headers[.authorization])
+        context.notes.set { $0.user = caller.user }
+        return caller
+    }
+
+    /// The caller an `Authorization` header's value (nil: none) names; throws
+    /// `ServeError.unauthorized` saying why not.
+    func caller(authorization header: String?) async throws -> AppTokens.Caller {
+        guard let header else {
             throw ServeError.unauthorized("no Authorization header (expected 'Bearer <token>')")
         }
         guard header.hasPrefix("Bearer "), case let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces),
             !token.isEmpty
         else { throw ServeError.unauthorized("the Authorization header must be 'Bearer <token>'") }
-        let caller = try await tokens.verify(token)
-        context.notes.set { $0.user = caller.user }
-        return caller
+        return try await tokens.verify(token)
     }
 
     /// The class of the path, when a plugin's `api` table lets apps reach it this way.

@@ -4,15 +4,17 @@ import HummingbirdWebSocket
 import NIOCore
 import RealmDatabase
 
-/// `GET /v1/watch`: the token is checked before the upgrade; a request without a valid one is not
-/// upgraded and goes on to the app router, whose `/v1/watch` route answers 401 (no frame is ever
-/// read). Then each text message registers or ends a live query (`WatchSession`); a frame of
+/// `GET /v1/watch`: the token is checked before the upgrade (by `WatchUpgradeGate`, then again
+/// here); a request without a valid one is not upgraded and goes on to the app router, whose
+/// `/v1/watch` route answers 401 (no frame is ever read). Then each text message registers or ends a live query (`WatchSession`); a frame of
 /// another kind is answered with an error message and changes nothing.
 struct WatchRoute: Sendable {
     let app: AppRoutes
 
+    static let path = "/v1/watch"
+
     func add(to router: Router<ServeRequestContext>) {
-        router.ws("/v1/watch") { request, context in
+        router.ws(RouterPath(Self.path)) { request, context in
             do {
                 _ = try await app.authenticate(request, context)
                 return .upgrade([:])

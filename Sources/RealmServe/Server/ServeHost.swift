@@ -91,12 +91,17 @@ public actor ServeHost {
         let answerLimit = TimeAmount(
             options.headerTimeout + options.consoleWriteTimeout + (host.options.limits.time ?? .seconds(60))
                 + .seconds(1))
+        let routes = appRoutes
         let app = Application(
             router: appRouter(),
             server: HTTPServerBuilder { responder in
                 HeadDeadlineChannel(
-                    base: HTTP1WebSocketUpgradeChannel(
-                        responder: responder, webSocketResponder: watchResponder, configuration: channelConfiguration),
+                    base: WatchGateChannel(
+                        base: HTTP1WebSocketUpgradeChannel(
+                            responder: responder, webSocketResponder: watchResponder,
+                            configuration: channelConfiguration),
+                        path: WatchRoute.path,
+                        check: { (try? await routes.caller(authorization: $0)) != nil }),
                     headLimit: headLimit, answerLimit: answerLimit)
             },
             configuration: ApplicationConfiguration(address: .hostname(appAddress.host, port: appAddress.port)),
