@@ -8,6 +8,11 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+// The clients of `serve_idle_watch`, started by the bench itself as a process of their own.
+if CommandLine.arguments.dropFirst().first == WatchClientsProcess.flag {
+    WatchClientsProcess.main(Array(CommandLine.arguments.dropFirst(2)))
+}
+
 let options: Options
 do {
     options = try Options(Array(CommandLine.arguments.dropFirst()))

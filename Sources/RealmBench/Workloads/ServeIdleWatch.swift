@@ -1,14 +1,12 @@
 import Foundation
-import Logging
 import RealmDatabase
 import RealmServe
-import WSClient
 
 /// `serve_idle_watch`: the heap one idle watch costs `realm-host serve` (docs/SERVE.md: ≤ 50 KB).
 /// A served host with 50 users whose tenants are open; after 20 watches as a warm-up, the heap in
 /// use is read, `size` more WebSockets are opened, each with one watch (`Item` where `id == 1`,
 /// users in turn) whose initial results arrived, and the heap is read again: the growth over `size`.
-/// The clients' ends are in this process, so the figure is an upper bound of the host's share.
+/// The clients are another process (`WatchClientsProcess`): the heap read is the host's alone.
 /// Against the same number of WebSockets on the same route that watch nothing: what a watch adds to
 /// an idle connection.
 struct ServeIdleWatch: Workload {
@@ -33,27 +31,25 @@ struct ServeIdleWatch: Workload {
 
     static func side(_ context: BenchContext, sockets: Int, watching: Bool) throws -> PreparedRun {
         let (server, port, tokens) = try ServeCalls.startServe(context, users: users)
-        let opened = DispatchSemaphore(value: 0)
-        var tasks: [Task<Void, any Error>] = []
-        let release = {
-            tasks.forEach { $0.cancel() }
-            _ = try? awaitBlocking("stopping serve") { await server.stop() }
+        let stopServe = { _ = try? awaitBlocking("stopping serve") { await server.stop() } }
+        let clients: WatchClientsProcess
+        do {
+            clients = try WatchClientsProcess(port: port, tokens: tokens, watching: watching, folder: context.folder)
+        } catch {
+            stopServe()
+            throw error
         }
-        func open(_ range: Range<Int>) throws {
-            for i in range {
-                tasks.append(socket(port: port, token: tokens[i % users], watching: watching, opened: opened))
-            }
-            for _ in range where opened.wait(timeout: .now() + 30) != .success {
-                throw WorkloadSkipped(reason: "a WebSocket on /v1/watch did not answer within 30 s")
-            }
+        let release = {
+            clients.stop()
+            stopServe()
         }
         do {
-            try open(0..<warmUp)
+            try clients.open(0..<warmUp)
             var figure: RunFigure?
             return PreparedRun(
                 run: {
                     let start = try SyncIdleSession.MemoryReading()
-                    try open(warmUp..<(warmUp + sockets))
+                    try clients.open(warmUp..<(warmUp + sockets))
                     figure = try SyncIdleSession.MemoryReading().kilobytesEach(
                         since: start, sessions: sockets, context, side: watching ? "ours" : "bare sockets",
                         row: "serve_idle_watch", each: "watch")
@@ -63,36 +59,6 @@ struct ServeIdleWatch: Workload {
         } catch {
             release()
             throw error
-        }
-    }
-
-    /// One client: with `watching`, a watch whose initial results signal `opened`; without, the
-    /// upgrade alone does.
-    static func socket(port: Int, token: String, watching: Bool, opened: DispatchSemaphore) -> Task<Void, any Error> {
-        var logger = Logger(label: "serve-idle-watch-bench")
-        logger.logLevel = .critical
-        return Task { [logger] in
-            try await WebSocketClient.connect(
-                url: "ws://127.0.0.1:\(port)/v1/watch",
-                configuration: WebSocketClientConfiguration(
-                    maxFrameSize: 1 << 20, additionalHeaders: [.authorization: "Bearer \(token)"]),
-                logger: logger
-            ) { inbound, outbound, _ in
-                guard watching else {
-                    opened.signal()
-                    for try await _ in inbound.messages(maxSize: 1 << 20) {}
-                    return
-                }
-                try await outbound.write(.text(#"{"watch": 1, "class": "Item", "where": "id == 1"}"#))
-                var answered = false
-                for try await message in inbound.messages(maxSize: 1 << 20) where !answered {
-                    if case .text(let text) = message, (try? JSONValue.parse(Data(text.utf8)))?[field: "objects"] != nil
-                    {
-                        answered = true
-                        opened.signal()
-                    }
-                }
-            }
         }
     }
 }
