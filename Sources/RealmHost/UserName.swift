@@ -5,6 +5,10 @@ import Foundation
 public enum UserName {
     public static let maximumLength = 64
 
+    /// The ASCII characters a name may not contain: the dot, path separators, and what Windows
+    /// file systems refuse.
+    private static let asciiRefused: Set<UInt8> = Set(#"./\:*?"<>|"#.utf8)
+
     /// Throws a clear error naming what is wrong with `name`.
     public static func validate(_ name: String) throws {
         func bad(_ why: String) -> HostError {
@@ -12,6 +16,10 @@ public enum UserName {
         }
         guard !name.isEmpty else { throw bad("it is empty") }
         guard name.utf8.count <= maximumLength else { throw bad("it is longer than \(maximumLength) bytes") }
+        // The common case: printable ASCII without a space or any character refused below passes
+        // every rule (NFC included) without reading Unicode properties, which took a twentieth of
+        // a served call.
+        if name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !asciiRefused.contains($0) }) { return }
         guard !name.hasPrefix(".") else { throw bad("it starts with a dot") }
         // On Unicode scalars, as the file system sees the name: String.contains compares Characters,
         // and "/" followed by a combining mark is one Character that is not "/" (found by ReliabilityTests).

@@ -52,6 +52,15 @@ public final class DynamicObject: CustomStringConvertible {
         cursorRow = 0
     }
 
+    /// An object whose row was read with its key, at `stamp` (`Realm.readStamp` before the read).
+    init(realm: Realm, info: ClassInfo, key: Int64, row: [SQLiteValue], stamp: Int) {
+        state = .managed(realm: realm, info: info, key: key)
+        cursor = nil
+        cursorRow = 0
+        rowCache = row
+        rowCacheStamp = stamp
+    }
+
     init(realm: Realm, info: ClassInfo, key: Int64, cursor: RowCursor) {
         state = .managed(realm: realm, info: info, key: key)
         self.cursor = cursor

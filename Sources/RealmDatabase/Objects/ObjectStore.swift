@@ -43,8 +43,11 @@ extension Realm {
         guard let pk = info.objectSchema.primaryKeyProperty else {
             throw RealmError(.invalidClass, "'\(className)' does not have a primary key")
         }
-        guard let objectKey = try rows.existingKey(info, primaryKey: pk, value: key) else { return nil }
-        return DynamicObject(realm: self, info: info, key: objectKey)
+        // The row comes with the key (one read transaction, not two): the object's first reads
+        // are answered from it.
+        let stamp = readStamp()
+        guard let (objectKey, row) = try rows.fetchRow(info, primaryKey: pk, value: key) else { return nil }
+        return DynamicObject(realm: self, info: info, key: objectKey, row: row, stamp: stamp)
     }
 
     // MARK: Adding and creating

@@ -62,6 +62,25 @@ extension RowStore {
         return (1..<statement.columnCount).map { statement.value(at: $0) }
     }
 
+    /// The key and the row (as `fetchRow` reads it) of the object whose primary key is `value`, in
+    /// one statement; nil when there is none.
+    func fetchRow(_ info: ClassInfo, primaryKey pk: Property, value: RealmValue) throws -> (
+        key: Int64, row: [SQLiteValue]
+    )? {
+        guard let encoded = ValueCoding.encode(value, as: pk.type) else {
+            throw invalidValue(value, for: pk, in: info)
+        }
+        let statement = try connection.cached(
+            "SELECT \(info.selectRowSQL) FROM \(info.quotedTable) AS t0 WHERE t0.\(info.quotedStorage(pk)) IS ?")
+        try statement.bind([encoded])
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        guard case .integer(let key) = statement.value(at: 0) else {
+            throw RealmError(.internalError, "a row of '\(info.className)' has no integer key")
+        }
+        return (key, (1..<statement.columnCount).map { statement.value(at: $0) })
+    }
+
     /// The position of a property's value (and of a mixed tag after it) in a row from `fetchRow`.
     func rowIndex(_ info: ClassInfo, _ property: Property) -> Int? { (try? info.slot(property.name))?.position }
 

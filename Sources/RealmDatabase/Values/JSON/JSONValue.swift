@@ -110,6 +110,8 @@ extension JSONValue {
     /// The value as JSON text, objects' fields in their order.
     public func text(_ layout: Layout = .line) -> String {
         var out = ""
+        // Room for a log line or a small answer: growing from empty reallocates at every doubling.
+        out.reserveCapacity(256)
         write(to: &out, layout: layout, indent: "")
         return out
     }
