@@ -42,7 +42,8 @@ final class BenchmarkSmokeTests: XCTestCase {
                 "migrate_tenants/jobs=1", "sync_insert_bulk", "sync_integrate", "sync_integrate_postgres",
                 "sync_bootstrap", "sync_bootstrap_postgres",
                 "sync_observe_latency/p50", "sync_observe_latency/p99", "sync_fanout/p99", "sync_catchup",
-                "sync_idle_session", "serve_read_call", "serve_write_call", "serve_watch_latency/p50",
+                "sync_idle_session", "serve_read_call", "serve_read_call/p99", "serve_write_call",
+                "serve_watch_latency/p50",
                 "serve_watch_latency/p99", "serve_idle_watch",
             ])
         for row in rows {

@@ -58,7 +58,8 @@ struct ServeLoad {
 
     // MARK: wrk
 
-    /// wrk for as long as `calls` would take at 10,000 calls/s (at least a second), 2 threads.
+    /// wrk for as long as `calls` would take at 10,000 calls/s (at least a second), 2 threads; a call
+    /// counts as failed after 30 s (wrk's default, 2 s, would fail a debug build's slow first calls).
     private func wrkLoad(_ wrk: String, calls: Int) throws -> Result {
         let script = context.freshURL("serve-load").deletingPathExtension().appendingPathExtension("lua")
         try luaScript().write(to: script, atomically: true, encoding: .utf8)
@@ -66,7 +67,8 @@ struct ServeLoad {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: wrk)
         process.arguments = [
-            "-t2", "-c\(Self.connections)", "-d\(seconds)s", "-s", script.path, "http://127.0.0.1:\(port)",
+            "-t2", "-c\(Self.connections)", "-d\(seconds)s", "--timeout", "30s", "-s", script.path,
+            "http://127.0.0.1:\(port)",
         ]
         let output = Pipe()
         process.standardOutput = output
