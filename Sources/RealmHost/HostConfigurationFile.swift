@@ -7,6 +7,7 @@ import LuaSandbox
 ///   limits = { timeSeconds = 10, memoryMiB = 256, instructions = nil },
 ///   users = { alice = { limits = { timeSeconds = 30 } } },
 ///   cacheSize = 64,
+///   lockWaitSeconds = 10,   -- how long a write waits for another connection's (LockWaitPolicy)
 ///   plugins = { "plugins", "/srv/more-plugins" },   -- relative to the data folder's parent
 ///   sync = { url = "ws://127.0.0.1:7800/sync", secretFile = "sync-secret" },  -- file relative to the data folder
 ///   -- url may list several servers, tried in turn: { "ws://127.0.0.1:7800/sync", "ws://127.0.0.1:7801/sync" }
@@ -53,6 +54,9 @@ enum HostConfigurationFile {
         if let n = try HostNumbers.integer(table["cacheSize"], HostNumbers.cacheSize, "\(path): field 'cacheSize'") {
             options.cacheSize = n
         }
+        if let wait = try HostNumbers.duration(table["lockWaitSeconds"], "\(path): field 'lockWaitSeconds'") {
+            options.lockWait = wait
+        }
         try applySync(table["sync"], to: &options, path: path)
         try applyCluster(table["cluster"], to: &options, path: path)
         try applyServe(table["serve"], to: &options, path: path)
@@ -65,7 +69,13 @@ enum HostConfigurationFile {
                 guard case .string(let p) = $0 else {
                     throw HostError.configuration("\(path): field 'plugins' must be a list of folders")
                 }
-                return p.hasPrefix("/") ? URL(fileURLWithPath: p) : base.appendingPathComponent(p)
+                let folder = p.hasPrefix("/") ? URL(fileURLWithPath: p) : base.appendingPathComponent(p)
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue
+                else {
+                    throw HostError.configuration("\(path): field 'plugins': \(folder.path) is not a folder")
+                }
+                return folder
             }
         default: throw HostError.configuration("\(path): field 'plugins' must be a list of folders")
         }

@@ -46,6 +46,9 @@ extension TenantHost {
             let target = registry.schemaVersion
             let stored =
                 FileManager.default.fileExists(atPath: url.path) ? try? Realm.storedSchemaVersion(at: url) : nil
+            if let stored, stored == target, let why = try unversionedSchemaChange(at: url, version: stored) {
+                throw HostError.plugin(why)
+            }
             // A tenant already at the target version needs no Lua at all: its version is read directly.
             if !dryRun, let stored, stored == target {
                 return TenantMigrationResult(
@@ -77,5 +80,30 @@ extension TenantHost {
         } catch {
             return TenantMigrationResult(user: user, report: nil, error: "\(error)")
         }
+    }
+
+    /// Why a realm stored at the plugins' schema version cannot open with their schema: a change
+    /// to it that needs a migration (a property added, removed or retyped) made without raising a
+    /// `schemaVersion`. Names each change, the plugin whose class it is, and what to raise; nil when
+    /// the schemas agree (or the file holds no readable schema).
+    func unversionedSchemaChange(at url: URL, version: UInt64) throws -> String? {
+        guard FileManager.default.fileExists(atPath: url.path), let stored = try Realm.storedSchema(at: url) else {
+            return nil
+        }
+        let changes = stored.schema.changes(to: registry.schema).filter(\.requiresMigration)
+        guard !changes.isEmpty else { return nil }
+        var owners: [String] = []
+        let lines = changes.map { change -> String in
+            guard let className = change.className,
+                let plugin = registry.plugins.first(where: { $0.schema[className] != nil })
+            else { return "\(change)" }
+            if !owners.contains(plugin.name) { owners.append(plugin.name) }
+            let sentence = "\(change)".hasSuffix(".") ? String("\(change)".dropLast()) : "\(change)"
+            return "\(sentence) (plugin \(plugin.name), \(PluginLoader.displayPath(plugin.folder))/plugin.lua)."
+        }
+        let whose = owners.isEmpty ? "the plugin's" : owners.map { "plugin \($0)'s" }.joined(separator: " or ")
+        return "the plugins' schema differs from the realm's, both at schema version \(version), in ways that need "
+            + "a migration:\n- " + lines.joined(separator: "\n- ") + "\nRaise \(whose) schemaVersion to \(version + 1) "
+            + "(with a migration step if the data must change) so that the realm migrates."
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LuaSandbox
+import RealmDatabase
 
 /// How a host runs: where data and plugins are, the limits of scripts, the size of the realm cache.
 /// Defaults can be overridden by `host.lua` in the data folder (see `HostConfigurationFile`).
@@ -12,6 +13,9 @@ public struct HostOptions {
     public var userLimits: [String: LuaLimits] = [:]
     /// How many tenants stay open at once; the least recently used is closed past it.
     public var cacheSize: Int
+    /// How long a write waits for another connection's lock on a realm before it fails, saying
+    /// why (`LockWaitPolicy`); `lockWaitSeconds` in `host.lua`.
+    public var lockWait: Duration = LockWaitPolicy.defaultLimit
     /// The sync server the tenants' flexible-sync realms sync with (none: they stay local).
     public var sync = HostSyncOptions()
     /// The hosts that share the users, and which one this is (none: this host serves every user).

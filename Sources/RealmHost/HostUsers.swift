@@ -6,7 +6,8 @@ import RealmSync
 public struct UserInfo: Equatable {
     public let name: String
     public let schemaVersion: UInt64
-    /// Objects per class.
+    /// Objects per class, in the user's realm and its flexible-sync realm (`<user>.sync.realm`)
+    /// together: a synced user's objects are there.
     public let objectCounts: [String: Int]
     /// The realm file's size with its write-ahead log, in bytes.
     public let fileSize: Int
@@ -42,9 +43,11 @@ extension TenantHost {
         }
         do {
             let realm = try Realm(configuration: Realm.Configuration(fileURL: url, readOnly: true))
-            var counts = [String: Int]()
-            for objectSchema in realm.schema.objectSchemas where !objectSchema.isEmbedded {
-                counts[objectSchema.className] = try realm.objects(objectSchema.className).countObjects()
+            var counts = try Self.objectCounts(in: realm)
+            let synced = dataFolder.appendingPathComponent("\(user).sync.realm")
+            if FileManager.default.fileExists(atPath: synced.path) {
+                let syncRealm = try Realm(configuration: Realm.Configuration(fileURL: synced, readOnly: true))
+                counts.merge(try Self.objectCounts(in: syncRealm), uniquingKeysWith: +)
             }
             return UserInfo(
                 name: user, schemaVersion: realm.schemaVersion, objectCounts: counts, fileSize: size, error: nil,
@@ -54,6 +57,15 @@ extension TenantHost {
                 name: user, schemaVersion: 0, objectCounts: [:], fileSize: size, error: "\(error)",
                 syncState: syncState(of: user), servedBy: cluster?.host(for: user))
         }
+    }
+
+    /// Objects per top-level class of `realm`.
+    private static func objectCounts(in realm: Realm) throws -> [String: Int] {
+        var counts = [String: Int]()
+        for objectSchema in realm.schema.objectSchemas where !objectSchema.isEmbedded {
+            counts[objectSchema.className] = try realm.objects(objectSchema.className).countObjects()
+        }
+        return counts
     }
 
     /// The sync state of the user's files (`<user>.realm` and `<user>.NAME.realm`, the flexible-sync

@@ -11,6 +11,17 @@ import RealmSync
 /// This is the plugin's data, validated once at host start. Its functions live in Lua states, so
 /// each tenant loads the plugin into its own runtime (`LoadedPlugin`).
 public struct PluginManifest: Equatable {
+    /// The fields `plugin.lua`'s table may have; any other is refused, naming it.
+    public static let fields = [
+        "name", "version", "description", "schemaVersion", "schema", "migration", "initialSubscriptions", "onOpen",
+        "commands", "functions", "api", "sync",
+    ]
+    /// The REPL's own dot commands (`.help`, `.schema`, …): a plugin command cannot take one of these
+    /// names, which the REPL would answer before the command.
+    public static let reservedCommandNames = [
+        "help", "user", "users", "schema", "subs", "sync", "mode", "timer", "read", "trace", "quit", "exit",
+    ]
+
     public let folder: URL
     public let name: String
     public let version: String
@@ -45,6 +56,9 @@ public enum APIAccess: String, Sendable, Equatable {
 struct PluginCommand {
     let function: LuaFunctionRef
     let limits: LuaLimits?
+    /// Its arguments as `.help` shows them (`NAME [TREAT]`), and what it does; nil when not given.
+    var usage: String? = nil
+    var help: String? = nil
 }
 
 /// A plugin loaded into one tenant's runtime: its functions, callable there.
@@ -63,6 +77,7 @@ enum PluginLoader {
     /// confined to its folder) and checks every field; errors name the file and the field.
     static func load(folder: URL, into runtime: RealmLuaRuntime) throws -> LoadedPlugin {
         let source = try PluginSource(folder: folder, runtime: runtime)
+        try source.refuseUnknownFields()
         // Checked in the order of the documentation, so the first wrong field is the one reported.
         let name = try source.name()
         let version = try source.version()

@@ -42,6 +42,7 @@ public struct PluginRegistry {
                 userName: "plugin-check", folder: FileManager.default.temporaryDirectory,
                 defaultConfiguration: Realm.Configuration(inMemoryIdentifier: "plugin-check"), limits: limits)
             let loaded = try PluginLoader.load(folder: dir, into: scratch)
+            try Self.checkMigrationFiles(of: loaded, in: scratch)
             if let other = manifests.first(where: { $0.name == loaded.manifest.name }) {
                 throw HostError.plugin(
                     "\(loaded.manifest.manifestPath): a plugin named '\(other.name)' "
@@ -51,6 +52,26 @@ public struct PluginRegistry {
             manifests.append(loaded.manifest)
         }
         try self.init(manifests: manifests)
+    }
+
+    /// Loads each numbered migration file as a migration runs it, without running the function it
+    /// returns: a syntax error, or a file that returns no function, stops the host at start, not
+    /// each user's open at migrate time.
+    static func checkMigrationFiles(of plugin: LoadedPlugin, in runtime: RealmLuaRuntime) throws {
+        for (_, file) in plugin.manifest.migrationFiles.sorted(by: { $0.key < $1.key }) {
+            let returned: LuaValue?
+            do {
+                let chunk = try runtime.state.loadFile(
+                    file.path, chunkName: "@" + PluginLoader.displayPath(file), environment: plugin.environment)
+                returned = try runtime.state.call(chunk).first
+            } catch {
+                throw HostError.plugin("plugin \(plugin.manifest.name): \(error)")
+            }
+            guard case .function? = returned else {
+                throw HostError.plugin(
+                    "\(file.path): a migration file must return a function(migration, oldSchemaVersion)")
+            }
+        }
     }
 
     init(manifests: [PluginManifest]) throws {

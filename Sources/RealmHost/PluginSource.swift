@@ -59,6 +59,29 @@ struct PluginSource {
             }
     }
 
+    /// Refuses a field of the returned table that no plugin has (a misspelt `command = {…}` would
+    /// load a plugin without its commands), naming it and the field it likely meant.
+    func refuseUnknownFields() throws {
+        try refuseUnknownKeys(table, known: PluginManifest.fields, field: nil)
+    }
+
+    /// Refuses any key of `table` outside `known`; `field` names the table (nil: the plugin's own).
+    private func refuseUnknownKeys(_ table: LuaTable, known: [String], field: String?) throws {
+        let within = field.map { "field '\($0)'" } ?? "a plugin"
+        let list = known.joined(separator: ", ")
+        if !table.array.isEmpty {
+            throw HostError.plugin("\(path): \(within) is a table of named fields (\(list)), not a list")
+        }
+        let unknown = table.hash.keys.compactMap { key -> String? in
+            guard case .string(let name) = key else { return "[\(key.description)]" }
+            return known.contains(name) ? nil : name
+        }
+        guard let first = unknown.sorted().first else { return }
+        let named = field.map { "\($0).\(first)" } ?? first
+        let hint = NearestName.suggestion(for: first, among: known).map { " (did you mean '\($0)'?)" } ?? ""
+        throw HostError.plugin("\(path): field '\(named)' is not a known field\(hint); \(within) has \(list)")
+    }
+
     func name() throws -> String {
         guard case .string(let name) = table["name"], PluginSource.isIdentifier(name) else {
             throw fail("name", "must be a non-empty string of letters, digits, '-' and '_'")
@@ -102,7 +125,15 @@ struct PluginSource {
     }
 
     /// `commands = { name = function(realm, ...) end | { run = function, limits = {…} } }`.
-    func commands() throws -> [String: PluginCommand] { try callables("commands", what: "command") }
+    func commands() throws -> [String: PluginCommand] {
+        let commands = try callables("commands", what: "command")
+        if let taken = commands.keys.sorted().first(where: PluginManifest.reservedCommandNames.contains) {
+            throw fail(
+                "commands.\(taken)",
+                "takes the name of the REPL's own .\(taken), which would answer instead: name it otherwise")
+        }
+        return commands
+    }
 
     /// `functions = { name = function(realm, args, caller) end | { run = function, limits = {…} } }`:
     /// what apps call at `POST /v1/functions/{name}` (docs/SERVE.md); the same shape as `commands`.
@@ -132,13 +163,26 @@ struct PluginSource {
         case .function(let f):
             return PluginCommand(function: f, limits: nil)
         case .table(let spec):
-            // { run = function(realm, ...) end, limits = { timeSeconds = 60, memoryMiB = 512 } }
+            // { run = function(realm, ...) end, limits = { timeSeconds = 60 }, usage = "NAME", help = "…" }
+            try refuseUnknownKeys(
+                try state.copy(spec, maxDepth: 4), known: ["run", "limits", "usage", "help"], field: field)
             guard case .function(let f) = try state.get(spec, "run") else {
                 throw fail("\(field).run", "must be a function")
             }
-            return PluginCommand(function: f, limits: try callableLimits(field, spec))
+            return PluginCommand(
+                function: f, limits: try callableLimits(field, spec), usage: try text(spec, "usage", in: field),
+                help: try text(spec, "help", in: field))
         default:
             throw fail(field, "must be a function or a table { run = function, limits = {…} }")
+        }
+    }
+
+    /// An optional one-line string field of a command's table.
+    private func text(_ spec: LuaTableRef, _ key: String, in field: String) throws -> String? {
+        switch try state.get(spec, .string(key)) {
+        case .nil: return nil
+        case .string(let text) where !text.contains("\n"): return text
+        default: throw fail("\(field).\(key)", "must be a string of one line")
         }
     }
 

@@ -90,7 +90,9 @@ public enum PluginTestRunner {
                 do {
                     guard case .function(let listTests)? = try runtime.execute(prelude, chunkName: "=plugin-test").first
                     else { return }
-                    try runtime.runFile(path)
+                    // Named relative to the plugin (`tests/dogs.lua:12:`): an absolute path is cut
+                    // by Lua's 60-character chunk names.
+                    try runtime.runFile(path, chunkName: "@tests/" + file)
                     guard case .table(let list)? = try runtime.call(listTests).first else { return }
                     let count = try runtime.state.length(list)
                     output("\(file): \(count) tests")

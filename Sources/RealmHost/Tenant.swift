@@ -32,6 +32,12 @@ public final class Tenant {
     /// The plugin that provides a command, with its description.
     public func commandPlugin(_ name: String) -> String? { plugins.first { $0.commands[name] != nil }?.manifest.name }
 
+    /// A command's arguments and what it does, as its plugin declares them (`usage`, `help`).
+    public func commandUsage(_ name: String) -> (usage: String?, help: String?) {
+        let command = plugins.lazy.compactMap { $0.commands[name] }.first
+        return (command?.usage, command?.help)
+    }
+
     /// Runs a plugin command with `realm` and the string arguments.
     @discardableResult
     public func runCommand(_ name: String, arguments: [String]) throws -> [LuaValue] {

@@ -38,6 +38,9 @@ public final class TenantHost: @unchecked Sendable {
         }
         try HostConfigurationFile.apply(to: &options)
         self.options = options
+        // The process's waits for other connections' locks take the host's bound (one host per
+        // process; the front end says how a wait is announced and stopped).
+        LockWaitPolicy.current.limit = options.lockWait
         do {
             cluster = try options.cluster.resolved()
         } catch {
@@ -201,6 +204,12 @@ public final class TenantHost: @unchecked Sendable {
         do {
             realm = try Realm(configuration: configuration)
         } catch {
+            // At the plugins' version, a schema that needs a migration: name the plugin and what to raise.
+            if let url = configuration.fileURL, let stored = try? Realm.storedSchemaVersion(at: url),
+                stored == configuration.schemaVersion, let why = try? unversionedSchemaChange(at: url, version: stored)
+            {
+                throw HostError.configuration("Cannot open the realm of user '\(user)': \(why)")
+            }
             throw HostError.configuration("Cannot open the realm of user '\(user)': \(error)")
         }
         try runtime.bind(realm)

@@ -97,6 +97,12 @@ public final class TenantSession {
         user = name
     }
 
+    /// Refreshes the tenant's realms (`RealmLuaRuntime.refreshOpenRealms`): what the next statement
+    /// reads is current, and observers hear of other processes' commits, as Realm's run loop does.
+    public func refresh() throws {
+        try withTenant { $0.runtime.refreshOpenRealms() }
+    }
+
     /// Cancels the write transactions left open in the tenant; returns whether there were any.
     @discardableResult
     public func rollbackOpenWrites() throws -> Bool {

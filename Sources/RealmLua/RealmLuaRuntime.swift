@@ -111,6 +111,13 @@ public final class RealmLuaRuntime {
         }
     }
 
+    /// Brings every realm scripts opened up to date with commits made elsewhere (another process,
+    /// another instance) and delivers their notifications: the REPL's run loop turn, before each
+    /// statement. A realm with a write open is left as it is (its snapshot is the write's).
+    public func refreshOpenRealms() {
+        for realm in openRealms where !realm.isInWriteTransaction { realm.refresh() }
+    }
+
     /// Whether some realm opened by scripts has a write transaction open.
     public var hasOpenWrite: Bool { openedRealms.contains { $0.realm?.isInWriteTransaction == true } }
 
@@ -139,11 +146,12 @@ public final class RealmLuaRuntime {
 
     /// Runs a script file with `arg` set to its arguments, as the `lua` program does.
     @discardableResult
-    public func runFile(_ path: String, arguments: [String] = []) throws -> [LuaValue] {
+    /// `chunkName` names the file in error positions (default `@path`; Lua keeps 60 characters).
+    public func runFile(_ path: String, arguments: [String] = [], chunkName: String? = nil) throws -> [LuaValue] {
         var argTable = LuaTable(array: arguments.map { .string($0) })
         argTable.hash[.integer(0)] = .string(path)
         try state.setGlobal("arg", .plainTable(argTable))
-        let function = try state.loadFile(path)
+        let function = try state.loadFile(path, chunkName: chunkName)
         return try call(function, arguments.map { .string($0) })
     }
 

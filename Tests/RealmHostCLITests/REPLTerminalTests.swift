@@ -99,6 +99,41 @@ final class REPLTerminalTests: XCTestCase {
         XCTAssertEqual(repl.waitForExit(), 0)
     }
 
+    /// A write waiting for another REPL's open write says what it waits for and how long at most,
+    /// Ctrl-C ends the wait, and another process's write gives up at the limit saying why.
+    func testAWriteWaitingForAnotherPromptsWriteSaysSoAndCtrlCEndsIt() throws {
+        try workspace.write("data/host.lua", "return { lockWaitSeconds = 30 }")
+        let holder = try workspace.terminal()
+        holder.expect("default> ")
+        holder.enter("realm:beginWrite()", prompt: "default*> ")
+        holder.enter(#"realm:create("Dog", { name = "Held" })"#, prompt: "default*> ")
+
+        let waiter = try workspace.terminal()
+        waiter.expect("default> ")
+        waiter.type(#"realm:objects("Dog"):append{ name = "Waiting" }"# + "\r")
+        waiter.expect("Ctrl-C stops waiting.")
+        XCTAssertTrue(
+            waiter.transcript.contains("/data/default.realm: another connection holds its lock (a write left open"),
+            waiter.transcript)
+        XCTAssertTrue(waiter.transcript.contains("up to 30 s in all"), waiter.transcript)
+        waiter.type("\u{03}")
+        let stopped = waiter.expect("default> ")
+        XCTAssertTrue(stopped.contains("stopped waiting (Ctrl-C)"), stopped)
+
+        // With a short limit, a script gives up on its own and says why.
+        try workspace.write("data/host.lua", "return { lockWaitSeconds = 1.5 }")
+        try workspace.write("w.lua", #"realm:objects("Dog"):append{ name = "Late" }"#)
+        let late = try workspace.run(["run", "w.lua"])
+        XCTAssertEqual(late.status, 1)
+        XCTAssertTrue(late.stderr.contains("waited 1."), late.stderr)
+        XCTAssertTrue(late.stderr.contains("the limit of a lock wait"), late.stderr)
+
+        holder.enter("realm:commitWrite()")
+        XCTAssertTrue(waiter.enter(#"realm:objects("Dog"):count()"#).contains("\n1\n"), "only the held write landed")
+        holder.type(".quit\r")
+        waiter.type(".quit\r")
+    }
+
     func testCtrlCClearsTheLineOrStopsARunningScript() throws {
         let repl = try workspace.terminal()
         repl.expect("default> ")
@@ -172,6 +207,23 @@ final class REPLTerminalTests: XCTestCase {
         XCTAssertEqual(repl.waitForExit(), 0, "an interactive session ends with 0 even after errors")
     }
 
+    /// The prompt is the REPL's run loop: another process's commit is seen by the next statement,
+    /// and an observer fires there, with no `realm:refresh()`.
+    func testAnotherProcessesCommitReachesAnObserverAtTheNextStatement() throws {
+        let repl = try workspace.terminal()
+        repl.expect("default> ")
+        repl.enter(
+            #"tok = realm:objects("Dog"):observe(function(c) if c.kind == "update" then "#
+                + #"print("observed " .. #c.insertions .. " insertion") end end)"#)
+        try workspace.write("add.lua", #"realm:objects("Dog"):append{ name = "Elsewhere", weight = 3 }"#)
+        let added = try workspace.run(["run", "add.lua"])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        let next = repl.enter(#"realm:objects("Dog"):where("name == 'Elsewhere'"):count()"#)
+        XCTAssertTrue(next.contains("observed 1 insertion"), next)
+        XCTAssertTrue(next.contains("\n1"), next)
+        repl.type(".quit\r")
+    }
+
     func testDotCommandsAndPluginCommands() throws {
         let repl = try workspace.terminal()
         repl.expect("default> ")
@@ -181,6 +233,10 @@ final class REPLTerminalTests: XCTestCase {
         ] {
             XCTAssertTrue(help.contains(word), "\(word) in .help:\n\(help)")
         }
+        // A command's usage and help, as its plugin declares them.
+        XCTAssertTrue(help.contains(".adopt FIRSTNAME DOGNAME"), help)
+        XCTAssertTrue(help.contains("a person adopts a dog"), help)
+        XCTAssertTrue(help.contains(".stats") && help.contains("from plugin doggo"), help)
         let adopt = repl.enter(".adopt Dale Maui")
         XCTAssertTrue(adopt.contains("firstName") && adopt.contains("Dale") && adopt.contains("1 Dog"), adopt)
         repl.enter(".adopt \"Gordon Cole\" Bandido")

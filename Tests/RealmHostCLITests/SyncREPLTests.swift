@@ -44,6 +44,8 @@ final class SyncREPLTests: XCTestCase {
         XCTAssertTrue(users.stdout.contains("sync"), users.stdout)
         let row = { (name: String) in users.stdout.split(separator: "\n").first { $0.hasPrefix(name + " ") } ?? "" }
         XCTAssertTrue(row("default").contains("1 pending"), users.stdout)
+        // Rex is in the synced realm (default.sync.realm): it counts among the user's objects.
+        XCTAssertTrue(row("default").contains("Dog 1"), users.stdout)
         XCTAssertTrue(row("bob").contains("local"), users.stdout)
     }
 

@@ -129,6 +129,10 @@ final class NetFaultTests: XCTestCase {
         await host.start()
         let refused = await eventually { await host.lastConnectionError != nil }
         XCTAssertTrue(refused)
+        // Said in the project's words: what happened, to which server, and when the next try is.
+        let said = await host.lastConnectionError ?? ""
+        XCTAssertTrue(said.hasPrefix("connection refused by 127.0.0.1:\(port): no sync server listens at \(url)"), said)
+        XCTAssertNotNil(said.range(of: #"; next try at \d\d:\d\d:\d\d$"#, options: .regularExpression), said)
         let waiting = await host.state
         XCTAssertNotEqual(waiting, .connected)
 

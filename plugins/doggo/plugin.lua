@@ -71,25 +71,30 @@ return {
   end,
 
   commands = {
-    -- .dogs [query]: the dogs, by name (optionally filtered by a query).
-    dogs = function(realm, query)
-      local dogs = realm:objects("Dog")
-      if query and query ~= "" then dogs = dogs:where(query) end
-      return dogs:sorted("name")
-    end,
-    -- .adopt FIRSTNAME DOGNAME: a person adopts a dog (both created when missing, in the user's
-    -- household).
-    adopt = function(realm, firstName, dogName)
-      assert(firstName and dogName, "usage: .adopt FIRSTNAME DOGNAME")
-      return realm:write(function()
-        local person = realm:objects("Person"):where("firstName == $0", firstName)[1]
-          or realm:create("Person", { firstName = firstName, household = user.name })
-        local dog = realm:objects("Dog"):where("name == $0", dogName)[1]
-          or realm:create("Dog", { name = dogName, household = user.name })
-        person.dogs:append(dog)
-        return person
-      end)
-    end,
+    -- A command is a function, or a table with its `usage` and `help` for `.help`.
+    dogs = {
+      usage = "[QUERY]", help = "the dogs, by name (optionally those matching a query)",
+      run = function(realm, query)
+        local dogs = realm:objects("Dog")
+        if query and query ~= "" then dogs = dogs:where(query) end
+        return dogs:sorted("name")
+      end,
+    },
+    adopt = {
+      usage = "FIRSTNAME DOGNAME",
+      help = "a person adopts a dog (both created when missing, in the user's household)",
+      run = function(realm, firstName, dogName)
+        assert(firstName and dogName, "usage: .adopt FIRSTNAME DOGNAME")
+        return realm:write(function()
+          local person = realm:objects("Person"):where("firstName == $0", firstName)[1]
+            or realm:create("Person", { firstName = firstName, household = user.name })
+          local dog = realm:objects("Dog"):where("name == $0", dogName)[1]
+            or realm:create("Dog", { name = dogName, household = user.name })
+          person.dogs:append(dog)
+          return person
+        end)
+      end,
+    },
     -- .stats: how many of each, and the dogs' average weight.
     stats = function(realm)
       local dogs = realm:objects("Dog")

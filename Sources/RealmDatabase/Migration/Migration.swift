@@ -120,7 +120,9 @@ public final class Migration {
             try block(old, new)
             visited += 1
         }
-        if visited > 0 { enumeratedCounts[className, default: 0] += visited }
+        // Each enumeration goes through every object of the class: the most any went through
+        // counts the objects once when several steps enumerate the class.
+        if visited > 0 { enumeratedCounts[className] = max(enumeratedCounts[className] ?? 0, visited) }
         if done % 1000 != 0 { progress?(MigrationProgress(className: className, done: done, total: total)) }
     }
 

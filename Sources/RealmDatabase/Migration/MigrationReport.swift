@@ -68,4 +68,16 @@ extension Realm {
         guard (try? meta.exists()) == true else { return nil }
         return try meta.schemaVersion()
     }
+
+    /// The schema stored in a realm file and its version, read without opening the realm (nil
+    /// when the file is not a realm, or its stored schema cannot be read).
+    public static func storedSchema(at url: URL) throws -> (schema: Schema, version: UInt64)? {
+        let connection = try SQLiteConnection(path: url.path, flags: SQLITE_OPEN_READONLY)
+        defer { connection.close() }
+        let meta = MetaTable(connection)
+        guard (try? meta.exists()) == true, let json = try meta.schemaJSON(),
+            let schema = try? Schema.fromJSON(Data(json.utf8))
+        else { return nil }
+        return (schema, try meta.schemaVersion())
+    }
 }

@@ -65,40 +65,38 @@ public struct ChangeSet: Sendable, Equatable {
 
     /// Set for a migration's transaction: see `modified`.
     var countsModificationsOnly = false
-    /// Per class, how many objects a migration changed.
+    /// Per class, how many objects a migration changed (each once, however many of its steps
+    /// changed it).
     var modificationCounts: [String: Int] {
-        var counts = settledCounts
-        if let current { counts[current.className, default: 0] += current.count }
+        var counts = settled.mapValues(\.count)
+        if let current { counts[current.className] = current.keys.count }
         return counts
     }
-    private var settledCounts = [String: Int]()
-    private var lastModifiedKeys = [String: Int64]()
-    /// The class modified last, its last key and the objects counted for it since it became
-    /// current: consecutive changes to one class (an enumeration) cost a string comparison each,
-    /// not two dictionary look-ups.
+    private var settled = [String: KeySet]()
+    /// The class modified last, its last key and its changed keys: consecutive changes to one
+    /// object (its properties, set one by one) cost a string and a key comparison each.
     private var current: CurrentClass?
     private struct CurrentClass: Sendable, Equatable {
         let className: String
         var key: Int64
-        var count: Int
+        var keys: KeySet
     }
 
-    /// A migration keeps no per-object log (memory stays flat however many objects it changes):
-    /// it counts changed objects, visited in key order by enumerateObjects (a change to the same
-    /// object as the class's previous change is not counted again).
+    /// A migration keeps no per-object log (memory stays small however many objects it changes):
+    /// it keeps the changed objects' keys as runs (`KeySet`: enumerations change them in key
+    /// order, so a class's keys are a few runs), and an object changed by several steps counts once.
     private mutating func countModification(_ className: String, _ key: Int64) {
         if current?.className == className {
             if current?.key != key {
                 current?.key = key
-                current?.count += 1
+                _ = current?.keys.insert(key)
             }
             return
         }
-        if let c = current {
-            settledCounts[c.className, default: 0] += c.count
-            lastModifiedKeys[c.className] = c.key
-        }
-        current = CurrentClass(className: className, key: key, count: lastModifiedKeys[className] == key ? 0 : 1)
+        if let c = current { settled[c.className] = c.keys }
+        var keys = settled.removeValue(forKey: className) ?? KeySet()
+        _ = keys.insert(key)
+        current = CurrentClass(className: className, key: key, keys: keys)
     }
 }
 

@@ -75,8 +75,9 @@ struct RealmOpener {
             throw RealmError(.fileAccess, "Unable to open a realm at path '\(path)': \(e.message).")
         }
         // Wait for other connections from the first read on: a file being created or recovered
-        // elsewhere answered "database is locked" at once (found by ReliabilityTests).
-        connection.setBusyTimeout(milliseconds: 600_000)
+        // elsewhere answered "database is locked" at once (found by ReliabilityTests). The wait
+        // is bounded, said and stoppable (`LockWaitPolicy`).
+        connection.waitForLocks(displayPath: configuration.displayPath)
         let location = "file:" + ((try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? path)
         do {
             return try openStorage(connection, target: target, location: location, path: path)
@@ -121,7 +122,7 @@ struct RealmOpener {
     }
 
     private func configure(_ connection: SQLiteConnection, wal: Bool) throws {
-        connection.setBusyTimeout(milliseconds: 600_000)
+        connection.waitForLocks(displayPath: configuration.displayPath)
         QueryFunctions.register(on: connection)
         if wal && !configuration.readOnly {
             // Two connections turning a new file to WAL at once: SQLite answers one of them BUSY

@@ -53,8 +53,21 @@ package final class SQLiteConnection {
     var isOpen: Bool { handle != nil }
 
     func error(_ rc: Int32, sql: String?) -> SQLiteError {
-        let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "connection closed"
+        var message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "connection closed"
+        if let lockWaiter, rc & 0xff == SQLITE_BUSY { message = lockWaiter.busyMessage(message) }
         return SQLiteError(code: rc, message: message, sql: sql)
+    }
+
+    /// The waits for other connections' locks, once `waitForLocks` installed it.
+    private var lockWaiter: LockWaiter?
+
+    /// Waits for other connections' locks as `LockWaitPolicy.current` says (bounded, announced,
+    /// stoppable), naming the file as `displayPath`; replaces any busy timeout.
+    func waitForLocks(displayPath: String) {
+        guard let handle else { return }
+        let waiter = LockWaiter(displayPath: displayPath)
+        lockWaiter = waiter
+        sqlite3_busy_handler(handle, lockWaitCallback, Unmanaged.passUnretained(waiter).toOpaque())
     }
 
     /// Runs one or more statements that return no rows.
@@ -63,8 +76,9 @@ package final class SQLiteConnection {
         var errmsg: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errmsg)
         if rc != SQLITE_OK {
-            let message = errmsg.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            var message = errmsg.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(errmsg)
+            if let lockWaiter, rc & 0xff == SQLITE_BUSY { message = lockWaiter.busyMessage(message) }
             throw SQLiteError(code: rc, message: message, sql: sql)
         }
     }
@@ -132,6 +146,7 @@ package final class SQLiteConnection {
     package var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
 
     package func setBusyTimeout(milliseconds: Int32) {
+        lockWaiter = nil
         if let handle { sqlite3_busy_timeout(handle, milliseconds) }
     }
 }

@@ -128,6 +128,16 @@ public enum SchemaChange: Equatable, CustomStringConvertible {
         }
     }
 
+    /// The class the change is in.
+    public var className: String? {
+        switch self {
+        case .addedClass(let c), .removedClass(let c), .addedProperty(let c, _), .removedProperty(let c, _),
+            .changedPropertyType(let c, _, _, _), .madeOptional(let c, _), .madeRequired(let c, _),
+            .changedPrimaryKey(let c, _, _), .changedEmbedded(let c, _), .addedIndex(let c, _), .removedIndex(let c, _):
+            return c
+        }
+    }
+
     /// Realm's wording for the line of a "Migration is required" error.
     public var description: String {
         switch self {
@@ -159,7 +169,7 @@ public enum SchemaChange: Equatable, CustomStringConvertible {
 extension Schema {
     /// The changes that turn `self` (stored) into `target` (configured), per class in target order.
     /// Classes missing from `target` are reported as removed.
-    func changes(to target: Schema) -> [SchemaChange] {
+    public func changes(to target: Schema) -> [SchemaChange] {
         var result = [SchemaChange]()
         for newClass in target.objectSchemas {
             guard let oldClass = self[newClass.className] else {

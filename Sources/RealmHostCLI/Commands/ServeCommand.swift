@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RealmDatabase
 import RealmHost
 import RealmServe
 import RealmSyncNet
@@ -38,6 +39,9 @@ struct ServeCommand: ParsableCommand {
     static let stopTimeout: Duration = .seconds(10)
 
     func run() throws {
+        // Standard error carries one JSON line per request: a wait's plain sentence would break it
+        // (a call that waits out the limit fails with the reason in its answer and its line).
+        LockWaitPolicy.current.announce = nil
         try runReportingErrors {
             let folder = host.options.dataFolder
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -26,7 +26,8 @@ enum DotCommands {
         Builtin(name: "quit", arguments: "", help: "leave (also .exit, Ctrl-D)"),
     ]
 
-    static let builtinNames: [String] = builtins.map(\.name) + ["exit"]
+    /// Every built-in's name: the names plugin commands cannot take (the plugin loader refuses them).
+    static let builtinNames: [String] = PluginManifest.reservedCommandNames
 
     /// `.name …` at the start of a statement (`.5` is a number, not a command).
     static func isCommand(_ line: String) -> Bool {
@@ -81,16 +82,16 @@ enum DotCommands {
             lines.append("  " + style.bold(usage) + String(repeating: " ", count: max(1, width - usage.count)) + b.help)
         }
         let commands = try session.withTenant { tenant in
-            tenant.commandNames.map { ($0, tenant.commandPlugin($0) ?? "?") }
+            tenant.commandNames.map { (name: $0, plugin: tenant.commandPlugin($0) ?? "?", tenant.commandUsage($0)) }
         }
         if !commands.isEmpty {
             lines.append("")
             lines.append("Plugin commands (arguments are words; quote one with spaces: .dogs \"weight > 20\"):")
-            for (name, plugin) in commands {
-                let usage = "." + name
+            for command in commands {
+                let usage = "." + command.name + (command.2.usage.map { " " + $0 } ?? "")
+                let what = command.2.help.map { "\($0) (plugin \(command.plugin))" } ?? "from plugin \(command.plugin)"
                 lines.append(
-                    "  " + style.bold(usage) + String(repeating: " ", count: max(1, width - usage.count))
-                        + "from plugin \(plugin)")
+                    "  " + style.bold(usage) + String(repeating: " ", count: max(1, width - usage.count)) + what)
             }
         }
         lines.append("")

@@ -128,6 +128,9 @@ final class ReplSession {
         if pending.isEmpty {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty { return }
+            // The prompt is the REPL's run loop: before a statement, other processes' commits
+            // become visible and observers fire (their output comes before the statement's).
+            do { try tenantSession.refresh() } catch { report(error) }
             if DotCommands.isCommand(trimmed) {
                 input.addHistory(trimmed)
                 DotCommands.run(trimmed, in: self)

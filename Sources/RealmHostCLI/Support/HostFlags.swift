@@ -21,6 +21,16 @@ struct HostFlags: ParsableArguments {
 
     @OptionGroup var cluster: ClusterFlags
 
+    /// A `--plugins` folder that does not exist is refused before anything opens: the users' realms
+    /// would be created without the plugins' schema (at version 0) and migrated later from there.
+    func validate() throws {
+        for folder in plugins {
+            if let problem = folderProblem(URL(fileURLWithPath: folder, isDirectory: true)) {
+                throw ValidationError("--plugins \(folder): \(problem)")
+            }
+        }
+    }
+
     var options: HostOptions {
         let folders = (plugins.isEmpty ? ["plugins"] : plugins).map {
             URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL
@@ -69,6 +79,13 @@ func checkedUser(_ name: String) throws -> String {
         throw CLIError.failed("\(error)")
     }
     return name
+}
+
+/// What keeps `url` from being a folder to read ("no such folder", "not a folder"); nil when it is one.
+func folderProblem(_ url: URL) -> String? {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { return "no such folder" }
+    return isFolder.boolValue ? nil : "not a folder"
 }
 
 /// The path of a file for messages: relative to the current folder when inside it.

@@ -107,10 +107,6 @@ enum SyncServerStartup {
     }
 
     private static func checkFolder(_ url: URL, flag: String) throws {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
-            throw CLIError.failed("\(flag) \(displayPath(url)): no such folder")
-        }
-        guard isFolder.boolValue else { throw CLIError.failed("\(flag) \(displayPath(url)): not a folder") }
+        if let problem = folderProblem(url) { throw CLIError.failed("\(flag) \(displayPath(url)): \(problem)") }
     }
 }

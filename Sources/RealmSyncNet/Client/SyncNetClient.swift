@@ -163,15 +163,25 @@ public actor SyncNetClient {
     private func connectionLoop() async {
         while !stopping && !Task.isCancelled {
             setState(.connecting)
+            let url = currentURL
+            var failure: (any Error)?
             do {
-                try await connectOnce(to: currentURL)
+                try await connectOnce(to: url)
             } catch {
-                lastConnectionError = "\(error)"
+                failure = error
+            }
+            // Decided before the state changes, so that whoever reads the error with the
+            // `disconnected` state also reads when the next attempt is.
+            let delay = backoff.delay(afterFailures: failures)
+            if let failure {
+                let next = Date().addingTimeInterval(
+                    Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+                lastConnectionError =
+                    ConnectionFailure.describe(failure, url: url) + "; next try at \(ConnectionFailure.clockTime(next))"
             }
             connectionEnded()
             failOver()
             guard !stopping else { break }
-            let delay = backoff.delay(afterFailures: failures)
             failures += 1
             try? await Task.sleep(for: delay)
         }
