@@ -16,6 +16,10 @@ public struct HostOptions {
     /// How long a write waits for another connection's lock on a realm before it fails, saying
     /// why (`LockWaitPolicy`); `lockWaitSeconds` in `host.lua`.
     public var lockWait: Duration = LockWaitPolicy.defaultLimit
+    /// Open users' realms as stored, read-only, at their own schema and version: no migration, no
+    /// `onOpen`, no initial subscriptions (`repl --no-migrate`, a way into a realm whose
+    /// migration fails).
+    public var openAsStored = false
     /// The sync server the tenants' flexible-sync realms sync with (none: they stay local).
     public var sync = HostSyncOptions()
     /// The hosts that share the users, and which one this is (none: this host serves every user).

@@ -117,6 +117,10 @@ public final class TenantHost: @unchecked Sendable {
     /// running each plugin's `migration` function and its numbered migration files for every
     /// version step; the plugins' initial subscriptions and `onOpen`.
     func configuration(fileURL: URL, runtime: RealmLuaRuntime, plugins: [LoadedPlugin]) -> Realm.Configuration {
+        if options.openAsStored {
+            // The file's own schema and version (`Realm.Configuration` without a schema reads them).
+            return Realm.Configuration(fileURL: fileURL, readOnly: true)
+        }
         var c = Realm.Configuration(fileURL: fileURL)
         c.schema = registry.schema
         c.schemaVersion = registry.schemaVersion
@@ -210,7 +214,16 @@ public final class TenantHost: @unchecked Sendable {
             {
                 throw HostError.configuration("Cannot open the realm of user '\(user)': \(why)")
             }
-            throw HostError.configuration("Cannot open the realm of user '\(user)': \(error)")
+            // A migration that fails leaves the realm unopenable with these plugins: say the way in.
+            var hint = ""
+            if let url = configuration.fileURL, let stored = try? Realm.storedSchemaVersion(at: url),
+                stored < configuration.schemaVersion
+            {
+                hint =
+                    " (the realm stays at schema version \(stored); `realm-host repl --no-migrate --user \(user)` "
+                    + "opens it as stored, read-only)"
+            }
+            throw HostError.configuration("Cannot open the realm of user '\(user)': \(error)\(hint)")
         }
         try runtime.bind(realm)
         return Tenant(name: user, runtime: runtime, realm: realm, plugins: plugins)

@@ -34,11 +34,19 @@ struct ReplCommand: ParsableCommand {
         help: "Attach to the realm-host serve running on the data folder, through its console socket.")
     var connect = false
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Open the user's realm as it is stored, read-only, at its own schema version: no migration "
+                + "(to look into a realm whose migration fails)."))
+    var noMigrate = false
+
     @Argument(help: ArgumentHelp("With --connect: the served data folder (as --data).", valueName: "data"))
     var served: String?
 
     func validate() throws {
         guard OutputMode(rawValue: mode) != nil else { throw ValidationError("--mode must be table, json or lua.") }
+        if noMigrate && connect { throw ValidationError("--no-migrate opens the file itself: not with --connect.") }
         if served != nil && !connect {
             throw ValidationError("A data folder as an argument goes with --connect; otherwise use --data DIR.")
         }
@@ -51,7 +59,13 @@ struct ReplCommand: ParsableCommand {
                 let folder = HostOptions.defaultDataFolder(served ?? self.host.data)
                 return try ConsoleClient.repl(dataFolder: folder, user: user, mode: mode, history: !noHistory)
             }
-            let host = try self.host.makeHost(sync: sync)
+            if noMigrate {
+                let file = HostOptions.defaultDataFolder(self.host.data).appendingPathComponent("\(user).realm")
+                guard FileManager.default.fileExists(atPath: file.path) else {
+                    throw CLIError.failed("--no-migrate: user '\(user)' has no realm (\(displayPath(file)))")
+                }
+            }
+            let host = try self.host.makeHost(sync: sync, openAsStored: noMigrate)
             let interactive = Terminal.inputIsTerminal
             let session = ReplSession(
                 host: host, user: user, mode: OutputMode(rawValue: mode) ?? .table, interactive: interactive,

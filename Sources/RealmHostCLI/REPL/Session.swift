@@ -297,6 +297,13 @@ final class ReplSession {
                 "Plugins: \(names)" + (commands.isEmpty ? "" : " (\(commands))")
                     + ", schema version \(host.registry.schemaVersion)")
         }
+        if host.options.openAsStored {
+            let version = (try? withTenant { $0.realm.schemaVersion }).map { " at schema version \($0)" } ?? ""
+            lines.append(
+                errorStyle.yellow(
+                    "--no-migrate: the realm as stored\(version), read-only (the plugins' schema and "
+                        + "migrations are not applied)."))
+        }
         if let transport = host.syncTransport { lines.append(syncBannerLine(transport)) }
         lines.append(style.dim("`realm` is your realm. Type Lua; .help for help, Tab to complete, Ctrl-D to quit."))
         return lines.joined(separator: "\n")

@@ -45,10 +45,12 @@ struct SyncFlags: ParsableArguments {
 extension HostFlags {
     /// Opens the host syncing through `sync`'s server (or host.lua's), or prints why it cannot.
     /// `servedBy`: the lock of the `serve` opening it (no other command opens a served folder).
-    func makeHost(sync: SyncFlags, servedBy lock: ServeLock? = nil) throws -> TenantHost {
+    func makeHost(sync: SyncFlags, servedBy lock: ServeLock? = nil, openAsStored: Bool = false) throws -> TenantHost {
         do {
             if lock == nil { try ServeLock.refuseIfServed(options.dataFolder) }
-            return try TenantHost(options: sync.apply(to: options)) { try NetSyncTransport.make($0) }
+            var options = sync.apply(to: options)
+            options.openAsStored = openAsStored
+            return try TenantHost(options: options) { try NetSyncTransport.make($0) }
         } catch {
             throw CLIError.failed("\(error)")
         }
