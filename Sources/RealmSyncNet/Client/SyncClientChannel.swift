@@ -26,10 +26,13 @@ struct SyncClientChannel: ClientConnectionChannel {
     let target: PlainWebSocketTarget
     let maxFrameSize: Int
     let autoPing: AutoPingSetup
+    /// Told of the channel, so that the attempt can be abandoned by closing it.
+    let socket: AttemptSocket
     let handler: WebSocketDataHandler<SyncClientContext>
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let maxFrameSize = maxFrameSize
+        socket.opened(channel)
         return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(CloseAtEndOfInput())
             let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(

@@ -216,27 +216,33 @@ public actor SyncNetClient {
     }
 
     /// One connection, on an event loop of its own: when the upgrade has not happened within
-    /// `handshakeTimeout`, shutting the loop down closes the socket (the WebSocket client offers no
-    /// other way to abandon a handshake) and the attempt fails.
+    /// `handshakeTimeout`, or the client stops first, the attempt is abandoned (`abandon`) and fails.
     private nonisolated func connectOnce(to url: String) async throws {
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let handshake = HandshakeState()
+        let socket = AttemptSocket()
         let timeout = handshakeTimeout
+        let isPlain = PlainWebSocketTarget(url) != nil
+        // A `ws://` attempt is abandoned by closing its socket; a `wss://` one (swift-websocket's
+        // client offers no other way) by shutting its loop down.
+        let abandon: @Sendable () -> Void = {
+            if isPlain { socket.abandon() } else { Task { try? await loop.shutdownGracefully() } }
+        }
         let watchdog = Task {
             try await Task.sleep(for: timeout)
             guard handshake.timeOut() else { return }
-            try? await loop.shutdownGracefully()
+            abandon()
         }
         defer { watchdog.cancel() }
         do {
             // A stop during the handshake abandons it at once; once upgraded, `serve` ends the connection.
             _ = try await withTaskCancellationHandler {
-                try await openWebSocket(url, on: loop) { inbound, outbound in
+                try await openWebSocket(url, on: loop, socket: socket) { inbound, outbound in
                     guard handshake.upgrade() else { return }
                     await self.serve(inbound: inbound, outbound: outbound)
                 }
             } onCancel: {
-                if handshake.timeOut() { Task { try? await loop.shutdownGracefully() } }
+                if handshake.timeOut() { abandon() }
             }
         } catch {
             watchdog.cancel()
@@ -392,7 +398,7 @@ public actor SyncNetClient {
     /// through swift-websocket's client (TLS). Pongs are automatic; pings of its own let the client
     /// notice a server that went silent.
     private nonisolated func openWebSocket(
-        _ url: String, on loop: any EventLoopGroup,
+        _ url: String, on loop: any EventLoopGroup, socket: AttemptSocket,
         _ serve: @escaping @Sendable (WebSocketInboundStream, WebSocketOutboundWriter) async throws -> Void
     ) async throws {
         let autoPing = AutoPingSetup.enabled(timePeriod: pingInterval)
@@ -405,7 +411,7 @@ public actor SyncNetClient {
             return
         }
         let channel = SyncClientChannel(
-            target: target, maxFrameSize: codec.limits.maxFrameBytes, autoPing: autoPing,
+            target: target, maxFrameSize: codec.limits.maxFrameBytes, autoPing: autoPing, socket: socket,
             handler: { inbound, outbound, _ in try await serve(inbound, outbound) })
         _ = try await ClientConnection(
             channel, address: .hostname(target.host, port: target.port), eventLoopGroup: loop, logger: Self.logger
