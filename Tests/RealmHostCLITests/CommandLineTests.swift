@@ -123,9 +123,13 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(
             FileManager.default.fileExists(
                 atPath: workspace.root.appendingPathComponent("elsewhere/default.realm").path))
-        // Without plugins there is no schema: the script's Dog is unknown.
+        // An empty plugins folder gives no schema: the script's Dog is unknown. (A folder that does
+        // not exist is refused before anything opens: `PluginsFlagTests`.)
+        try FileManager.default.createDirectory(
+            at: workspace.root.appendingPathComponent("none"), withIntermediateDirectories: true)
         let bare = try workspace.run(["run", "--plugins", "none", "--data", "bare", "count.lua"])
         XCTAssertEqual(bare.status, 1)
+        XCTAssertTrue(bare.stderr.contains("Dog"), bare.stderr)
     }
 
     // MARK: The REPL on a pipe
