@@ -35,6 +35,7 @@ enum HostConfigurationFile {
         } catch {
             throw HostError.configuration("\(path): \(error)")
         }
+        try refuseUnknownFields(table, path: path)
         if case .plainTable(let limits) = table["limits"] {
             options.limits = try parseLimits(limits, base: options.limits, where: "\(path): field 'limits'")
         } else if !table["limits"].isNil {
@@ -79,6 +80,24 @@ enum HostConfigurationFile {
             }
         default: throw HostError.configuration("\(path): field 'plugins' must be a list of folders")
         }
+    }
+
+    /// The fields `host.lua` may have.
+    static let fields = [
+        "limits", "users", "cacheSize", "lockWaitSeconds", "plugins", "sync", "cluster", "serve", "auth",
+    ]
+
+    /// A misspelt field (`cachesize = 8`) must not pass in silence: refused, naming the one meant.
+    private static func refuseUnknownFields(_ table: LuaTable, path: String) throws {
+        let unknown = table.hash.keys.map { $0.stringValue ?? "[\($0.description)]" }.filter { !fields.contains($0) }
+        if !table.array.isEmpty {
+            throw HostError.configuration(
+                "\(path): host.lua returns a table of named fields (\(fields.joined(separator: ", ")))")
+        }
+        guard let first = unknown.sorted().first else { return }
+        let hint = NearestName.suggestion(for: first, among: fields).map { " (did you mean '\($0)'?)" } ?? ""
+        throw HostError.configuration(
+            "\(path): field '\(first)' is not a known field\(hint); host.lua has \(fields.joined(separator: ", "))")
     }
 
     /// `sync = { url =, secretFile = }`: each used unless the command line gave it.

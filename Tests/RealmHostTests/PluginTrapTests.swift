@@ -122,4 +122,17 @@ final class PluginTrapTests: XCTestCase {
                 "\(error)".contains("field 'plugins': \(self.folder.path)/plugnis is not a folder"), "\(error)")
         }
     }
+
+    /// host.lua refuses a field it does not have, as plugin.lua does.
+    func testAMisspeltHostLuaFieldIsRefusedWithTheFieldItMeant() throws {
+        let data = folder.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        try "return { cachesize = 8 }".write(
+            to: data.appendingPathComponent("host.lua"), atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try TenantHost(options: HostOptions(dataFolder: data))) { error in
+            XCTAssertTrue(
+                "\(error)".contains("host.lua: field 'cachesize' is not a known field (did you mean 'cacheSize'?)"),
+                "\(error)")
+        }
+    }
 }
