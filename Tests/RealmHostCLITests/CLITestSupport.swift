@@ -126,8 +126,8 @@ final class Workspace {
     }
 
     /// A REPL (or any command) on a pseudo-terminal.
-    func terminal(_ arguments: [String] = ["repl"]) throws -> PseudoTerminal {
-        try PseudoTerminal(arguments: arguments, directory: root)
+    func terminal(_ arguments: [String] = ["repl"], environment: [String: String] = [:]) throws -> PseudoTerminal {
+        try PseudoTerminal(arguments: arguments, directory: root, environment: environment)
     }
 }
 
@@ -141,7 +141,11 @@ final class PseudoTerminal {
     private var consumed: String.Index
     let started = Date()
 
-    init(arguments: [String], directory: URL, columns: UInt16 = 120) throws {
+    /// `program` (realm-host when nil) with `arguments`; `environment` added to the test's.
+    init(
+        arguments: [String], directory: URL, columns: UInt16 = 120, program: String? = nil,
+        environment: [String: String] = [:]
+    ) throws {
         var master: Int32 = -1
         var slave: Int32 = -1
         var size = winsize(ws_row: 40, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
@@ -177,13 +181,15 @@ final class PseudoTerminal {
 
         // The working directory: the child is started through /bin/sh -c 'cd DIR && exec …'.
         let command =
-            "cd '\(directory.path)' && exec '\(CLI.binary.path)' " + arguments.map { "'\($0)'" }.joined(separator: " ")
+            "cd '\(directory.path)' && exec '\(program ?? CLI.binary.path)' "
+            + arguments.map { "'\($0)'" }.joined(separator: " ")
         let argv = ["/bin/sh", "-c", command]
         var env = ProcessInfo.processInfo.environment
         env["REALM_HOST_DATA"] = nil
         env["TERM"] = "xterm"
         env["NO_COLOR"] = "1"
         env["HOME"] = directory.path
+        for (key, value) in environment { env[key] = value }
         let envp = env.map { "\($0.key)=\($0.value)" }
         var cArgv: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         var cEnvp: [UnsafeMutablePointer<CChar>?] = envp.map { strdup($0) } + [nil]
@@ -346,5 +352,48 @@ final class PseudoTerminal {
             out.unicodeScalars.append(c)
         }
         return out
+    }
+}
+
+/// A `/bin/sh` command line run to its end, its standard output and error together, with posix_spawn
+/// and waitpid: Foundation's Process can miss the end of a shell whose command started a daemon
+/// as another user (`bash .ci/postgres start` as root runs `runuser … pg_ctl start`) and wait forever.
+enum ShellCommand {
+    static func run(_ command: String, in directory: URL, environment: [String: String]) throws -> String {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw POSIXError(.EIO) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        posix_spawn_file_actions_addclose(&actions, fds[1])
+        let argv = ["/bin/sh", "-c", "cd '\(directory.path)' && " + command]
+        var cArgv: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        var cEnvp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for p in cArgv { free(p) }
+            for p in cEnvp { free(p) }
+        }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, "/bin/sh", &actions, nil, &cArgv, &cEnvp)
+        close(fds[1])
+        defer { close(fds[0]) }
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+        var output = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fds[0], &buffer, buffer.count)
+            if n > 0 {
+                output += buffer[0..<n]
+            } else if n == 0 || errno != EINTR {
+                break
+            }
+        }
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) == -1 && errno == EINTR {}
+        return String(decoding: output, as: UTF8.self)
     }
 }

@@ -14,11 +14,22 @@ final class SyncServerProcess: @unchecked Sendable {
     private let output = StreamCollector()
     private let errors = StreamCollector()
 
-    init(
+    convenience init(
         _ arguments: [String], in directory: URL, environment: [String: String] = [:], command: String = "sync-server"
     ) throws {
-        process.executableURL = CLI.binary
-        process.arguments = [command] + arguments
+        try self.init(executable: CLI.binary, [command] + arguments, in: directory, environment: environment)
+    }
+
+    /// A shell command line (`/bin/sh -c 'exec COMMAND'`, so a signal reaches the command itself).
+    convenience init(shell command: String, in directory: URL, environment: [String: String]) throws {
+        try self.init(
+            executable: URL(fileURLWithPath: "/bin/sh"), ["-c", "exec " + command], in: directory,
+            environment: environment)
+    }
+
+    init(executable: URL, _ arguments: [String], in directory: URL, environment: [String: String]) throws {
+        process.executableURL = executable
+        process.arguments = arguments
         process.currentDirectoryURL = directory
         var env = ProcessInfo.processInfo.environment
         env["REALM_HOST_DATA"] = nil
@@ -53,6 +64,18 @@ final class SyncServerProcess: @unchecked Sendable {
             usleep(10_000)
         }
         return nil
+    }
+
+    /// The first `count` lines of standard output, once they are complete; fewer when they did not
+    /// come within `timeout` (or the process ended first).
+    func firstLines(_ count: Int, timeout: TimeInterval = 60) -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let lines = output.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+            let done = lines.count >= count || Date() >= deadline || (!process.isRunning && output.isClosed)
+            if done { return Array(lines.prefix(count)) }
+            usleep(10_000)
+        }
     }
 
     /// The port of the URL `sync server listening on ws://127.0.0.1:PORT/sync` on the first line.

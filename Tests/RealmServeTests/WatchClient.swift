@@ -13,7 +13,9 @@ final class WatchClient: Sendable {
     private let outgoing: AsyncStream<String>.Continuation
     private let task: Task<WebSocketCloseFrame?, any Error>
 
-    init(port: Int, token: String) {
+    /// `tokenInQuery`: the token as the `access_token` query parameter (as a browser sends it),
+    /// not in an `Authorization` header.
+    init(port: Int, token: String, tokenInQuery: Bool = false) {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)
         outgoing = continuation
         var logger = Logger(label: "watch-client")
@@ -21,9 +23,10 @@ final class WatchClient: Sendable {
         let received = self.received
         self.task = Task { [logger] in
             try await WebSocketClient.connect(
-                url: "ws://127.0.0.1:\(port)/v1/watch",
+                url: "ws://127.0.0.1:\(port)/v1/watch" + (tokenInQuery ? "?access_token=\(token)" : ""),
                 configuration: WebSocketClientConfiguration(
-                    maxFrameSize: 1 << 22, additionalHeaders: [.authorization: "Bearer \(token)"]),
+                    maxFrameSize: 1 << 22,
+                    additionalHeaders: tokenInQuery ? [:] : [.authorization: "Bearer \(token)"]),
                 logger: logger
             ) { inbound, outbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in

@@ -160,6 +160,41 @@ final class WatchTests: XCTestCase {
         XCTAssertTrue(notUpgraded.text.contains("WebSocket"), notUpgraded.text)
         await fixture.stop()
     }
+
+    /// A browser's WebSocket cannot set a header: the token may come as `access_token` (RFC 6750
+    /// §2.3), on /v1/watch only, once.
+    func testABrowsersWatchGivesItsTokenInTheQuery() async throws {
+        let fixture = try await ServeFixture()
+        let app = fixture.app
+        let token = try await fixture.token("ivy")
+        _ = try await fixture.call {
+            try app.request("POST", "/v1/objects/Note", token: token, body: #"{"id": 1, "score": 5}"#)
+        }
+        let watch = WatchClient(port: fixture.appPort, token: token, tokenInQuery: true)
+        watch.send(#"{"watch": 1, "class": "Note"}"#)
+        let initial = try await watch.messages(atLeast: 1)
+        XCTAssertEqual(initial[0][field: "objects"].map(ids), [1], initial[0].text())
+        _ = try await watch.close()
+        let upgrade = [
+            "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        ]
+        let forged = try await fixture.call {
+            try app.request("GET", "/v1/watch?access_token=nonsense", headers: upgrade)
+        }
+        XCTAssertEqual(forged.status, 401, "\(forged)")
+        XCTAssertTrue(forged.text.contains("not a JWT"), forged.text)
+        let twice = try await fixture.call {
+            try app.request("GET", "/v1/watch?access_token=\(token)", token: token, headers: upgrade)
+        }
+        XCTAssertEqual(twice.status, 401, "\(twice)")
+        XCTAssertTrue(twice.text.contains("given twice"), twice.text)
+        // Only the watch takes it: other routes want the header.
+        let query = try await fixture.call { try app.request("GET", "/v1/objects/Note?access_token=\(token)") }
+        XCTAssertEqual(query.status, 401, "\(query)")
+        XCTAssertTrue(query.text.contains("no Authorization header"), query.text)
+        await fixture.stop()
+    }
 }
 
 private func ids(_ objects: JSONValue) -> [Int64] {

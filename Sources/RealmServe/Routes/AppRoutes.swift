@@ -124,14 +124,25 @@ struct AppRoutes: Sendable {
 
     /// The caller of a request, from its `Authorization: Bearer` token (401 when missing or bad).
     func authenticate(_ request: Request, _ context: ServeRequestContext) async throws -> AppTokens.Caller {
-        let caller = try await caller(authorization: request.headers[.authorization])
+        let accessToken = request.uri.path == WatchRoute.path ? request.uri.queryParameters["access_token"] : nil
+        let caller = try await caller(
+            authorization: request.headers[.authorization], accessToken: accessToken.map(String.init))
         context.notes.set { $0.user = caller.user }
         return caller
     }
 
-    /// The caller an `Authorization` header's value (nil: none) names; throws
-    /// `ServeError.unauthorized` saying why not.
-    func caller(authorization header: String?) async throws -> AppTokens.Caller {
+    /// The caller an `Authorization` header's value (nil: none) names, or on `/v1/watch` the
+    /// `access_token` query parameter (RFC 6750 §2.3: a browser's WebSocket cannot set a header);
+    /// throws `ServeError.unauthorized` saying why not.
+    func caller(authorization header: String?, accessToken: String? = nil) async throws -> AppTokens.Caller {
+        if let accessToken {
+            // RFC 6750 §2: one method per request.
+            guard header == nil else {
+                throw ServeError.unauthorized("the token is given twice: Authorization header and access_token")
+            }
+            guard !accessToken.isEmpty else { throw ServeError.unauthorized("the access_token parameter is empty") }
+            return try await tokens.verify(accessToken)
+        }
         guard let header else {
             throw ServeError.unauthorized("no Authorization header (expected 'Bearer <token>')")
         }

@@ -101,7 +101,7 @@ public actor ServeHost {
                             responder: responder, webSocketResponder: watchResponder,
                             configuration: channelConfiguration),
                         path: WatchRoute.path,
-                        check: { (try? await routes.caller(authorization: $0)) != nil }),
+                        check: { (try? await routes.caller(authorization: $0, accessToken: $1)) != nil }),
                     headLimit: headLimit, answerLimit: answerLimit)
             },
             configuration: ApplicationConfiguration(address: .hostname(appAddress.host, port: appAddress.port)),

@@ -17,8 +17,9 @@ final class WatchUpgradeGate: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
 
-    /// Whether the value of an `Authorization` header (nil: none) names a caller.
-    typealias Check = @Sendable (String?) async -> Bool
+    /// Whether the value of an `Authorization` header and the `access_token` query parameter (nil:
+    /// none) name a caller.
+    typealias Check = @Sendable (_ authorization: String?, _ accessToken: String?) async -> Bool
 
     private let path: String
     private let check: Check
@@ -43,11 +44,12 @@ final class WatchUpgradeGate: ChannelInboundHandler, RemovableChannelHandler {
         checking = true
         held = [part]
         let authorization = head.headers.first(name: "authorization")
+        let accessToken = URI(head.uri).queryParameters["access_token"].map(String.init)
         let loop = context.eventLoop
         let bound = NIOLoopBound((self, context), eventLoop: loop)
         let check = check
         Task {
-            let valid = await check(authorization)
+            let valid = await check(authorization, accessToken)
             loop.execute {
                 let (gate, context) = bound.value
                 gate.release(context, tokenValid: valid)
