@@ -12,7 +12,7 @@ extension HostConfigurationFile {
     static let authKeys = ["issuer", "audience", "userClaim", "keys", "jwksFile", "secretFile"]
 
     static func applyServe(_ value: LuaValue, to options: inout HostOptions, path: String) throws {
-        guard let serve = try fields(value, "serve", known: serveKeys, path: path) else { return }
+        guard let serve = try table(value, "serve", known: serveKeys, path: path) else { return }
         let place = "\(path): field 'serve"
         if let text = try string(serve["listen"], "\(place).listen'") { options.serve.listen = text }
         if let text = try string(serve["adminListen"], "\(place).adminListen'") { options.serve.adminListen = text }
@@ -46,7 +46,7 @@ extension HostConfigurationFile {
     }
 
     static func applyAuth(_ value: LuaValue, to options: inout HostOptions, path: String) throws {
-        guard let auth = try fields(value, "auth", known: authKeys, path: path) else { return }
+        guard let auth = try table(value, "auth", known: authKeys, path: path) else { return }
         let place = "\(path): field 'auth"
         options.auth.issuer = try string(auth["issuer"], "\(place).issuer'") ?? options.auth.issuer
         options.auth.audience = try string(auth["audience"], "\(place).audience'") ?? options.auth.audience
@@ -61,7 +61,7 @@ extension HostConfigurationFile {
         case .nil: break
         case .plainTable(let list) where list.hash.isEmpty && !list.array.isEmpty:
             options.auth.keys = try list.array.enumerated().map { i, entry in
-                try key(entry, place: "\(place).keys[\(i + 1)]")
+                try key(entry, field: "auth.keys[\(i + 1)]", path: path)
             }
         default:
             throw HostError.configuration(
@@ -74,8 +74,9 @@ extension HostConfigurationFile {
         }
     }
 
-    private static func key(_ value: LuaValue, place: String) throws -> HostAuthOptions.Key {
-        guard let entry = try fields(value, nil, known: ["kid", "alg", "publicKey"], path: place) else {
+    private static func key(_ value: LuaValue, field: String, path: String) throws -> HostAuthOptions.Key {
+        let place = "\(path): field '\(field)"
+        guard let entry = try table(value, field, known: ["kid", "alg", "publicKey"], path: path) else {
             throw HostError.configuration("\(place)' must be a table { kid, alg, publicKey }")
         }
         guard let kid = try string(entry["kid"], "\(place).kid'") else {
@@ -89,21 +90,6 @@ extension HostConfigurationFile {
             throw HostError.configuration("\(place).publicKey' must be a PEM public key (-----BEGIN PUBLIC KEY-----…)")
         }
         return HostAuthOptions.Key(kid: kid, algorithm: alg, publicKeyPEM: pem)
-    }
-
-    /// A table's fields, refusing a key not in `known` (a misspelt field must not pass in silence).
-    private static func fields(_ value: LuaValue, _ name: String?, known: [String], path: String) throws -> LuaTable? {
-        let place = name.map { "\(path): field '\($0)" } ?? path
-        guard case .plainTable(let table) = value, table.array.isEmpty else {
-            if value.isNil { return nil }
-            throw HostError.configuration("\(place)' must be a table of named fields")
-        }
-        for (key, _) in table.hash where key.stringValue.map({ !known.contains($0) }) ?? true {
-            throw HostError.configuration(
-                "\(place)' has an unknown field '\(key.stringValue ?? "\(key)")' (known: \(known.joined(separator: ", ")))"
-            )
-        }
-        return table
     }
 
     private static func string(_ value: LuaValue, _ field: String) throws -> String? {

@@ -89,27 +89,27 @@ enum HostConfigurationFile {
 
     /// A misspelt field (`cachesize = 8`) must not pass in silence: refused, naming the one meant.
     private static func refuseUnknownFields(_ table: LuaTable, path: String) throws {
-        let unknown = table.hash.keys.map { $0.stringValue ?? "[\($0.description)]" }.filter { !fields.contains($0) }
-        if !table.array.isEmpty {
-            throw HostError.configuration(
-                "\(path): host.lua returns a table of named fields (\(fields.joined(separator: ", ")))")
+        if let problem = NamedFields.problem(table, known: fields, field: nil, owner: "host.lua") {
+            throw HostError.configuration("\(path): \(problem)")
         }
-        guard let first = unknown.sorted().first else { return }
-        let hint = NearestName.suggestion(for: first, among: fields).map { " (did you mean '\($0)'?)" } ?? ""
-        throw HostError.configuration(
-            "\(path): field '\(first)' is not a known field\(hint); host.lua has \(fields.joined(separator: ", "))")
+    }
+
+    /// The table of named fields at `field` (nil when absent), every key among `known`.
+    static func table(_ value: LuaValue, _ field: String, known: [String], path: String) throws -> LuaTable? {
+        guard case .plainTable(let table) = value else {
+            if value.isNil { return nil }
+            throw HostError.configuration(
+                "\(path): field '\(field)' must be a table of named fields (\(known.joined(separator: ", ")))")
+        }
+        if let problem = NamedFields.problem(table, known: known, field: field, owner: field) {
+            throw HostError.configuration("\(path): \(problem)")
+        }
+        return table
     }
 
     /// `sync = { url =, secretFile = }`: each used unless the command line gave it.
     private static func applySync(_ value: LuaValue, to options: inout HostOptions, path: String) throws {
-        guard case .plainTable(let sync) = value else {
-            if value.isNil { return }
-            throw HostError.configuration("\(path): field 'sync' must be a table { url = …, secretFile = … }")
-        }
-        for (key, _) in sync.hash where key.stringValue.map({ !["url", "secretFile"].contains($0) }) ?? true {
-            let name = key.stringValue ?? "\(key)"
-            throw HostError.configuration("\(path): field 'sync.\(name)' is not known (sync has url, secretFile)")
-        }
+        guard let sync = try table(value, "sync", known: ["url", "secretFile"], path: path) else { return }
         func text(_ name: String) throws -> String? {
             let v = sync[name]
             if v.isNil { return nil }
@@ -128,18 +128,7 @@ enum HostConfigurationFile {
     /// `cluster = { hosts = { … }, self = … }`: each used unless the command line gave it; the names
     /// are checked here so that the error names the field.
     private static func applyCluster(_ value: LuaValue, to options: inout HostOptions, path: String) throws {
-        guard case .plainTable(let cluster) = value else {
-            if value.isNil { return }
-            throw HostError.configuration("\(path): field 'cluster' must be a table { hosts = { … }, self = … }")
-        }
-        guard cluster.array.isEmpty else {
-            throw HostError.configuration(
-                "\(path): field 'cluster' must be a table { hosts = { … }, self = … }, not a list")
-        }
-        for (key, _) in cluster.hash where key.stringValue.map({ !["hosts", "self"].contains($0) }) ?? true {
-            let name = key.stringValue ?? "\(key)"
-            throw HostError.configuration("\(path): field 'cluster.\(name)' is not known (cluster has hosts, self)")
-        }
+        guard let cluster = try table(value, "cluster", known: ["hosts", "self"], path: path) else { return }
         if options.cluster.hosts == nil, !cluster["hosts"].isNil {
             guard let hosts = stringList(cluster["hosts"]) else {
                 throw HostError.configuration("\(path): field 'cluster.hosts' must be a list of host names")

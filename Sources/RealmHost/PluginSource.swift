@@ -67,19 +67,9 @@ struct PluginSource {
 
     /// Refuses any key of `table` outside `known`; `field` names the table (nil: the plugin's own).
     private func refuseUnknownKeys(_ table: LuaTable, known: [String], field: String?) throws {
-        let within = field.map { "field '\($0)'" } ?? "a plugin"
-        let list = known.joined(separator: ", ")
-        if !table.array.isEmpty {
-            throw HostError.plugin("\(path): \(within) is a table of named fields (\(list)), not a list")
+        if let problem = NamedFields.problem(table, known: known, field: field, owner: "a plugin") {
+            throw HostError.plugin("\(path): \(problem)")
         }
-        let unknown = table.hash.keys.compactMap { key -> String? in
-            guard case .string(let name) = key else { return "[\(key.description)]" }
-            return known.contains(name) ? nil : name
-        }
-        guard let first = unknown.sorted().first else { return }
-        let named = field.map { "\($0).\(first)" } ?? first
-        let hint = NearestName.suggestion(for: first, among: known).map { " (did you mean '\($0)'?)" } ?? ""
-        throw HostError.plugin("\(path): field '\(named)' is not a known field\(hint); \(within) has \(list)")
     }
 
     func name() throws -> String {

@@ -145,12 +145,7 @@ struct PluginSyncRules {
 
     /// Refuses any key of `table` outside `known`, naming it.
     func refuseUnknownKeys(_ table: LuaTable, at key: String, known: [String]) throws {
-        let expected = known.joined(separator: ", ")
-        if !table.array.isEmpty { throw fail("\(key)[1] is not a known key (\(key) has \(expected))") }
-        let unknown = table.hash.keys.filter { key in !known.contains { key == .string($0) } }
-        if let first = unknown.map({ Self.path(key, $0) }).sorted().first {
-            throw fail("\(first) is not a known key (\(key) has \(expected))")
-        }
+        if let problem = NamedFields.problem(table, known: known, field: key, owner: key) { throw fail(problem) }
     }
 
     /// `sync.name` for a string key, `sync[1]` for any other.

@@ -92,6 +92,7 @@ final class ServeCommandTests: XCTestCase {
         try workspace.write("data/host.lua", #"return { auth = { kees = {} } }"#)
         let misspelt = try workspace.run(["token", "--data", "data", "--user", "a"])
         XCTAssertNotEqual(misspelt.status, 0)
-        XCTAssertTrue(misspelt.stderr.contains("unknown field 'kees'"), misspelt.stderr)
+        XCTAssertTrue(
+            misspelt.stderr.contains("field 'auth.kees' is not a known field (did you mean 'keys'?)"), misspelt.stderr)
     }
 }

@@ -71,7 +71,10 @@ final class HostSyncConfigurationTests: XCTestCase {
     func testAMistakeInTheSyncTableNamesTheField() throws {
         try writeHostFile("return { sync = { urll = 'ws://127.0.0.1:9/sync' } }")
         XCTAssertThrowsError(try transportOptions(HostOptions(dataFolder: folder))) { error in
-            XCTAssertTrue("\(error)".contains("field 'sync.urll' is not known"), "\(error)")
+            XCTAssertTrue(
+                "\(error)".contains(
+                    "field 'sync.urll' is not a known field (did you mean 'url'?); sync has url, secretFile"),
+                "\(error)")
         }
         try writeHostFile("return { sync = { url = 7 } }")
         XCTAssertThrowsError(try transportOptions(HostOptions(dataFolder: folder))) { error in

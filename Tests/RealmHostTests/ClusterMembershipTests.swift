@@ -92,8 +92,11 @@ final class ClusterMembershipTests: XCTestCase {
     func testBadClusterTablesInHostLuaAreRefusedNamingTheField() throws {
         let cases = [
             (#"cluster = "a,b""#, "field 'cluster' must be a table"),
-            (#"cluster = { "a", "b" }"#, "field 'cluster' must be a table { hosts = { … }, self = … }, not a list"),
-            (#"cluster = { hosts = { "a" }, name = "a" }"#, "field 'cluster.name' is not known"),
+            (#"cluster = { "a", "b" }"#, "field 'cluster' is a table of named fields (hosts, self), not a list"),
+            (
+                #"cluster = { hosts = { "a" }, name = "a" }"#,
+                "field 'cluster.name' is not a known field; cluster has hosts, self"
+            ),
             (#"cluster = { hosts = { "a", 2 } }"#, "field 'cluster.hosts' must be a list of host names"),
             (#"cluster = { hosts = { "a", "a" } }"#, "field 'cluster.hosts': the cluster lists host 'a' twice"),
             (#"cluster = { hosts = { "a" }, self = 1 }"#, "field 'cluster.self' must be a host name"),

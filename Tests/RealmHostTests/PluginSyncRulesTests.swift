@@ -83,9 +83,9 @@ final class PluginSyncRulesTests: XCTestCase {
             ("sync = 'all'", "plugin p: sync must be a table { queryable = …, permissions = … }, not a string"),
             (
                 "sync = { queryables = {} }",
-                "plugin p: sync.queryables is not a known key (sync has queryable, permissions)"
+                "plugin p: field 'sync.queryables' is not a known field (did you mean 'queryable'?); sync has queryable, permissions"
             ),
-            ("sync = { {} }", "plugin p: sync[1] is not a known key"),
+            ("sync = { {} }", "plugin p: field 'sync' is a table of named fields (queryable, permissions), not a list"),
             (
                 "sync = { queryable = 3 }",
                 "plugin p: sync.queryable must be a table of class names to lists of field names, not a number"
@@ -149,7 +149,7 @@ final class PluginSyncRulesTests: XCTestCase {
             ),
             (
                 "sync = { permissions = { Dog = { read = true, write = true, delete = false } } }",
-                "plugin p: sync.permissions.Dog.delete is not a known key (sync.permissions.Dog has read, write)"
+                "plugin p: field 'sync.permissions.Dog.delete' is not a known field; sync.permissions.Dog has read, write"
             ),
             (
                 "sync = { queryable = { Dog = { 'owner' } }, permissions = { Dog = { read = 'age > 3', write = true } } }",
