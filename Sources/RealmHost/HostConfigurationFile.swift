@@ -71,10 +71,8 @@ enum HostConfigurationFile {
                     throw HostError.configuration("\(path): field 'plugins' must be a list of folders")
                 }
                 let folder = p.hasPrefix("/") ? URL(fileURLWithPath: p) : base.appendingPathComponent(p)
-                var isFolder: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue
-                else {
-                    throw HostError.configuration("\(path): field 'plugins': \(folder.path) is not a folder")
+                if let problem = folderProblem(folder) {
+                    throw HostError.configuration("\(path): field 'plugins': \(folder.path): \(problem)")
                 }
                 return folder
             }

@@ -119,7 +119,7 @@ final class PluginTrapTests: XCTestCase {
             to: data.appendingPathComponent("host.lua"), atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try TenantHost(options: HostOptions(dataFolder: data))) { error in
             XCTAssertTrue(
-                "\(error)".contains("field 'plugins': \(self.folder.path)/plugnis is not a folder"), "\(error)")
+                "\(error)".contains("field 'plugins': \(self.folder.path)/plugnis: no such folder"), "\(error)")
         }
     }
 

@@ -81,13 +81,6 @@ func checkedUser(_ name: String) throws -> String {
     return name
 }
 
-/// What keeps `url` from being a folder to read ("no such folder", "not a folder"); nil when it is one.
-func folderProblem(_ url: URL) -> String? {
-    var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { return "no such folder" }
-    return isFolder.boolValue ? nil : "not a folder"
-}
-
 /// The path of a file for messages: relative to the current folder when inside it.
 func displayPath(_ url: URL) -> String {
     let cwd = FileManager.default.currentDirectoryPath + "/"
