@@ -44,36 +44,65 @@ final class LuaResultsSubscribeTests: LuaTestCase {
         XCTAssertEqual(r[3].stringValue, "(age > 3) AND (name == 'Rex')")
     }
 
-    func testANameTakenByAnotherQueryIsRealmsError() throws {
-        let message = failure(
-            openLocal + """
-                r:objects("Dog"):where("age > 3"):subscribe{ name = "dogs" }
-                r:objects("Dog"):where("age > 5"):subscribe{ name = "dogs" }
-                """)
-        XCTAssertTrue(
-            message.contains(
-                "A subscription named 'dogs' already exists. If you meant to update the existing subscription "
-                    + "please use the `update` method."), message)
-        XCTAssertEqual(
-            try run(openLocal + "return r.subscriptions[1].queryString").first?.stringValue,
-            "age > 3", "the first subscription is unchanged")
-    }
-
-    func testUnsubscribeRemovesEverySubscriptionOnTheQueryAndNothingElse() throws {
+    /// RLMResults subscribes with `updateExisting: true`: a name another query holds is given this
+    /// one (`subscriptions:update`'s `append` still raises Realm's error for a taken name).
+    func testSubscribingUnderATakenNameGivesThatSubscriptionTheNewQuery() throws {
         let r = try run(
             openLocal + """
                 r:objects("Dog"):where("age > 3"):subscribe{ name = "dogs" }
+                r:objects("Dog"):where("age > 5"):subscribe{ name = "dogs" }
+                local subs = r.subscriptions
+                local ok, e = pcall(function()
+                  subs:update(function(s) s:append(QuerySubscription("Dog", { name = "dogs" })) end)
+                end)
+                return #subs, subs[1].name, subs[1].queryString, ok, tostring(e)
+                """)
+        XCTAssertEqual(r[0].integerValue, 1)
+        XCTAssertEqual(r[1].stringValue, "dogs")
+        XCTAssertEqual(r[2].stringValue, "age > 5")
+        XCTAssertEqual(r[3].boolValue, false)
+        XCTAssertTrue(
+            r[4].stringValue?.contains("A subscription named 'dogs' already exists.") ?? false, "\(r[4])")
+    }
+
+    /// RLMResults' `unsubscribe`: the subscription those results made; results that made none
+    /// remove only an unnamed one on their query.
+    func testUnsubscribeRemovesTheSubscriptionThoseResultsMade() throws {
+        let r = try run(
+            openLocal + """
+                local named = r:objects("Dog"):where("age > 3"):subscribe{ name = "dogs" }
                 r:objects("Dog"):where("age > 3"):subscribe()
                 r:objects("Person"):subscribe{ name = "people" }
-                local before = #r.subscriptions
-                r:objects("Dog"):where("age > 3"):unsubscribe()
-                r:objects("Dog"):where("age > 9"):unsubscribe()
+                local counts = { #r.subscriptions }
+                named:unsubscribe()                                   -- "dogs" only
+                counts[#counts + 1] = #r.subscriptions
+                r:objects("Person"):unsubscribe()                     -- named: its owner's, left
+                counts[#counts + 1] = #r.subscriptions
+                r:objects("Dog"):where("age > 3"):unsubscribe()       -- the unnamed one on the query
+                counts[#counts + 1] = #r.subscriptions
+                r:objects("Dog"):where("age > 9"):unsubscribe()       -- none: nothing
                 local subs = r.subscriptions
-                return before, #subs, subs[1].name
+                return table.concat(counts, ","), #subs, subs[1].name
                 """)
-        XCTAssertEqual(r[0].integerValue, 3)
+        XCTAssertEqual(r[0].stringValue, "3,2,2,1")
         XCTAssertEqual(r[1].integerValue, 1)
         XCTAssertEqual(r[2].stringValue, "people")
+    }
+
+    /// With `onCreation` a subscription that already is the results' query is not written again;
+    /// `never` (like `always`) writes it again.
+    func testOnCreationLeavesAnExistingSubscriptionAsItIs() throws {
+        let r = try run(
+            openLocal + """
+                r:objects("Dog"):subscribe{ name = "all" }
+                local first = r.subscriptions[1].updatedAt
+                r:objects("Dog"):subscribe{ name = "all" }
+                local second = r.subscriptions[1].updatedAt
+                r:objects("Dog"):subscribe{ name = "all", waitForSync = "never" }
+                return first == second, r.subscriptions[1].updatedAt == second
+                """)
+        XCTAssertEqual(r[0].boolValue, true)
+        XCTAssertEqual(r[1].boolValue, false)
     }
 
     /// Arguments are written into the subscription's query as literals that select the same objects.

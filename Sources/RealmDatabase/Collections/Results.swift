@@ -22,6 +22,9 @@ public final class Results: Sequence {
     private var filterTexts: [String]? = []
     private var cachedKeys: [Int64]?
     private var cachedStamp = -1
+    /// The subscription `subscribe` made or updated for these results, which `unsubscribe` removes
+    /// (RLMResults' `associatedSubscriptionId`); nil when none did.
+    public var associatedSubscription: SubscriptionIdentity?
 
     init(realm: Realm, info: ClassInfo, source: Source, owner: DynamicObject? = nil) {
         self.realm = realm

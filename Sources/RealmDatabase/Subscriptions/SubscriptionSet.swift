@@ -97,6 +97,13 @@ public final class SubscriptionSet: Sequence {
     }
 }
 
+/// Which subscription, as `Results` remember the one they made: a name, or for an unnamed one its
+/// class and query (an unnamed subscription is unique by those).
+public enum SubscriptionIdentity: Equatable, Sendable {
+    case named(String)
+    case unnamed(className: String, query: String)
+}
+
 /// The set as seen inside `update { }`.
 public final class MutableSubscriptionSet {
     let realm: Realm
@@ -176,6 +183,14 @@ public final class MutableSubscriptionSet {
         try checkOpen()
         try realm.connection.run(
             "DELETE FROM _realm_subscriptions WHERE object_class = ? AND query = ?", [.text(className), .text(query)])
+    }
+
+    /// Removes the unnamed subscription on a class with this query, leaving named ones on it.
+    public func removeUnnamed(ofType className: String, where query: String) throws {
+        try checkOpen()
+        try realm.connection.run(
+            "DELETE FROM _realm_subscriptions WHERE name IS NULL AND object_class = ? AND query = ?",
+            [.text(className), .text(query)])
     }
 
     /// Removes every subscription on a class.

@@ -29,9 +29,12 @@ extension RealmLuaRuntime {
         }
     }
 
-    /// Adds the results' query as a subscription unless it is one already (the one with that name,
-    /// or without a name an unnamed one on the same class and query), then waits as `waitForSync`
-    /// says. A name another query holds is Realm's error (`append` raises it).
+    /// RealmSwift's `Results.subscribe` (RLMResults `subscribeWithName:waitForSync:`): with
+    /// `onCreation`, a subscription that already is the results' query (the one with that name on
+    /// this query, or without a name an unnamed one on it) is left as it is and not waited for.
+    /// Otherwise the subscription is made, or the named one given this query (a name held by
+    /// another query is updated, as `updateExisting: true` does), remembered by the results for
+    /// `unsubscribe`, and waited for unless `never`.
     private func subscribe(_ results: Results, _ ctx: LuaCallContext) throws {
         let query = try subscriptionQuery(results, "subscribe")
         let options = try ctx.optionalTable(2).map { try state.copy($0) } ?? LuaTable()
@@ -40,27 +43,45 @@ extension RealmLuaRuntime {
         let timeout = try syncTimeout(options["timeout"], "results:subscribe")
         let set = try results.realm.subscriptions
         // A named and an unnamed subscription on one query are distinct (as in Realm).
-        let existing: SyncSubscription? =
+        let exists =
             if let name {
-                set.first(named: name)
+                set.first(named: name).map { $0.objectClassName == results.className && $0.queryString == query }
+                    ?? false
             } else {
-                set.first { $0.name == nil && $0.objectClassName == results.className && $0.queryString == query }
+                set.contains { $0.name == nil && $0.objectClassName == results.className && $0.queryString == query }
             }
-        let exists = existing.map { $0.objectClassName == results.className && $0.queryString == query } ?? false
-        if !exists {
-            try set.update { try $0.append(QuerySubscription(className: results.className, name: name, query: query)) }
+        if mode == .onCreation && exists { return }
+        try set.update {
+            if let name {
+                try $0.update(named: name, className: results.className, query: query)
+            } else {
+                try $0.append(QuerySubscription(className: results.className, query: query))
+            }
         }
-        if mode == .always || (mode == .onCreation && !exists) {
-            try waitForSubscriptions(set, "results:subscribe", timeout: timeout)
-        }
+        results.associatedSubscription =
+            name.map { .named($0) } ?? .unnamed(className: results.className, query: query)
+        if mode != .never { try waitForSubscriptions(set, "results:subscribe", timeout: timeout) }
     }
 
-    /// Removes every subscription on the results' class and query, named or not (nothing when none).
+    /// RealmSwift's `Results.unsubscribe()`: removes the subscription these results made; results
+    /// that made none remove the unnamed subscription on their query, when the first subscription
+    /// on it is unnamed (a named one is left: its name is how its owner finds it). Nothing when none.
     private func unsubscribe(_ results: Results) throws {
         let query = try subscriptionQuery(results, "unsubscribe")
         let set = try results.realm.subscriptions
-        guard set.first(ofType: results.className, where: query) != nil else { return }
-        try set.update { try $0.remove(ofType: results.className, where: query) }
+        switch results.associatedSubscription {
+        case .named(let name)?:
+            guard set.first(named: name) != nil else { return }
+            try set.update { try $0.remove(named: name) }
+        case .unnamed(let className, let query)?:
+            guard set.contains(where: { $0.name == nil && $0.objectClassName == className && $0.queryString == query })
+            else { return }
+            try set.update { try $0.removeUnnamed(ofType: className, where: query) }
+        case nil:
+            guard let first = set.first(ofType: results.className, where: query), first.name == nil else { return }
+            try set.update { try $0.removeUnnamed(ofType: results.className, where: query) }
+        }
+        results.associatedSubscription = nil
     }
 
     /// The query text a subscription to `results` holds.
