@@ -292,9 +292,10 @@ final class HostSyncTests: XCTestCase {
                 local complete = subs.state
                 subs:update(function(s) s:append(QuerySubscription("Dog", { name = "bad", where = "name == 'x'" })) end)
                 local ok, err = pcall(function() subs:waitForSync{ timeout = 10000 } end)
-                return complete, ok, subs.state, tostring(err):find("name", 1, true) ~= nil
+                return complete, ok, subs.state, tostring(err):find("name", 1, true) ~= nil, err.code
                 """)
-        XCTAssertEqual(result, ["complete", "false", "error", "true"])
+        // Typed as Realm's (`SubscriptionFailed`), so a script can tell it from other errors.
+        XCTAssertEqual(result, ["complete", "false", "error", "true", "SubscriptionFailed"])
         await host.stopSync()
         await server.stop()
     }

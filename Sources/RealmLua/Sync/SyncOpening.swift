@@ -127,7 +127,7 @@ extension RealmLuaRuntime {
     }
 
     /// Waits until `set` is complete (or superseded); raises the server's message when it refused
-    /// the set, or after `timeout` naming `function`.
+    /// the set (typed `SubscriptionFailed`, as Realm's), or after `timeout` naming `function`.
     func waitForSubscriptions(_ set: SubscriptionSet, _ function: String, timeout: Duration) throws {
         flushSyncSessions()
         let outcome = try pollingSync(timeout: timeout) { () -> SubscriptionState? in
@@ -135,7 +135,8 @@ extension RealmLuaRuntime {
             return state == .pending || state == .bootstrapping ? nil : state
         }
         switch outcome {
-        case .error?: throw luaError(set.errorMessage ?? "the server refused subscription set \(set.version)")
+        case .error?:
+            throw RealmError(.subscription, set.errorMessage ?? "the server refused subscription set \(set.version)")
         case nil:
             throw luaError(
                 "\(function): subscription set \(set.version) is still \(set.state.rawValue) after the timeout")
