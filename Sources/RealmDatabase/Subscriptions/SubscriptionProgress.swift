@@ -20,13 +20,18 @@ package struct SubscriptionProgress: Equatable, Sendable {
         self.errorMessage = errorMessage
     }
 
-    /// The state of set `version` when `latest` is the newest committed one. A newer commit
-    /// supersedes it whatever the server said; a refused one is in error; then, when a server
-    /// decides, what it said so far.
+    /// The state of set `version` when `latest` is the newest committed one. As realm-core's
+    /// store (`supercede_prior_to` when a set completes): a set is `superseded` once a newer one
+    /// *completes*, not when it is committed; until then the active set stays `complete` and a
+    /// refused one `error`. A set older than a refused one that never completed is superseded too:
+    /// the client asks for the latest set only, so no server will decide it. A local realm's sets
+    /// complete when committed, so the older ones are superseded at once.
     func state(of version: Int64, latest: Int64, awaitsServer: Bool) -> SubscriptionState {
-        if version < latest { return .superseded }
+        guard awaitsServer else { return version < latest ? .superseded : .complete }
+        if version < complete { return .superseded }
+        if version == complete { return .complete }
         if version == errorVersion { return .error }
-        guard awaitsServer, version > complete else { return .complete }
+        if version < latest, let refused = errorVersion, refused > version { return .superseded }
         return version == bootstrapping ? .bootstrapping : .pending
     }
 }

@@ -287,13 +287,19 @@ final class ViewSimulation {
         }
     }
 
-    /// Every superseded set reads `superseded`; the latest reads `complete`, or `error` when it was
-    /// refused. Returns the version the replica's view is built from.
+    /// Every set older than the active one (the last the server completed) reads `superseded`, and
+    /// so do the ones between it and a refused latest; the active one reads `complete` (the latest
+    /// when the server took it), a refused latest `error`. Returns the version the replica's view is
+    /// built from.
     private func checkSubscriptionStates(_ index: Int) throws -> Int64 {
         let replica = replicas[index]
         let latest = try replica.client.realm.subscriptions
-        for set in replica.committed where set.version < latest.version && set.state != .superseded {
-            throw fail("replica \(index): subscription set \(set.version) is \(set.state), not superseded")
+        let completed = try replica.client.realm.subscriptionProgress().complete
+        for set in replica.committed where set.version < latest.version {
+            let expected: SubscriptionState = set.version == completed ? .complete : .superseded
+            if set.state != expected {
+                throw fail("replica \(index): subscription set \(set.version) is \(set.state), not \(expected)")
+            }
         }
         let refused = replica.sets[latest.version]?.refused ?? false
         let expected: SubscriptionState = refused ? .error : .complete
