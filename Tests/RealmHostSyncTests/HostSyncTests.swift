@@ -2,6 +2,7 @@ import Foundation
 import LuaSandbox
 import RealmHost
 import RealmSyncNet
+import Synchronization
 import XCTest
 
 /// Hosts that sync (issue 17): tenants' flexible-sync realms on a real server on 127.0.0.1, through
@@ -204,6 +205,41 @@ final class HostSyncTests: XCTestCase {
         await server.stop()
     }
 
+    /// Without an `errorHandler` a compensating write is printed where the person works (the REPL's
+    /// or the script's output), and `.sync` lists the latest ones (the status), handler or not.
+    func testWithoutAnErrorHandlerACompensatingWriteIsPrintedAndListed() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let host = try fixture.host("hostA", url: try await fixture.url(of: server))
+        let printed = Printed()
+        let recent = try await onThread {
+            try host.withTenant("alice") { tenant in
+                tenant.runtime.output = { printed.append($0) }
+                _ = try tenant.runtime.execute(
+                    """
+                    local config = user:flexibleSyncConfiguration{
+                      initialSubscriptions = function(subs) subs:append(QuerySubscription("Dog", { name = "dogs" })) end,
+                    }
+                    local r = Realm.asyncOpen(config, { timeout = 10000 })
+                    r:write(function() r:create("Dog", { _id = "notmine", owner = "bob", name = "Stolen" }) end)
+                    r.syncSession:waitForUpload{ timeout = 10000 }
+                    for _ = 1, 100 do
+                      if r:object("Dog", "notmine") == nil then break end
+                      r.syncSession:waitForDownload{ timeout = 100 }
+                    end
+                    """, chunkName: "=test")
+                tenant.runtime.deliverSyncErrors()
+                return tenant.syncStatus.first?.recentErrors ?? []
+            }
+        }
+        let lines = printed.lines.filter { $0.contains("undid") }
+        XCTAssertEqual(lines.count, 1, "\(printed.lines)")
+        XCTAssertTrue(lines.first?.hasPrefix("sync: the server undid a write to Dog 'notmine': ") ?? false, "\(lines)")
+        XCTAssertEqual(recent, lines, "the status lists what was printed")
+        await host.stopSync()
+        await server.stop()
+    }
+
     func testWaitingIsNotChargedToTheScriptsTimeLimit() async throws {
         let fixture = try HostSyncFixture()
         let host = try fixture.host(
@@ -390,4 +426,11 @@ extension HostSyncTests {
         await b.stopSync()
         await server.stop()
     }
+}
+
+/// Lines a runtime printed, from whichever thread.
+private final class Printed: Sendable {
+    private let list = Mutex<[String]>([])
+    func append(_ line: String) { list.withLock { $0.append(line) } }
+    var lines: [String] { list.withLock { $0 } }
 }

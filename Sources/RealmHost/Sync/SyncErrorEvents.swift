@@ -15,7 +15,10 @@ public final class SyncErrorEvents: Sendable {
     /// Past this many untaken errors the oldest are dropped: a script that never waits must not make
     /// the host hold every error of a long session.
     static let capacity = 1000
+    /// How many of the latest errors `.sync` lists, taken or not.
+    static let recentCapacity = 10
     private let events = Mutex<[SyncErrorEvent]>([])
+    private let latest = Mutex<[SyncErrorEvent]>([])
 
     public init() {}
 
@@ -24,7 +27,14 @@ public final class SyncErrorEvents: Sendable {
             list.append(event)
             if list.count > Self.capacity { list.removeFirst(list.count - Self.capacity) }
         }
+        latest.withLock { list in
+            list.append(event)
+            if list.count > Self.recentCapacity { list.removeFirst(list.count - Self.recentCapacity) }
+        }
     }
+
+    /// The latest errors, oldest first, whether a script took them or not.
+    var recent: [SyncErrorEvent] { latest.withLock { $0 } }
 
     /// The errors recorded since the last call, oldest first.
     func take() -> [SyncErrorEvent] {

@@ -26,6 +26,8 @@ public struct SyncSessionStatus: Sendable {
     public var subscriptions: [String]
     /// The same subscriptions, each by its parts (the REPL's `.subs`).
     public var subscriptionEntries: [SyncSubscriptionStatus]
+    /// The session's latest errors, a line per write the server undid, oldest first.
+    public var recentErrors: [String]
 }
 
 /// One subscription of a synced realm's latest set.
@@ -67,6 +69,7 @@ extension TenantSyncSession {
             file: file, server: server, state: state, connection: connectionState,
             lastConnectionError: lastConnectionError, sessionError: sessionError, waitingForUpload: waiting,
             commitsWaitingForUpload: pending, downloadedThrough: cursor, subscriptionSetVersion: version,
-            subscriptionState: setState, subscriptions: subscriptions, subscriptionEntries: entries)
+            subscriptionState: setState, subscriptions: subscriptions, subscriptionEntries: entries,
+            recentErrors: recentErrorLines)
     }
 }

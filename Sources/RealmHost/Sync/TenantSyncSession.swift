@@ -35,16 +35,19 @@ final class TenantSyncSession: LuaSyncSession {
 
     func isMarkAnswered(_ mark: UInt64) -> Bool { handle.withEndpoint { $0.isAnswered(mark) } }
 
-    func takeErrorReports() -> [LuaSyncErrorReport] {
-        errors.take().map { event in
-            LuaSyncErrorReport(
-                code: event.code, message: event.message,
-                compensatingWrites: event.compensatingWrites.map {
-                    LuaCompensatingWrite(
-                        className: $0.object.className,
-                        primaryKey: $0.object.primaryKey.value.primitiveRealmValue ?? .null, reason: $0.reason)
-                })
-        }
+    func takeErrorReports() -> [LuaSyncErrorReport] { errors.take().map(Self.report) }
+
+    /// The latest errors as `.sync` lists them.
+    var recentErrorLines: [String] { errors.recent.map(Self.report).flatMap(\.lines) }
+
+    private static func report(_ event: SyncErrorEvent) -> LuaSyncErrorReport {
+        LuaSyncErrorReport(
+            code: event.code, message: event.message,
+            compensatingWrites: event.compensatingWrites.map {
+                LuaCompensatingWrite(
+                    className: $0.object.className,
+                    primaryKey: $0.object.primaryKey.value.primitiveRealmValue ?? .null, reason: $0.reason)
+            })
     }
 
     func pause() {

@@ -150,6 +150,10 @@ enum DotCommands {
                 "  subscriptions (set \(s.subscriptionSetVersion), \(s.subscriptionState)):"
                     + (s.subscriptions.isEmpty ? " none" : ""))
             lines += s.subscriptions.map { "    \($0) (\(s.subscriptionState))" }
+            if !s.recentErrors.isEmpty {
+                lines.append("  recent errors:")
+                lines += s.recentErrors.map { "    " + $0 }
+            }
         }
         session.output.line(lines.joined(separator: "\n"))
     }

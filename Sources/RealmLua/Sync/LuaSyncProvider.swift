@@ -90,6 +90,23 @@ public struct LuaSyncErrorReport {
         self.message = message
         self.compensatingWrites = compensatingWrites
     }
+
+    /// The report as a person reads it, a line per object the server undid (what was printed when
+    /// no `errorHandler` takes it, and what the REPL's `.sync` lists).
+    public var lines: [String] {
+        guard !compensatingWrites.isEmpty else { return ["sync error \(code) (\(kind)): \(message)"] }
+        return compensatingWrites.map { write in
+            "sync: the server undid a write to \(write.className) \(write.primaryKey.literal): \(write.reason)"
+        }
+    }
+}
+
+extension RealmValue {
+    /// A primary key as a message shows it: a string quoted, anything else as it prints.
+    fileprivate var literal: String {
+        if case .string(let text) = self { return "'\(text)'" }
+        return "\(self)"
+    }
 }
 
 /// One object the server reverted: `{ class =, primaryKey =, reason = }`.

@@ -56,16 +56,21 @@ extension RealmLuaRuntime {
 
     /// Calls each session's `errorHandler` with the errors it reported since the last call. A handler
     /// that fails is reported through `print`, as a notification callback's failure is: the sync
-    /// error has already happened, and the script goes on.
+    /// error has already happened, and the script goes on. Without a handler each error is printed
+    /// (what the server undid and why), as Realm's default handler logs it: never dropped unseen.
     public func deliverSyncErrors() {
         var seen = Set<ObjectIdentifier>()
         for entry in syncSessions where seen.insert(ObjectIdentifier(entry.session)).inserted {
             let reports = entry.session.takeErrorReports()
+            guard !reports.isEmpty else { continue }
             // The handler of the latest configuration opened on this file.
-            guard !reports.isEmpty,
+            guard
                 let handler = syncSessions.last(where: { $0.session === entry.session && $0.errorHandler != nil })?
                     .errorHandler
-            else { continue }
+            else {
+                for line in reports.flatMap(\.lines) { state.outputHandler?(line) }
+                continue
+            }
             for report in reports {
                 do {
                     try state.call(handler, [try errorReportTable(report)])
