@@ -109,6 +109,8 @@ final class SyncREPLTests: XCTestCase {
         XCTAssertTrue(offline, "no offline prompt:\n\(repl.transcript.suffix(500))")
         repl.type(".quit\r")
         XCTAssertEqual(repl.waitForExit(), 0)
+        // Leaving after a session whose server is gone: no SwiftNIO complaint on the way out.
+        XCTAssertFalse(repl.transcript.contains("EventLoop"), repl.transcript)
         let users = try workspace.run(["users"])
         let row = users.stdout.split(separator: "\n").first { $0.hasPrefix("default ") } ?? ""
         XCTAssertTrue(row.contains("synced"), users.stdout)
@@ -136,5 +138,6 @@ extension SyncREPLTests {
         XCTAssertTrue(repl.enter("r.syncSession.state", prompt: "default(offline)> ").contains("active"))
         repl.ctrlD()
         XCTAssertEqual(repl.waitForExit(), 0)
+        XCTAssertFalse(repl.transcript.contains("EventLoop"), repl.transcript)
     }
 }
