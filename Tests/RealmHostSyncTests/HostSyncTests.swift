@@ -240,6 +240,45 @@ final class HostSyncTests: XCTestCase {
         await server.stop()
     }
 
+    /// A write that takes an object out of the writer's subscriptions (but keeps its write rule)
+    /// stands, as in Atlas: no compensating write, the object leaves the writer's realm, and
+    /// another device of the user subscribed to it sees the change.
+    func testAWriteThatMovesAnObjectOutOfTheViewStandsAndTheObjectLeaves() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let url = try await fixture.url(of: server)
+        let a = try fixture.host("hostA", url: url)
+        let result = try await a.run(
+            "alice",
+            """
+            local errors = {}
+            local config = user:flexibleSyncConfiguration{
+              initialSubscriptions = function(subs)
+                subs:append(QuerySubscription("Dog", { name = "shared", where = "shared == true" }))
+              end,
+              errorHandler = function(err) errors[#errors + 1] = err end,
+            }
+            local r = Realm.asyncOpen(config, { timeout = 10000 })
+            r:write(function() r:create("Dog", { _id = "d1", owner = "alice", name = "Rex", shared = true }) end)
+            r.syncSession:waitForUpload{ timeout = 10000 }
+            r:write(function() r:object("Dog", "d1").shared = false end)
+            r.syncSession:waitForUpload{ timeout = 10000 }
+            for _ = 1, 100 do
+              if r:object("Dog", "d1") == nil then break end
+              r.syncSession:waitForDownload{ timeout = 100 }
+            end
+            return #errors, r:object("Dog", "d1") == nil
+            """)
+        XCTAssertEqual(result, ["0", "true"])
+        let b = try fixture.host("hostB", url: url)
+        let seen = try await b.run(
+            "alice", openSynced + "return tostring(r:object('Dog', 'd1') and r:object('Dog', 'd1').shared)")
+        XCTAssertEqual(seen, ["false"])
+        await a.stopSync()
+        await b.stopSync()
+        await server.stop()
+    }
+
     func testWaitingIsNotChargedToTheScriptsTimeLimit() async throws {
         let fixture = try HostSyncFixture()
         let host = try fixture.host(

@@ -49,7 +49,11 @@ struct PermissionGuard {
         return nil
     }
 
-    /// Why the object as the change leaves it (`access`, nil: absent) is refused; nil when it may stand.
+    /// Why the object as the change leaves it (`access`, nil: absent) is refused; nil when it may
+    /// stand. It must still satisfy the write rule. A write that moves an existing object out of
+    /// the writer's view stands, and the object leaves the writer's replica with its next download
+    /// (Atlas does this; realm-core's flx "writes work offline" relies on it); a create must land
+    /// in the view.
     func refusalAfter(_ o: ObjectRef, existedBefore: Bool, _ access: ObjectAccess?) -> String? {
         guard let access else { return nil }
         let action = existedBefore ? "write to" : "create of"
@@ -57,11 +61,7 @@ struct PermissionGuard {
             let consequence = existedBefore ? ": the object would no longer satisfy it" : ""
             return "\(action) \(o) not allowed\(writeRuleClause(o))\(consequence)"
         }
-        if !access.isVisible {
-            return existedBefore
-                ? "write to \(o) would move it outside the subscriptions' view"
-                : "create of \(o) outside the subscriptions' view"
-        }
+        if !existedBefore && !access.isVisible { return "create of \(o) outside the subscriptions' view" }
         return nil
     }
 

@@ -25,7 +25,9 @@ struct OracleRefusal: Hashable, Comparable {
 /// on its own state: a changeset is decided object by object, in the order of each object's first
 /// instruction. Before its instructions an existing object must be visible to the writer (its
 /// subscriptions AND the read rule) and writable (the write rule); after them, if it exists, still
-/// writable and visible. A refused object gets back exactly the state it had; the rest stands.
+/// writable, and visible when the changeset created it (a write may move an existing object out of
+/// the writer's view, as Atlas allows). A refused object gets back exactly the state it had; the
+/// rest stands.
 /// Only `ViewPredicate.matches` (proven separately) is shared with the server.
 extension Oracle {
     mutating func applyChecked(
@@ -42,7 +44,10 @@ extension Oracle {
             let allowedBefore = objects[o].map { mayWrite($0, o, writer, permissions) } ?? true
             if allowedBefore {
                 for instruction in groups[o] ?? [] { apply(instruction, of: c, w: w, v: v, creator: writer.user) }
-                if let after = objects[o], !mayWrite(after, o, writer, permissions) {
+                if let after = objects[o],
+                    saved.object == nil
+                        ? !mayWrite(after, o, writer, permissions) : !mayKeep(after, o, writer, permissions)
+                {
                     objects[o] = saved.object
                     erasures[o] = saved.erasure
                 } else {
@@ -61,6 +66,14 @@ extension Oracle {
         let subscribed = writer.subscriptions[o.className]?.matches(subject, user: writer.user) ?? false
         return subscribed && p.readRule(o.className).matches(subject, user: writer.user)
             && p.writeRule(o.className).matches(subject, user: writer.user)
+    }
+
+    /// The object, which existed before the writer's change, may stand after it: the write rule
+    /// holds (it may have left the writer's view).
+    private func mayKeep(_ object: OracleObject, _ o: ObjectRef, _ writer: OracleWriter, _ p: SyncPermissions)
+        -> Bool
+    {
+        p.writeRule(o.className).matches(subject(object, o), user: writer.user)
     }
 
     /// Whether `user` may read `o` as the oracle has it now (false when it does not exist).
