@@ -43,8 +43,13 @@ final class HostClientResetTests: XCTestCase {
             """)
         XCTAssertEqual(synced, ["true"])
         await first.stop()
+        // Offline: a note, and a subscription (realm-core: DiscardLocal loses both).
         _ = try await host.run(
-            "alice", #"R:write(function() R:create("Note", { _id = "offline", text = "written offline" }) end)"#)
+            "alice",
+            """
+            R:write(function() R:create("Note", { _id = "offline", text = "written offline" }) end)
+            R.subscriptions:update(function(s) s:append(QuerySubscription("Dog", { name = "offline" })) end)
+            """)
         let second = try await startServer(fixture, store: "second.sqlite", port: port)
         let result = try await host.run(
             "alice",
@@ -56,8 +61,10 @@ final class HostClientResetTests: XCTestCase {
             end
             local uploaded = "\(mode)" ~= "manual" and s:waitForUpload{ timeout = 10000 }
             local e = ERRORS[1]
+            if "\(mode)" ~= "manual" then R.subscriptions:waitForSync{ timeout = 10000 } end
             return #ERRORS, e and e.kind, e and e.code, e and e.message, tostring(uploaded),
-              R:object("Note", "offline") ~= nil, R:object("Note", "synced") ~= nil
+              R:object("Note", "offline") ~= nil, R:object("Note", "synced") ~= nil,
+              R.subscriptions:first("offline") ~= nil, s.state .. "/" .. s.connectionState
             """)
         // What the new server has, as a second host of alice's sees it.
         if mode == "recoverUnsyncedChanges" {
@@ -83,17 +90,20 @@ final class HostClientResetTests: XCTestCase {
     func testRecoverKeepsTheOfflineWriteAndTellsTheErrorHandler() async throws {
         let (result, sessionError) = try await resetScenario(mode: "recoverUnsyncedChanges")
         XCTAssertNil(sessionError, "the session goes on")
-        XCTAssertEqual(result.count, 7, "\(result)")
+        XCTAssertEqual(result.count, 9, "\(result)")
         XCTAssertEqual(Array(result.prefix(3)), ["1", "clientReset", "1032"])
         XCTAssertTrue(result[3].contains("recoverUnsyncedChanges") && result[3].contains("sync error 208"), result[3])
-        XCTAssertEqual(Array(result.suffix(3)), ["true", "true", "false"], "uploaded, kept, the old note gone")
+        XCTAssertEqual(Array(result[4..<7]), ["true", "true", "false"], "uploaded, kept, the old note gone")
+        XCTAssertEqual(Array(result.suffix(2)), ["true", "active/connected"], "the offline subscription kept")
     }
 
     func testDiscardDropsTheOfflineWriteAndEndsWithTheServersState() async throws {
         let (result, _) = try await resetScenario(mode: "discardUnsyncedChanges")
         XCTAssertEqual(Array(result.prefix(3)), ["1", "clientReset", "1032"], "\(result)")
         XCTAssertTrue(result[3].contains("discardUnsyncedChanges"), result[3])
-        XCTAssertEqual(Array(result.suffix(3)), ["true", "false", "false"], "\(result)")
+        XCTAssertEqual(Array(result[4..<7]), ["true", "false", "false"], "\(result)")
+        XCTAssertEqual(
+            Array(result.suffix(2)), ["false", "active/connected"], "the offline subscription lost, as realm-core's")
     }
 
     func testManualLeavesTheRealmAndStopsTheSession() async throws {
@@ -102,6 +112,8 @@ final class HostClientResetTests: XCTestCase {
             sessionError?.hasPrefix("Client reset required (manual mode)") == true, "\(sessionError ?? "nil")")
         XCTAssertEqual(Array(result.prefix(3)), ["1", "clientReset", "1032"], "\(result)")
         XCTAssertTrue(result[3].contains("manual"), result[3])
-        XCTAssertEqual(Array(result.suffix(3)), ["false", "true", "true"], "nothing changed locally")
+        XCTAssertEqual(Array(result[4..<7]), ["false", "true", "true"], "nothing changed locally")
+        XCTAssertEqual(
+            Array(result.suffix(2)), ["true", "inactive/disconnected"], "the session stops, as realm-core's")
     }
 }

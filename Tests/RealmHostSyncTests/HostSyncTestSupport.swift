@@ -19,7 +19,7 @@ final class HostSyncFixture: @unchecked Sendable {
           schema = {
             { name = "Dog", primaryKey = "_id",
               properties = { _id = "string", owner = "string", name = "string", shared = "bool" } },
-            { name = "Note", primaryKey = "_id", properties = { _id = "string", text = "string" } },
+            { name = "Note", primaryKey = "_id", properties = { _id = "string", text = "string", tags = "string[]" } },
           },
           sync = {
             queryable = { Dog = { "owner", "shared" } },

@@ -279,6 +279,57 @@ final class HostSyncTests: XCTestCase {
         await server.stop()
     }
 
+    /// Two hosts append to one list while paused (offline): each host's run stays together once
+    /// both have synced, in the same order on both (realm-core's merge; the earlier commit first).
+    func testConcurrentAppendsKeepEachHostsRunTogether() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let url = try await fixture.url(of: server)
+        let a = try fixture.host("hostA", url: url)
+        let b = try fixture.host("hostB", url: url)
+        _ = try await a.run(
+            "alice",
+            openSynced + """
+                r:write(function() r:create("Note", { _id = "n" }) end)
+                r.syncSession:waitForUpload{ timeout = 10000 }
+                """)
+        let reader = """
+            for _ = 1, 100 do
+              if r:object("Note", "n") then break end
+              r.syncSession:waitForDownload{ timeout = 100 }
+            end
+            """
+        for (host, values) in [(a, #""1", "2""#), (b, #""3", "4""#)] {
+            _ = try await host.run(
+                "alice",
+                openSynced + reader + "\n" + """
+                    r.syncSession:pause()
+                    r:write(function() for _, v in ipairs({ \(values) }) do r:object("Note", "n").tags:append(v) end end)
+                    """)
+        }
+        let sync = """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            r.syncSession:resume()
+            r.syncSession:waitForUpload{ timeout = 10000 }
+            """
+        _ = try await a.run("alice", sync)
+        _ = try await b.run("alice", sync)
+        let read = """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            r.syncSession:waitForDownload{ timeout = 10000 }
+            local out = {}
+            for _, v in ipairs(r:object("Note", "n").tags) do out[#out + 1] = v end
+            return table.concat(out, ",")
+            """
+        let onA = try await a.run("alice", read)
+        let onB = try await b.run("alice", read)
+        XCTAssertEqual(onA, ["1,2,3,4"])
+        XCTAssertEqual(onB, ["1,2,3,4"])
+        await a.stopSync()
+        await b.stopSync()
+        await server.stop()
+    }
+
     func testWaitingIsNotChargedToTheScriptsTimeLimit() async throws {
         let fixture = try HostSyncFixture()
         let host = try fixture.host(

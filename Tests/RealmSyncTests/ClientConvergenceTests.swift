@@ -92,4 +92,51 @@ final class ClientConvergenceTests: XCTestCase {
         }
         XCTAssertFalse(try a.canonicalState().objects.isEmpty, "seed \(seed)")
     }
+
+    /// Two devices each append a run offline: Realm's merge keeps each run together (1, 2, 3, 4: the
+    /// earlier commit's first), where positions halving the same gap would interleave them.
+    func testConcurrentAppendsKeepEachDevicesRunTogether() throws {
+        let a = try SyncClient(configuration: folder.configuration("a"), user: "u", wallClock: wall)
+        let b = try SyncClient(configuration: folder.configuration("b"), user: "u", wallClock: wall)
+        try a.identify(as: 1)
+        try b.identify(as: 2)
+        try a.realm.write { _ = try a.realm.create("Person", value: ["id": .string("p"), "name": .string("P")]) }
+        try exchange(from: a, to: b)
+        let tags = { (client: SyncClient) in
+            try client.realm.object(ofType: "Person", forPrimaryKey: .string("p"))?.dynamicList("tags").values()
+                .compactMap(\.stringValue)
+        }
+        wall.advance(1)
+        try a.realm.write {
+            try a.realm.object(ofType: "Person", forPrimaryKey: .string("p"))?.dynamicList("tags").append(contentsOf: [
+                .string("1"), .string("2"),
+            ])
+        }
+        wall.advance(1)
+        try b.realm.write {
+            try b.realm.object(ofType: "Person", forPrimaryKey: .string("p"))?.dynamicList("tags").append(contentsOf: [
+                .string("3"), .string("4"),
+            ])
+        }
+        try exchange(from: b, to: a)
+        try exchange(from: a, to: b)
+        XCTAssertEqual(try tags(a), ["1", "2", "3", "4"])
+        XCTAssertEqual(try tags(b), ["1", "2", "3", "4"])
+        // A run inserted inside another's stays together too.
+        wall.advance(1)
+        try a.realm.write {
+            let list = try a.realm.object(ofType: "Person", forPrimaryKey: .string("p"))?.dynamicList("tags")
+            try list?.insert(.string("a"), at: 1)
+            try list?.insert(.string("b"), at: 2)
+        }
+        try b.realm.write {
+            let list = try b.realm.object(ofType: "Person", forPrimaryKey: .string("p"))?.dynamicList("tags")
+            try list?.insert(.string("c"), at: 1)
+            try list?.insert(.string("d"), at: 2)
+        }
+        try exchange(from: a, to: b)
+        try exchange(from: b, to: a)
+        XCTAssertEqual(try tags(a), try tags(b))
+        XCTAssertEqual(try tags(a), ["1", "a", "b", "c", "d", "2", "3", "4"])
+    }
 }

@@ -20,8 +20,12 @@ final class TenantSyncSession: LuaSyncSession {
     /// not yet acknowledged are in the file's history and go with the next session on the file.
     deinit { handle.close() }
 
-    var state: String { paused ? "inactive" : "active" }
-    var connectionState: String { paused ? "disconnected" : transport.connectionState }
+    /// `inactive` while paused, and after a reset the application must handle (`manual`), as
+    /// realm-core deactivates a session on a fatal error: it syncs nothing until the file is
+    /// opened again.
+    var state: String { paused || resetRequired ? "inactive" : "active" }
+    var connectionState: String { paused || resetRequired ? "disconnected" : transport.connectionState }
+    private var resetRequired: Bool { handle.withEndpoint { $0.client.clientResetRequired != nil } }
     var lastConnectionError: String? { transport.lastConnectionError }
     var sessionError: String? { handle.withEndpoint { $0.sessionError } }
 

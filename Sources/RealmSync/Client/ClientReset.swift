@@ -37,11 +37,40 @@ struct ClientReset {
     let store: ClientStore
     let syncedClasses: Set<String>
 
-    /// `discardUnsyncedChanges`: no pending changeset stays, so every synced object goes.
-    func discard() throws {
+    /// `discardUnsyncedChanges`: no pending changeset stays, so every synced object goes. The
+    /// subscriptions made since the server's last complete set (`active`) go too: the set becomes
+    /// that one again, as a new version, and the offline sets read superseded once it completes
+    /// (realm-core's flx "DiscardLocal: offline writes and subscriptions are lost"). nil: the view
+    /// is every object, subscriptions play no part.
+    func discard(returningTo active: QuerySet?) throws {
         try store.realm.executeSQL("DELETE FROM _sync_history")
         try forgetIdentity(lastClientVersion: 0)
         try applier(pending: []).deleteObjects(notIn: [])
+        if let active { try returnSubscriptions(to: active) }
+    }
+
+    /// The subscriptions made `active`'s (the ones on its queries keep their names; the others go;
+    /// a query of it no subscription holds any more comes back unnamed), in one new version; nothing
+    /// when they are already.
+    private func returnSubscriptions(to active: QuerySet) throws {
+        let set = try realm.subscriptions
+        let key = { (className: String, query: String) in className + "\u{1F}" + query }
+        let wanted = Set(active.subscriptions.map { key($0.className, $0.query) })
+        let current = set.map { key($0.objectClassName, $0.queryString) }
+        guard Set(current) != wanted || current.count != wanted.count else { return }
+        try set.update { mutable in
+            for subscription in mutable.subscriptions
+            where !wanted.contains(key(subscription.objectClassName, subscription.queryString)) {
+                if let name = subscription.name {
+                    try mutable.remove(named: name)
+                } else {
+                    try mutable.removeUnnamed(ofType: subscription.objectClassName, where: subscription.queryString)
+                }
+            }
+            for query in active.subscriptions where mutable.first(ofType: query.className, where: query.query) == nil {
+                try mutable.append(QuerySubscription(className: query.className, query: query.query))
+            }
+        }
     }
 
     /// `recoverUnsyncedChanges`: the pending changesets become the commits of a file that never had
@@ -136,7 +165,11 @@ extension SyncClient {
         }
         try writeRemote {
             let reset = ClientReset(realm: realm, store: store, syncedClasses: Set(classes))
-            if mode == .discardUnsyncedChanges { try reset.discard() } else { try reset.recover() }
+            if mode == .discardUnsyncedChanges {
+                try reset.discard(returningTo: viewSource == .allObjects ? nil : try store.activeQuerySet())
+            } else {
+                try reset.recover()
+            }
         }
         let kept = mode == .discardUnsyncedChanges ? "unsynced changes discarded" : "unsynced changes kept"
         errorHandler?(SyncError(.clientReset, "Client reset (\(mode.rawValue)): \(reason); \(kept)"), [])

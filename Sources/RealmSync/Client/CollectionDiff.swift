@@ -17,6 +17,13 @@ struct ElementIDSource {
         defer { index &+= 1 }
         return ElementID(clock: clock, clientFileID: clientFileID, index: index)
     }
+
+    /// The commit's bytes a run of its inserts is tagged with (`FractionalPosition.startingRun`):
+    /// the clock then the client file id, big-endian, so that runs order as their commits.
+    var runTag: [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: clock.rawValue >> (56 - 8 * $0)) }
+            + (0..<8).map { UInt8(truncatingIfNeeded: clientFileID >> (56 - 8 * $0)) }
+    }
 }
 
 /// Turns a collection's content now into instructions against its mirror (the content at the last
@@ -41,7 +48,10 @@ struct CollectionDiff {
     /// Removed rows → `listErase` (or one `listClear` when every old element went); rows out of
     /// order → `listMove` (those outside the longest run already in mirror order); new rows →
     /// `listInsert`; a surviving row whose value changed → `listSet`. New positions go between the
-    /// neighbours, so the list's order stays the (position, id) order of its mirror.
+    /// neighbours, so the list's order stays the (position, id) order of its mirror. Consecutive
+    /// new positions (a run: `append` 1, 2) share the run's start as a prefix, so that two devices
+    /// appending at once keep each one's run together (1, 2, 3, 4, as Realm merges them), where
+    /// positions halving the same gap on both would interleave them (1, 3, 2, 4).
     private func listInstructions(
         _ field: String, of object: DynamicObject, key: Int64, ref: ObjectRef, table: String,
         ids: inout ElementIDSource
@@ -76,10 +86,13 @@ struct CollectionDiff {
             if keptRows.contains(rows[i]), let element = byRow[rows[i]] { upper = element.position }
         }
         var previous: FractionalPosition? = nil
+        // The run of new positions being given: its start and how many it has given.
+        var run: (start: FractionalPosition, given: UInt32)?
         for (i, row) in rows.enumerated() {
             let value = values[i]
             if keptRows.contains(row), var element = byRow[row] {
                 previous = element.position
+                run = nil
                 if element.value != value {
                     instructions.append(.listSet(ref, field: field, element: element.id, value: value))
                     element.value = value
@@ -87,7 +100,17 @@ struct CollectionDiff {
                 }
                 continue
             }
-            let position = FractionalPosition.between(previous, upperBounds[i])
+            let position: FractionalPosition
+            if let current = run {
+                position = current.start.member(current.given)
+                run = (current.start, current.given + 1)
+            } else {
+                let base = FractionalPosition.between(previous, upperBounds[i])
+                // A lone element needs no tag: its element id orders it among concurrent ones.
+                let alone = i + 1 == rows.count || keptRows.contains(rows[i + 1])
+                position = alone ? base : base.startingRun(tag: ids.runTag)
+                run = (position, 1)
+            }
             previous = position
             if var element = byRow[row] {
                 instructions.append(.listMove(ref, field: field, element: element.id, position: position))

@@ -74,5 +74,21 @@ public struct FractionalPosition: Hashable, Comparable, Sendable, CustomStringCo
         }
     }
 
+    /// The first position of a run of elements one commit inserts together: `self` (a position
+    /// `between` made, so never a prefix of the bound above it) followed by `tag`, the commit's own
+    /// bytes. Every later element of the run is a `member` of it, so the whole run sorts between
+    /// `self` and the next position, and another device's run at the same place sorts wholly before
+    /// or after it (by tag: the earlier commit first), never interleaved with it.
+    func startingRun(tag: [UInt8]) -> FractionalPosition { FractionalPosition(trusted: bytes + tag + [1]) }
+
+    /// The `index`-th element (from 1) after a run's start: the start, then `index` in four bytes
+    /// big-endian and a final 1 (so the invariant holds and the members sort by index).
+    func member(_ index: UInt32) -> FractionalPosition {
+        FractionalPosition(
+            trusted: bytes + [
+                UInt8(index >> 24), UInt8(index >> 16 & 0xFF), UInt8(index >> 8 & 0xFF), UInt8(index & 0xFF), 1,
+            ])
+    }
+
     public var description: String { bytes.map { String($0, radix: 16) }.joined(separator: ".") }
 }
