@@ -38,6 +38,43 @@ final class ResultsSubscribeSyncTests: XCTestCase {
         await server.stop()
     }
 
+    /// `always` writes the subscription again and waits for that set's bootstrap (RLMResults), so
+    /// what another device wrote meanwhile is in the realm when it returns, with no download wait.
+    func testAlwaysWaitsForTheServersCurrentData() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let url = try await fixture.url(of: server)
+        let a = try fixture.host("hostA", url: url)
+        let b = try fixture.host("hostB", url: url)
+        _ = try await a.run(
+            "alice",
+            """
+            R = Realm.asyncOpen(user:flexibleSyncConfiguration{}, { timeout = 10000 })
+            R:objects("Dog"):where("owner == 'alice'"):subscribe{ name = "mine", timeout = 10000 }
+            R.syncSession:pause()   -- nothing arrives in the background meanwhile
+            """)
+        _ = try await b.run(
+            "alice",
+            openSynced + """
+                r:write(function() r:create("Dog", { _id = "late", owner = "alice", name = "Late", shared = false }) end)
+                r.syncSession:waitForUpload{ timeout = 10000 }
+                """)
+        let seen = try await a.run(
+            "alice",
+            """
+            R.syncSession:resume()
+            local before = #R:objects("Dog")
+            local mine = R:objects("Dog"):where("owner == 'alice'")
+              :subscribe{ name = "mine", waitForSync = "always", timeout = 10000 }
+            return before, #mine
+            """)
+        // (`before` is 0 in practice: the download comes with the new set's bootstrap.)
+        XCTAssertEqual(seen.last, "1", "\(seen)")
+        await a.stopSync()
+        await b.stopSync()
+        await server.stop()
+    }
+
     func testWaitForSyncSaysWhenSubscribeWaitsAndTheTimeoutBoundsIt() async throws {
         let fixture = try HostSyncFixture()
         let host = try fixture.host("hostA", url: try await fixture.deadURL())
