@@ -151,8 +151,10 @@ final class DocTranscriptTests: XCTestCase {
         var received = 0
         for line in block.output.dropFirst() {
             if line.hasPrefix("> ") {
+                // Typed once the client's prompt shows (earlier, the terminal would echo it first).
+                client.expect("> ")
                 client.type(String(line.dropFirst(2)) + "\r")
-                client.expect(line)
+                client.expect(String(line.dropFirst(2)))
             } else if line.hasPrefix("< ") {
                 client.expect("\n< ", timeout: 30)
                 client.expect("\n")
