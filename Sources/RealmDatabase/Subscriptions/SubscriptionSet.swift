@@ -62,6 +62,16 @@ public final class SubscriptionSet: Sequence {
         subscriptions.first { $0.objectClassName == className && $0.queryString == query }
     }
 
+    /// The subscription `identity` names: the one with that name, or the unnamed one on that class
+    /// and query.
+    public func first(_ identity: SubscriptionIdentity) -> SyncSubscription? {
+        switch identity {
+        case .named(let name): first(named: name)
+        case .unnamed(let className, let query):
+            subscriptions.first { $0.name == nil && $0.objectClassName == className && $0.queryString == query }
+        }
+    }
+
     /// `superseded` once a newer version has been committed; `error` when the server refused this
     /// one (`errorMessage` says why); otherwise `complete` for a local realm, and for a synced one
     /// what its server said so far: `pending`, `bootstrapping`, `complete` (`SubscriptionProgress`).

@@ -43,13 +43,11 @@ extension RealmLuaRuntime {
         let timeout = try syncTimeout(options["timeout"], "results:subscribe")
         let set = try results.realm.subscriptions
         // A named and an unnamed subscription on one query are distinct (as in Realm).
+        let identity: SubscriptionIdentity =
+            name.map { .named($0) } ?? .unnamed(className: results.className, query: query)
         let exists =
-            if let name {
-                set.first(named: name).map { $0.objectClassName == results.className && $0.queryString == query }
-                    ?? false
-            } else {
-                set.contains { $0.name == nil && $0.objectClassName == results.className && $0.queryString == query }
-            }
+            set.first(identity).map { $0.objectClassName == results.className && $0.queryString == query }
+            ?? false
         if mode == .onCreation && exists { return }
         try set.update {
             if let name {
@@ -58,8 +56,7 @@ extension RealmLuaRuntime {
                 try $0.append(QuerySubscription(className: results.className, query: query))
             }
         }
-        results.associatedSubscription =
-            name.map { .named($0) } ?? .unnamed(className: results.className, query: query)
+        results.associatedSubscription = identity
         if mode != .never { try waitForSubscriptions(set, "results:subscribe", timeout: timeout) }
     }
 
@@ -69,17 +66,17 @@ extension RealmLuaRuntime {
     private func unsubscribe(_ results: Results) throws {
         let query = try subscriptionQuery(results, "unsubscribe")
         let set = try results.realm.subscriptions
-        switch results.associatedSubscription {
-        case .named(let name)?:
-            guard set.first(named: name) != nil else { return }
-            try set.update { try $0.remove(named: name) }
-        case .unnamed(let className, let query)?:
-            guard set.contains(where: { $0.name == nil && $0.objectClassName == className && $0.queryString == query })
-            else { return }
-            try set.update { try $0.removeUnnamed(ofType: className, where: query) }
-        case nil:
-            guard let first = set.first(ofType: results.className, where: query), first.name == nil else { return }
-            try set.update { try $0.removeUnnamed(ofType: results.className, where: query) }
+        // The one these results made; else an unnamed one on the query, when it is the first there.
+        let identity =
+            results.associatedSubscription
+            ?? (set.first(ofType: results.className, where: query)?.name == nil
+                ? .unnamed(className: results.className, query: query) : nil)
+        guard let identity, set.first(identity) != nil else { return }
+        try set.update { mutable in
+            switch identity {
+            case .named(let name): try mutable.remove(named: name)
+            case .unnamed(let className, let query): try mutable.removeUnnamed(ofType: className, where: query)
+            }
         }
         results.associatedSubscription = nil
     }
