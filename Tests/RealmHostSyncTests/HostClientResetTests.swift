@@ -21,12 +21,18 @@ final class HostClientResetTests: XCTestCase {
         return server
     }
 
-    /// Runs the scenario with `mode`; returns what alice's script saw after the reset and the host.
-    private func resetScenario(mode: String) async throws -> (result: [String], sessionError: String?) {
-        let fixture = try HostSyncFixture()
+    /// The first server, on a free port, its URL and the port (the second server takes it over).
+    private func firstServer(_ fixture: HostSyncFixture) async throws -> (SyncNetServer, String, Int) {
         let first = try await startServer(fixture, store: "first.sqlite", port: 0)
         let url = try await fixture.url(of: first)
         let port = try XCTUnwrap(Int(try XCTUnwrap(url.split(separator: ":").last?.split(separator: "/").first)))
+        return (first, url, port)
+    }
+
+    /// Runs the scenario with `mode`; returns what alice's script saw after the reset and the host.
+    private func resetScenario(mode: String) async throws -> (result: [String], sessionError: String?) {
+        let fixture = try HostSyncFixture()
+        let (first, url, port) = try await firstServer(fixture)
         let host = try fixture.host("hostA", url: url)
         let synced = try await host.run(
             "alice",
@@ -115,5 +121,61 @@ final class HostClientResetTests: XCTestCase {
         XCTAssertEqual(Array(result[4..<7]), ["false", "true", "true"], "nothing changed locally")
         XCTAssertEqual(
             Array(result.suffix(2)), ["true", "inactive/disconnected"], "the session stops, as realm-core's")
+    }
+
+    /// realm-core's flx "Recover: offline writes with associated subscriptions in the correct
+    /// order": offline, twenty times, the subscriptions become one note's and that note is created.
+    /// Recovered after the reset, each create is judged under the set it was made in (the sets go
+    /// to the server in order, between the writes): none is refused, the last set's view holds one
+    /// note, and subscribing to every note brings all twenty.
+    func testRecoverSendsEachOfflineSetBeforeTheWritesMadeUnderIt() async throws {
+        let fixture = try HostSyncFixture()
+        let (first, url, port) = try await firstServer(fixture)
+        let host = try fixture.host("hostA", url: url)
+        _ = try await host.run(
+            "alice",
+            """
+            ERRORS = {}
+            local config = user:flexibleSyncConfiguration{
+              initialSubscriptions = function(subs) subs:append(QuerySubscription("Note")) end,
+              errorHandler = function(err) ERRORS[#ERRORS + 1] = err end,
+            }
+            R = Realm.asyncOpen(config, { timeout = 10000 })
+            R:write(function() R:create("Note", { _id = "synced" }) end)
+            R.syncSession:waitForUpload{ timeout = 10000 }
+            """)
+        await first.stop()
+        _ = try await host.run(
+            "alice",
+            """
+            for i = 1, 20 do
+              R.subscriptions:update(function(s)
+                s:removeAll()
+                s:append(QuerySubscription("Note", { where = "_id == 'n" .. i .. "'" }))
+              end)
+              R:write(function() R:create("Note", { _id = "n" .. i }) end)
+            end
+            """)
+        let second = try await startServer(fixture, store: "second.sqlite", port: port)
+        let result = try await host.run(
+            "alice",
+            """
+            local s = R.syncSession
+            for _ = 1, 200 do
+              if #ERRORS > 0 then break end
+              s:waitForDownload{ timeout = 50 }
+            end
+            s:waitForUpload{ timeout = 10000 }
+            R.subscriptions:waitForSync{ timeout = 10000 }
+            local kinds = {}
+            for _, e in ipairs(ERRORS) do kinds[#kinds + 1] = e.kind == "clientReset" and e.kind or e.message end
+            local inView = #R:objects("Note")
+            R.subscriptions:update(function(subs) subs:removeAll(); subs:append(QuerySubscription("Note")) end)
+            R.subscriptions:waitForSync{ timeout = 10000 }
+            return table.concat(kinds, ","), inView, #R:objects("Note"), R:object("Note", "n20") ~= nil
+            """)
+        XCTAssertEqual(result, ["clientReset", "1", "20", "true"], "no write refused; one note in view, then all")
+        await host.stopSync()
+        await second.stop()
     }
 }

@@ -19,7 +19,8 @@ final class HostSyncFixture: @unchecked Sendable {
           schema = {
             { name = "Dog", primaryKey = "_id",
               properties = { _id = "string", owner = "string", name = "string", shared = "bool" } },
-            { name = "Note", primaryKey = "_id", properties = { _id = "string", text = "string", tags = "string[]" } },
+            { name = "Note", primaryKey = "_id",
+              properties = { _id = "string", text = "string", tags = "string[]", related = "Note[]" } },
           },
           sync = {
             queryable = { Dog = { "owner", "shared" } },

@@ -330,6 +330,71 @@ final class HostSyncTests: XCTestCase {
         await server.stop()
     }
 
+    /// Host B, offline, links a note that host A deletes meanwhile: the server keeps B's link, and
+    /// both hosts keep it unresolved (out of the list) until the note is created again, when it
+    /// shows on both, as Realm restores an unresolved link.
+    func testALinkToADeletedNoteComesBackOnEveryHostWhenTheNoteIsCreatedAgain() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let url = try await fixture.url(of: server)
+        let a = try fixture.host("hostA", url: url)
+        let b = try fixture.host("hostB", url: url)
+        _ = try await a.run(
+            "alice",
+            openSynced + """
+                r:write(function() r:create("Note", { _id = "n" }); r:create("Note", { _id = "m" }) end)
+                r.syncSession:waitForUpload{ timeout = 10000 }
+                """)
+        _ = try await b.run(
+            "alice",
+            openSynced + """
+                for _ = 1, 100 do
+                  if r:object("Note", "m") then break end
+                  r.syncSession:waitForDownload{ timeout = 100 }
+                end
+                r.syncSession:pause()
+                """)
+        _ = try await a.run(
+            "alice",
+            openSynced + """
+                r:write(function() r:delete(r:object("Note", "m")) end)
+                r.syncSession:waitForUpload{ timeout = 10000 }
+                """)
+        _ = try await b.run(
+            "alice",
+            """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            r:write(function() r:object("Note", "n").related:append(r:object("Note", "m")) end)
+            r.syncSession:resume()
+            r.syncSession:waitForUpload{ timeout = 10000 }
+            """)
+        let read = """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            r.syncSession:waitForDownload{ timeout = 10000 }
+            local out = {}
+            for _, note in ipairs(r:object("Note", "n").related) do out[#out + 1] = note._id end
+            return #out, table.concat(out, ","), r:object("Note", "m") ~= nil
+            """
+        for host in [a, b] {
+            let shown = try await host.run("alice", read)
+            XCTAssertEqual(shown, ["0", "", "false"])
+        }
+        _ = try await a.run(
+            "alice",
+            """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            r:write(function() r:create("Note", { _id = "m", text = "again" }) end)
+            r.syncSession:waitForUpload{ timeout = 10000 }
+            """)
+        for host in [a, b] {
+            let shown = try await host.run("alice", read)
+            XCTAssertEqual(shown, ["1", "m", "true"])
+        }
+        await a.stopSync()
+        await b.stopSync()
+        await server.stop()
+    }
+
     func testWaitingIsNotChargedToTheScriptsTimeLimit() async throws {
         let fixture = try HostSyncFixture()
         let host = try fixture.host(

@@ -34,24 +34,6 @@ final class ClientResetTests: XCTestCase {
             errorHandler: { error, _ in errors.append(error) })
     }
 
-    /// Delivers what is queued, both ways, integrating between, until nothing moves (bounded).
-    /// Never reconnects: a client that failed stays off.
-    private func settle(_ transport: InMemoryTransport, _ clients: [Int]) throws {
-        for _ in 0..<200 {
-            var moved = false
-            for c in clients {
-                transport.flushUploads(c)
-                while try transport.deliverToServer(from: c) { moved = true }
-            }
-            transport.integrate()
-            for c in clients {
-                while try transport.deliverToClient(c) { moved = true }
-            }
-            if !moved && transport.isQuiescent { return }
-        }
-        XCTFail("the transport did not settle")
-    }
-
     private func person(_ realm: Realm, _ id: String) throws -> DynamicObject? {
         try realm.object(ofType: "Person", forPrimaryKey: .string(id))
     }
@@ -80,7 +62,7 @@ final class ClientResetTests: XCTestCase {
         let ci = transport.addClient(c)
         transport.connect(ci)
         try write(c) { realm in _ = try realm.create("Person", value: ["id": .string("a"), "name": .string("a1")]) }
-        try settle(transport, [ci])
+        try transport.settle([ci])
         XCTAssertFalse(c.hasUnacknowledgedChanges)
         transport.drop(ci)
         try offlineWrites(c)
@@ -93,10 +75,10 @@ final class ClientResetTests: XCTestCase {
         try write(other) { realm in
             _ = try realm.create("Person", value: ["id": .string("s"), "name": .string("server")])
         }
-        try settle(transport, [oi])
+        try transport.settle([oi])
         XCTAssertEqual(try second.state.canonicalState(classes: ["Person"]).objects.count, 1)
         transport.connect(ci)
-        try settle(transport, [ci, oi])
+        try transport.settle([ci, oi])
         return (transport, c, second)
     }
 
@@ -111,14 +93,14 @@ final class ClientResetTests: XCTestCase {
         let ci = transport.addClient(c)
         transport.connect(ci)
         try write(c) { realm in _ = try realm.create("Person", value: ["id": .string("a"), "name": .string("v1")]) }
-        try settle(transport, [ci])
+        try transport.settle([ci])
         let backup = storePath("backup")
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {
             try FileManager.default.copyItem(atPath: path + suffix, toPath: backup + suffix)
         }
         for name in ["v2", "v3"] {
             try write(c) { realm in try self.person(realm, "a")?.setValue(.string(name), forKey: "name") }
-            try settle(transport, [ci])
+            try transport.settle([ci])
         }
         XCTAssertEqual(c.downloadCursor, 3)
         transport.drop(ci)
@@ -127,7 +109,7 @@ final class ClientResetTests: XCTestCase {
         XCTAssertEqual(try restored.state.latestServerVersion(), 1)
         transport.restartServer(restored)
         transport.connect(ci)
-        try settle(transport, [ci])
+        try transport.settle([ci])
         return (transport, c, restored)
     }
 

@@ -81,3 +81,23 @@ extension SyncClient {
 }
 
 func ref(_ id: String) -> ObjectRef { ObjectRef("Person", .string(id)) }
+
+extension InMemoryTransport {
+    /// Delivers what is queued, both ways, integrating between, until nothing moves (bounded).
+    /// Never reconnects: a client that failed stays off.
+    func settle(_ clients: [Int], file: StaticString = #filePath, line: UInt = #line) throws {
+        for _ in 0..<200 {
+            var moved = false
+            for c in clients {
+                flushUploads(c)
+                while try deliverToServer(from: c) { moved = true }
+            }
+            integrate()
+            for c in clients {
+                while try deliverToClient(c) { moved = true }
+            }
+            if !moved && isQuiescent { return }
+        }
+        XCTFail("the transport did not settle", file: file, line: line)
+    }
+}

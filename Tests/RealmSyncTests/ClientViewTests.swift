@@ -237,6 +237,39 @@ final class ClientViewTests: XCTestCase {
         XCTAssertEqual(try c.pendingUploads().count, 3)
     }
 
+    /// Several sets made offline, each with writes under it: every one travels, in order, before
+    /// the writes made under it, and the latest last (realm-core sends every pending set; flx
+    /// "Recover: offline writes with associated subscriptions in the correct order").
+    func testEverySetMadeOfflineTravelsBeforeTheWritesMadeUnderIt() throws {
+        let c = try client("a")
+        try subscribe(c, "Person")
+        _ = try c.connect(session: 1)
+        _ = try c.receive(.ident(session: 1, clientFileID: 1, salt: 7))
+        _ = try c.receive(bootstrap(1, serverVersion: 3))
+        _ = try c.receive(.download(session: 1, downloadCursor: 3, uploadAcknowledged: 0, changesets: []))
+        c.disconnect()
+        try subscribe(c, "Person", "Dog")
+        try c.realm.write { _ = try c.realm.create("Dog", value: ["id": "rex", "name": "Rex"]) }
+        try subscribe(c, "Dog")
+        try c.realm.write { _ = try c.realm.create("Dog", value: ["id": "fido", "name": "Fido"]) }
+        try c.realm.write { _ = try c.realm.create("Dog", value: ["id": "max", "name": "Max"]) }
+        try subscribe(c, "Person")
+        XCTAssertEqual(try c.connect(session: 2).count, 2, "bind and identify: the uploads first")
+        let sent = try c.pendingUploads()
+        let shape = sent.map { message -> String in
+            switch message {
+            case .query(_, let set): return "query \(set.version)"
+            case .upload(_, let changesets): return "upload \(changesets.map(\.clientVersion))"
+            default: return "\(message)"
+            }
+        }
+        XCTAssertEqual(shape, ["query 2", "upload [1]", "query 3", "upload [2, 3]", "query 4"])
+        XCTAssertEqual(sent.first, .query(session: 2, query: query(2, "Person", "Dog")))
+        // Acknowledged, the sets they were made under are no longer kept.
+        _ = try c.receive(.download(session: 2, downloadCursor: 6, uploadAcknowledged: 3, changesets: []))
+        XCTAssertTrue(try c.realm.querySQL("SELECT version FROM _sync_made_under").isEmpty)
+    }
+
     func testIdentifySendsTheActiveSetAndEachNewerVersionIsQueriedOnce() throws {
         let c = try client("a")
         try subscribe(c, "Person")

@@ -12,11 +12,14 @@ struct ChangesetBuilder {
     /// Appends the commit's instructions to `body`, in order: per class (by name) erases, creates, updates.
     func record(_ changes: ChangeSet, ids: inout ElementIDSource, into body: inout ChangesetBodyWriter) throws {
         var collectionsToDiff: [RootCollection] = []
+        // Links the server holds to objects created now resolve (there as here, without an
+        // instruction), once every collection is diffed: a list's mirror moves with the commit.
+        var awaited: [DynamicObject] = []
         for className in changes.classes.keys.sorted() {
             guard let classChanges = changes.classes[className], let schema = realm.schema[className] else { continue }
             if syncedClasses.contains(className) {
                 body.append(contentsOf: try erasures(classChanges, of: schema))
-                try creations(classChanges.insertions, of: schema, ids: &ids, into: &body)
+                try creations(classChanges.insertions, of: schema, ids: &ids, into: &body, awaited: &awaited)
                 for key in classChanges.modifications.keys.sorted() {
                     body.append(
                         contentsOf: try updates(
@@ -43,6 +46,8 @@ struct ChangesetBuilder {
                 contentsOf: try CollectionDiff(store: store).instructions(
                     for: property, of: object, key: collection.key, ref: ref, ids: &ids))
         }
+        let links = UnresolvedLinks(realm: realm, store: store, syncedClasses: syncedClasses)
+        for object in awaited { try links.objectCreated(object) }
     }
 
     /// An `erase` per deleted object, named by the primary key its deletion kept (its row is gone).
@@ -71,9 +76,11 @@ struct ChangesetBuilder {
     }
 
     /// A `create` per inserted object with its non-collection fields, each followed by the
-    /// instructions that fill its collections. The rows are read a run of keys at a time.
+    /// instructions that fill its collections. The rows are read a run of keys at a time. The
+    /// objects links wait for go to `awaited`.
     private func creations(
-        _ keys: KeySet, of schema: ObjectSchema, ids: inout ElementIDSource, into body: inout ChangesetBodyWriter
+        _ keys: KeySet, of schema: ObjectSchema, ids: inout ElementIDSource, into body: inout ChangesetBodyWriter,
+        awaited: inout [DynamicObject]
     ) throws {
         guard !keys.isEmpty else { return }
         let layout = try CreationLayout(realm: realm, schema: schema)
@@ -96,10 +103,7 @@ struct ChangesetBuilder {
                         contentsOf: try CollectionDiff(store: store).instructions(
                             for: property, of: object, key: key, ref: ref, ids: &ids))
                 }
-                // Links the server holds to this object resolve (there as here, without an instruction).
-                if linksWait {
-                    try UnresolvedLinks(realm: realm, store: store, syncedClasses: syncedClasses).objectCreated(object)
-                }
+                if linksWait { awaited.append(object) }
             }
         }
     }

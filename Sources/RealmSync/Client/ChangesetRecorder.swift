@@ -62,6 +62,7 @@ final class ChangesetRecorder: CommitRecorder {
         try store.appendHistory(
             clientVersion: metadata.clientVersion, encoded: ChangesetCodec.encodedData(metadata, body),
             queryVersion: subscriptions?.version ?? 0)
+        if let subscriptions { try store.rememberMadeUnder(QuerySet(subscriptions)) }
         try store.setNumber(.lastClientVersion, metadata.clientVersion)
         try store.setNumber(.lastClock, reading.rawValue)
     }

@@ -100,18 +100,8 @@ struct ClientReset {
     /// The stored history renumbered from 1 under the provisional id, each changeset keeping the
     /// subscription set version it was made under; the list mirror follows the element ids.
     private func renumberedHistory() throws -> [Changeset] {
-        let rows = try realm.querySQL(
-            "SELECT changeset, query_version, client_version FROM _sync_history ORDER BY client_version")
+        let stored = try store.historyWithQueryVersions(after: 0)
         let fileID = try store.number(.clientFileID)
-        var stored: [(changeset: Changeset, queryVersion: Int64)] = []
-        for row in rows {
-            guard row.count == 3, case .blob(let data) = row[0], case .integer(let queryVersion) = row[1] else {
-                var version = "?"
-                if row.count == 3, case .integer(let number) = row[2] { version = "\(number)" }
-                throw SyncError(.badChangeset, "The sync history's row of client version \(version) is damaged")
-            }
-            stored.append((try ClientEncodings.decodeChangeset(Array(data)), queryVersion))
-        }
         // A clock names one commit of this file: the elements a pending commit inserted carry it.
         let clocks = Set(stored.map(\.changeset.clock))
         let element = { (e: ElementID) -> ElementID in

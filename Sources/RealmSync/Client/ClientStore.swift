@@ -10,12 +10,18 @@ import RealmDatabase
 ///   (keyed by owner too: SQLite reuses the largest row id of a collection table once it is
 ///   deleted, possibly for another owner's list in the same commit) →
 ///   its `ElementID` (20 big-endian bytes, so the blob order is the id order), `FractionalPosition`
-///   and value at the last commit (to tell a changed element from an unchanged one).
+///   and value at the last commit (to tell a changed element from an unchanged one). An element
+///   linking an object this replica lacks has no row in the list: its mirror row has a negative
+///   `row` of its own (hidden, as Realm hides an unresolved link in a list) and comes back into the
+///   list when the object is created.
 /// - `_sync_collection(tbl, owner, content)`: each synced set's and map's content at the last
 ///   commit, to diff the next one against.
-/// - `_sync_unresolved(class, key, field, ref)`: to-one links the server holds to objects this
-///   replica does not have (erased, or not arrived yet): the realm reads them as null, the dump
-///   shows the reference, and the link comes back when the object is created again.
+/// - `_sync_unresolved_link(class, key, field, entry, ref)`: links the server holds to objects this
+///   replica does not have (erased, or not arrived yet), in a to-one field (`entry` empty: the
+///   realm reads null), a set (`entry`: the reference; the set lacks it) or a map (`entry`: the
+///   key, which reads null). The dump shows the reference, and the link comes back when the object
+///   is created again. (Lists keep theirs in `_sync_list`.) Files made before it have
+///   `_sync_unresolved(class, key, field, ref)`, to-one links only: `createTables` moves them.
 /// - `_sync_deferred_erase(ref, recreated, concurrent_through)`: remote erases of objects with a
 ///   pending local erase, decided when that erase reaches the server (`DownloadApplier.erase`);
 ///   the local changesets up to client version `concurrent_through` are concurrent with it.
@@ -23,6 +29,9 @@ import RealmDatabase
 ///   view and removals of those leaving it) until the last one.
 /// - `_sync_query_set(version, body)`: the active subscription set (the last one the server
 ///   completed), which `identify` sends; none before the first.
+/// - `_sync_made_under(version, body)`: the subscription sets the unacknowledged changesets were
+///   made under (`_sync_history.query_version`), sent before them in order, so the server judges
+///   each write under the view it was made in; gone with the last changeset made under each.
 struct ClientStore {
     let realm: Realm
 
@@ -38,15 +47,16 @@ struct ClientStore {
         """,
         "CREATE INDEX IF NOT EXISTS _sync_list_order ON _sync_list (tbl, owner, position, element)",
         "CREATE INDEX IF NOT EXISTS _sync_list_element ON _sync_list (tbl, owner, element)",
+        "CREATE INDEX IF NOT EXISTS _sync_list_hidden ON _sync_list (value) WHERE row < 0",
         """
         CREATE TABLE IF NOT EXISTS _sync_collection (tbl TEXT NOT NULL, owner INTEGER NOT NULL,
         content BLOB NOT NULL, PRIMARY KEY (tbl, owner)) WITHOUT ROWID
         """,
         """
-        CREATE TABLE IF NOT EXISTS _sync_unresolved (class TEXT NOT NULL, key INTEGER NOT NULL, field TEXT NOT NULL,
-        ref BLOB NOT NULL, PRIMARY KEY (class, key, field)) WITHOUT ROWID
+        CREATE TABLE IF NOT EXISTS _sync_unresolved_link (class TEXT NOT NULL, key INTEGER NOT NULL,
+        field TEXT NOT NULL, entry BLOB NOT NULL, ref BLOB NOT NULL, PRIMARY KEY (class, key, field, entry)) WITHOUT ROWID
         """,
-        "CREATE INDEX IF NOT EXISTS _sync_unresolved_ref ON _sync_unresolved (ref)",
+        "CREATE INDEX IF NOT EXISTS _sync_unresolved_link_ref ON _sync_unresolved_link (ref)",
         """
         CREATE TABLE IF NOT EXISTS _sync_deferred_erase (ref BLOB PRIMARY KEY, recreated INTEGER NOT NULL,
         concurrent_through INTEGER NOT NULL) WITHOUT ROWID
@@ -56,14 +66,31 @@ struct ClientStore {
         batch BLOB NOT NULL)
         """,
         "CREATE TABLE IF NOT EXISTS _sync_query_set (version INTEGER PRIMARY KEY, body BLOB NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS _sync_made_under (version INTEGER PRIMARY KEY, body BLOB NOT NULL)",
     ]
 
-    /// How many tables `creation` makes.
-    static var tableCount: Int { creation.filter { $0.hasPrefix("CREATE TABLE") }.count }
+    /// The names of the tables `creation` makes.
+    static var tableNames: Set<String> {
+        Set(
+            creation.compactMap { sql in
+                guard sql.hasPrefix("CREATE TABLE IF NOT EXISTS ") else { return nil }
+                return sql.dropFirst("CREATE TABLE IF NOT EXISTS ".count).split(separator: " ").first.map(String.init)
+            })
+    }
 
-    /// Creates the tables (in the caller's write transaction) when the file has none yet.
+    /// Creates the tables (in the caller's write transaction) the file lacks, and moves what an
+    /// older file keeps in a table since replaced.
     func createTables() throws {
         for sql in Self.creation { try realm.executeSQL(sql) }
+        let old = try realm.querySQL("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sync_unresolved'")
+        if !old.isEmpty {
+            try realm.executeSQL(
+                """
+                INSERT OR REPLACE INTO _sync_unresolved_link (class, key, field, entry, ref)
+                SELECT class, key, field, X'', ref FROM _sync_unresolved
+                """)
+            try realm.executeSQL("DROP TABLE _sync_unresolved")
+        }
     }
 
     // MARK: State
@@ -125,33 +152,55 @@ struct ClientStore {
         return Int(clamping: count)
     }
 
-    /// The first local changeset after client version `after` made under subscription set `version`
-    /// or a later one; nil when there is none.
-    func firstClientVersion(after: UInt64, madeUnder version: Int64) throws -> UInt64? {
+    /// Local changesets after client version `after`, in order.
+    func history(after: UInt64 = 0) throws -> [Changeset] {
+        try historyWithQueryVersions(after: after).map(\.changeset)
+    }
+
+    /// Local changesets after client version `after`, in order, each with the version of the
+    /// subscription set it was made under (0: none).
+    func historyWithQueryVersions(after: UInt64) throws -> [(changeset: Changeset, queryVersion: Int64)] {
+        let rows = try realm.querySQL(
+            "SELECT changeset, query_version FROM _sync_history WHERE client_version > ? ORDER BY client_version",
+            [.integer(Int64(bitPattern: after))])
+        return try rows.map { row in
+            guard row.count == 2, case .blob(let data) = row[0], case .integer(let version) = row[1] else {
+                throw SyncError(.badChangeset, "A stored changeset of the sync history is damaged")
+            }
+            return (try ClientEncodings.decodeChangeset(Array(data)), version)
+        }
+    }
+
+    /// The lowest subscription set version above `version` that a changeset after client version
+    /// `after` was made under; nil when there is none.
+    func firstQueryVersion(after: UInt64, above version: Int64) throws -> Int64? {
         let row = try realm.querySQL(
-            "SELECT min(client_version) FROM _sync_history WHERE client_version > ? AND query_version >= ?",
+            "SELECT min(query_version) FROM _sync_history WHERE client_version > ? AND query_version > ?",
             [.integer(Int64(bitPattern: after)), .integer(version)]
         ).first
         guard case .integer(let value)? = row?.first else { return nil }
-        return UInt64(bitPattern: value)
-    }
-
-    /// Local changesets after client version `after`, in order.
-    func history(after: UInt64 = 0) throws -> [Changeset] {
-        let rows = try realm.querySQL(
-            "SELECT changeset FROM _sync_history WHERE client_version > ? ORDER BY client_version",
-            [.integer(Int64(bitPattern: after))])
-        return try rows.map { row in
-            guard case .blob(let data)? = row.first else {
-                throw SyncError(.badChangeset, "A stored changeset of the sync history is not a blob")
-            }
-            return try ClientEncodings.decodeChangeset(Array(data))
-        }
+        return value
     }
 
     func trimHistory(through version: UInt64) throws {
         try realm.executeSQL(
             "DELETE FROM _sync_history WHERE client_version <= ?", [.integer(Int64(bitPattern: version))])
+        try realm.executeSQL(
+            "DELETE FROM _sync_made_under WHERE version NOT IN (SELECT query_version FROM _sync_history)")
+    }
+
+    /// Keeps the subscription set a changeset is made under (once per version).
+    func rememberMadeUnder(_ query: QuerySet) throws {
+        try realm.executeSQL(
+            "INSERT OR IGNORE INTO _sync_made_under (version, body) VALUES (?, ?)",
+            [.integer(query.version), .blob(ClientEncodings.encode(query))])
+    }
+
+    /// The subscription set of `version` a changeset was made under, if it is kept.
+    func madeUnder(_ version: Int64) throws -> QuerySet? {
+        let rows = try realm.querySQL("SELECT body FROM _sync_made_under WHERE version = ?", [.integer(version)])
+        guard case .blob(let data)? = rows.first?.first else { return nil }
+        return try ClientEncodings.decodeQuerySet(data)
     }
 
     // MARK: List mirror
@@ -193,13 +242,46 @@ struct ClientStore {
     }
 
     /// Forgets the mirror rows of elements the list no longer has: rows the realm removed on its
-    /// own (an element linking to a deleted object), which no instruction recorded.
+    /// own, which no instruction recorded. (A remote erase of an object hides the elements linking
+    /// to it first, `hideElements(of:holding:)`: their rows are negative and stay.)
     func pruneListMirror(table: String, owner: Int64) throws {
         try realm.executeSQL(
             """
-            DELETE FROM _sync_list WHERE tbl = ? AND owner = ?
+            DELETE FROM _sync_list WHERE tbl = ? AND owner = ? AND row >= 0
             AND row NOT IN (SELECT _row FROM \(Realm.quoteSQLName(table)) WHERE owner = ?)
             """, [.text(table), .integer(owner), .integer(owner)])
+    }
+
+    /// A row number for a hidden element of a list: below every row its mirror has.
+    func hiddenRow(table: String, owner: Int64) throws -> Int64 {
+        let rows = try realm.querySQL(
+            "SELECT min(row) FROM _sync_list WHERE tbl = ? AND owner = ?", [.text(table), .integer(owner)])
+        guard case .integer(let lowest)? = rows.first?.first else { return -1 }
+        return min(lowest, 0) - 1
+    }
+
+    /// Before the realm drops the elements of `table` that hold `targetKey` (their object is
+    /// erased remotely): their mirror rows become hidden ones, which keep the link by reference.
+    func hideElements(of table: String, holding targetKey: Int64) throws {
+        let rows = try realm.querySQL(
+            "SELECT owner, _row FROM \(Realm.quoteSQLName(table)) WHERE value = ?", [.integer(targetKey)])
+        for row in rows {
+            guard row.count == 2, case .integer(let owner) = row[0], case .integer(let r) = row[1] else { continue }
+            try realm.executeSQL(
+                "UPDATE _sync_list SET row = ? WHERE tbl = ? AND owner = ? AND row = ?",
+                [.integer(try hiddenRow(table: table, owner: owner)), .text(table), .integer(owner), .integer(r)])
+        }
+    }
+
+    /// The lists (table, owner) with a hidden element linking to `ref`.
+    func listsWaiting(for ref: ObjectRef) throws -> [(table: String, owner: Int64)] {
+        let rows = try realm.querySQL(
+            "SELECT DISTINCT tbl, owner FROM _sync_list WHERE row < 0 AND value = ?",
+            [.blob(ClientEncodings.encode(ref))])
+        return rows.compactMap { row in
+            guard row.count == 2, case .text(let table) = row[0], case .integer(let owner) = row[1] else { return nil }
+            return (table, owner)
+        }
     }
 
     func forgetList(table: String, owner: Int64) throws {
@@ -236,10 +318,13 @@ struct ClientStore {
 
 /// One element of a list's mirror: its row in the list table, its id and position.
 struct MirroredElement: Hashable {
+    /// Negative for a hidden element: a link to an object the replica lacks, not in the list.
     var row: Int64
     var id: ElementID
     var position: FractionalPosition
     var value: SyncValue
+
+    var isHidden: Bool { row < 0 }
 }
 
 /// What the client knows of where it stands, as stored in `_sync_state`.
@@ -315,50 +400,83 @@ extension ClientStore {
 extension ClientStore {
     // MARK: Unresolved links
 
-    func rememberUnresolved(_ className: String, _ key: Int64, _ field: String, _ ref: ObjectRef) throws {
+    /// `site.entry`: empty for a to-one field, the reference in a set, the key in a map.
+    func rememberUnresolved(_ site: LinkSite, _ ref: ObjectRef) throws {
         try realm.executeSQL(
-            "INSERT OR REPLACE INTO _sync_unresolved (class, key, field, ref) VALUES (?, ?, ?, ?)",
-            [.text(className), .integer(key), .text(field), .blob(ClientEncodings.encode(ref))])
+            "INSERT OR REPLACE INTO _sync_unresolved_link (class, key, field, entry, ref) VALUES (?, ?, ?, ?, ?)",
+            [
+                .text(site.className), .integer(site.key), .text(site.field), .blob(site.entry),
+                .blob(ClientEncodings.encode(ref)),
+            ])
     }
 
+    func forgetUnresolved(_ site: LinkSite) throws {
+        try realm.executeSQL(
+            "DELETE FROM _sync_unresolved_link WHERE class = ? AND key = ? AND field = ? AND entry = ?",
+            [.text(site.className), .integer(site.key), .text(site.field), .blob(site.entry)])
+    }
+
+    /// Forgets the unresolved links of an object (of one of its fields, when `field` is given).
     func forgetUnresolved(_ className: String, _ key: Int64, _ field: String? = nil) throws {
         if let field {
             try realm.executeSQL(
-                "DELETE FROM _sync_unresolved WHERE class = ? AND key = ? AND field = ?",
+                "DELETE FROM _sync_unresolved_link WHERE class = ? AND key = ? AND field = ?",
                 [.text(className), .integer(key), .text(field)])
         } else {
             try realm.executeSQL(
-                "DELETE FROM _sync_unresolved WHERE class = ? AND key = ?", [.text(className), .integer(key)])
+                "DELETE FROM _sync_unresolved_link WHERE class = ? AND key = ?", [.text(className), .integer(key)])
         }
     }
 
-    /// Whether any link waits for its target.
+    /// Whether any link waits for its target (lists' hidden elements included).
     func hasUnresolved() throws -> Bool {
-        try !realm.querySQL("SELECT 1 FROM _sync_unresolved LIMIT 1").isEmpty
+        let rows = try realm.querySQL(
+            "SELECT EXISTS (SELECT 1 FROM _sync_unresolved_link) OR EXISTS (SELECT 1 FROM _sync_list WHERE row < 0)")
+        return rows.first?.first == .integer(1)
     }
 
-    /// The unresolved links of one object, by field.
-    func unresolved(_ className: String, _ key: Int64) throws -> [String: ObjectRef] {
-        var links: [String: ObjectRef] = [:]
-        for row in try realm.querySQL(
-            "SELECT field, ref FROM _sync_unresolved WHERE class = ? AND key = ?", [.text(className), .integer(key)])
-        {
-            guard row.count == 2, case .text(let field) = row[0], case .blob(let data) = row[1] else { continue }
-            links[field] = try ClientEncodings.decodeRef(data)
+    /// The unresolved links of one object outside lists: (field, entry, reference) of each.
+    func unresolved(_ className: String, _ key: Int64) throws -> [(field: String, entry: Data, ref: ObjectRef)] {
+        try realm.querySQL(
+            "SELECT field, entry, ref FROM _sync_unresolved_link WHERE class = ? AND key = ?",
+            [.text(className), .integer(key)]
+        ).map { row in
+            guard row.count == 3, case .text(let field) = row[0], case .blob(let entry) = row[1],
+                case .blob(let ref) = row[2]
+            else { throw SyncError(.badChangeset, "An unresolved link of '\(className)' has a damaged row") }
+            return (field, entry, try ClientEncodings.decodeRef(ref))
         }
-        return links
     }
 
-    /// The links waiting for `ref`, forgetting them: (class, key, field) of each.
-    func takeUnresolved(to ref: ObjectRef) throws -> [(className: String, key: Int64, field: String)] {
+    /// The links waiting for `ref` outside lists, forgetting them.
+    func takeUnresolved(to ref: ObjectRef) throws -> [LinkSite] {
         let bytes = ClientEncodings.encode(ref)
-        let rows = try realm.querySQL("SELECT class, key, field FROM _sync_unresolved WHERE ref = ?", [.blob(bytes)])
-        try realm.executeSQL("DELETE FROM _sync_unresolved WHERE ref = ?", [.blob(bytes)])
+        let rows = try realm.querySQL(
+            "SELECT class, key, field, entry FROM _sync_unresolved_link WHERE ref = ?", [.blob(bytes)])
+        try realm.executeSQL("DELETE FROM _sync_unresolved_link WHERE ref = ?", [.blob(bytes)])
         return rows.compactMap { row in
-            guard row.count == 3, case .text(let c) = row[0], case .integer(let k) = row[1], case .text(let f) = row[2]
+            guard row.count == 4, case .text(let c) = row[0], case .integer(let k) = row[1],
+                case .text(let f) = row[2], case .blob(let e) = row[3]
             else { return nil }
-            return (c, k, f)
+            return LinkSite(className: c, key: k, field: f, entry: e)
         }
+    }
+}
+
+/// Where a link waits for its target outside a list: an object's field, and in a set the
+/// reference itself, in a map the key (`entry`; empty for a to-one field).
+struct LinkSite: Hashable {
+    let className: String
+    let key: Int64
+    let field: String
+    var entry = Data()
+
+    static func setValue(_ className: String, _ key: Int64, _ field: String, _ ref: ObjectRef) -> LinkSite {
+        LinkSite(className: className, key: key, field: field, entry: ClientEncodings.encode(ref))
+    }
+
+    static func mapKey(_ className: String, _ key: Int64, _ field: String, _ mapKey: String) -> LinkSite {
+        LinkSite(className: className, key: key, field: field, entry: Data(mapKey.utf8))
     }
 }
 

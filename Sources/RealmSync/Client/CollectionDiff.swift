@@ -61,12 +61,17 @@ struct CollectionDiff {
         guard rows.count == values.count else {
             throw SyncError(.otherError, "The list '\(table)' of \(ref) changed while it was read")
         }
+        // Hidden elements (links to objects the replica lacks) are not in the list: no local edit
+        // reaches them, except a clear.
         var mirror = try store.listMirror(table: table, owner: key)
+        let hidden = mirror.filter(\.isHidden)
+        mirror.removeAll(where: \.isHidden)
         var instructions: [Instruction] = []
         let current = Set(rows)
         let removed = mirror.filter { !current.contains($0.row) }
         if !mirror.isEmpty && removed.count == mirror.count {
             instructions.append(.listClear(ref, field: field))
+            for element in hidden { try store.forgetElement(table: table, owner: key, row: element.row) }
         } else {
             instructions += removed.map { .listErase(ref, field: field, element: $0.id) }
         }
@@ -105,7 +110,8 @@ struct CollectionDiff {
                 position = current.start.member(current.given)
                 run = (current.start, current.given + 1)
             } else {
-                let base = FractionalPosition.between(previous, upperBounds[i])
+                let lower = Self.pastHidden(hidden, after: previous, before: upperBounds[i])
+                let base = FractionalPosition.between(lower, upperBounds[i])
                 // A lone element needs no tag: its element id orders it among concurrent ones.
                 let alone = i + 1 == rows.count || keptRows.contains(rows[i + 1])
                 position = alone ? base : base.startingRun(tag: ids.runTag)
@@ -128,6 +134,18 @@ struct CollectionDiff {
             }
         }
         return instructions
+    }
+
+    /// The lower bound of a new position between `lower` and `upper`: past the hidden elements
+    /// there, so that none shares its position (a tie would cost a move once it shows again).
+    private static func pastHidden(
+        _ hidden: [MirroredElement], after lower: FractionalPosition?, before upper: FractionalPosition?
+    ) -> FractionalPosition? {
+        hidden.reduce(lower) { bound, element in
+            let p = element.position
+            guard upper.map({ p < $0 }) ?? true, bound.map({ p > $0 }) ?? true else { return bound }
+            return p
+        }
     }
 
     /// The indexes of a longest strictly increasing subsequence of `positions` (patience sorting).
@@ -184,6 +202,13 @@ struct CollectionDiff {
         }
         instructions += now.filter { beforeByKey[$0.name] != $0.value }.map {
             .mapPut(ref, field: field, key: $0.name, value: $0.value)
+        }
+        // A key written here no longer holds the link that waited there for its object.
+        for case .mapPut(_, _, let name, _) in instructions {
+            try store.forgetUnresolved(.mapKey(object.className, key, field, name))
+        }
+        for case .mapRemove(_, _, let name) in instructions {
+            try store.forgetUnresolved(.mapKey(object.className, key, field, name))
         }
         try store.setCollectionMirror(table: table, owner: key, now)
         return instructions

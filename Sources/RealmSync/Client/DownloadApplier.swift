@@ -152,32 +152,39 @@ struct DownloadApplier {
                     for id in list.elementIDs where !kept.contains(id) { try list.erase(id) }
                 }
             }
+            guard let key = object.objectKey else { continue }
+            // Set values waiting for their objects are not in the set: the snapshot decides them too.
+            let waiting = try store.unresolved(ref.className, key)
             for set in objectSnapshot.sets {
-                let kept =
-                    try set.values.compactMap { try SyncValueConversion.collectionItem($0, in: realm) }
-                    + pendingSetValues(ref, set.field, winningOver: objectSnapshot.times)
+                let pendingValues = pendingSetValues(ref, set.field, winningOver: objectSnapshot.times)
+                let kept = Set(set.values + pendingValues)
                 let local = try object.dynamicMutableSet(set.field)
-                for value in try local.values() where !kept.contains(value) { try local.remove(value) }
+                for value in try local.values() where !kept.contains(try SyncValueConversion.syncValue(value)) {
+                    try local.remove(value)
+                }
+                for (field, _, target) in waiting where field == set.field && !kept.contains(.link(target)) {
+                    try store.forgetUnresolved(.setValue(ref.className, key, field, target))
+                }
             }
             for map in objectSnapshot.maps {
                 let kept = Set(map.entries.map(\.name)).union(
                     pendingMapKeys(ref, map.field, winningOver: objectSnapshot.times))
                 let local = try object.dynamicMap(map.field)
-                for key in local.keys where !kept.contains(key) { try local.removeValue(forKey: key) }
+                for mapKey in local.keys where !kept.contains(mapKey) {
+                    try local.removeValue(forKey: mapKey)
+                    try store.forgetUnresolved(.mapKey(ref.className, key, map.field, mapKey))
+                }
             }
         }
     }
 
     /// The values of the set that pending writes later than the server's (`times`) keep.
-    private func pendingSetValues(_ ref: ObjectRef, _ field: String, winningOver times: SnapshotTimes) throws
-        -> [RealmValue]
-    {
-        try pending.flatMap { changeset in
-            try changeset.instructions.compactMap { instruction in
+    private func pendingSetValues(_ ref: ObjectRef, _ field: String, winningOver times: SnapshotTimes) -> [SyncValue] {
+        pending.flatMap { changeset in
+            changeset.instructions.compactMap { instruction in
                 switch instruction {
                 case .setAdd(ref, field, let value), .setRemove(ref, field, let value):
-                    guard WriteTime(of: changeset) > times.time(of: field, key: value) else { return nil }
-                    return try SyncValueConversion.collectionItem(value, in: realm)
+                    return WriteTime(of: changeset) > times.time(of: field, key: value) ? value : nil
                 default: return nil
                 }
             }
@@ -346,13 +353,27 @@ struct DownloadApplier {
         case .listClear(_, let field):
             try withList(object, field) { try $0.clear(before: time) }
         case .setAdd(_, let field, let value), .setRemove(_, let field, let value):
-            guard let item = try SyncValueConversion.collectionItem(value, in: realm) else { return }
+            let adds = if case .setAdd = instruction { true } else { false }
+            guard let item = try SyncValueConversion.collectionItem(value, in: realm) else {
+                // A link to an object this replica lacks: the set keeps it waiting, out of sight.
+                guard case .link(let target) = value, let key = object.objectKey else { return }
+                let site = LinkSite.setValue(object.className, key, field, target)
+                if adds { try store.rememberUnresolved(site, target) } else { try store.forgetUnresolved(site) }
+                return
+            }
             let set = try object.dynamicMutableSet(field)
-            if case .setAdd = instruction { try set.insert(item) } else { try set.remove(item) }
+            if adds { try set.insert(item) } else { try set.remove(item) }
         case .mapPut(_, let field, let key, let value):
-            guard let item = try SyncValueConversion.collectionItem(value, in: realm) else { return }
+            let waits = try object.objectKey.map {
+                try links.entryWritten(.mapKey(object.className, $0, field, key), value)
+            }
+            // A link to an object this replica lacks reads null at its key until the object comes.
+            let item = waits == true ? .null : try SyncValueConversion.realmValue(value, in: realm)
             try object.dynamicMap(field).setValue(item, forKey: key)
         case .mapRemove(_, let field, let key):
+            if let owner = object.objectKey {
+                try links.entryWritten(.mapKey(object.className, owner, field, key), nil)
+            }
             try object.dynamicMap(field).removeValue(forKey: key)
         }
     }

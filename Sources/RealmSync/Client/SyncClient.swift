@@ -93,7 +93,8 @@ public final class SyncClient: SyncClientEndpoint {
         // Tables are created together; one added later is created on the next open.
         let tables = try realm.querySQL(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '\\_sync\\_%' ESCAPE '\\'")
-        if tables.count < ClientStore.tableCount {
+        let names = Set(tables.compactMap { if case .text(let name)? = $0.first { name } else { nil } })
+        if !ClientStore.tableNames.isSubset(of: names) {
             try recorder.applyingDownload(on: realm) { try realm.write { try store.createTables() } }
         }
         try loadState()
@@ -172,18 +173,25 @@ public final class SyncClient: SyncClientEndpoint {
             query: viewSource == .allObjects ? .allObjects(of: classes) : try store.activeQuerySet())
     }
 
-    /// The latest committed subscription set, when it is newer than what this connection sent: once
-    /// per version.
+    /// The next subscription set to send, when one is newer than what this connection sent (once
+    /// per version): before the first download, only the set the first changeset still to send was
+    /// made under (the uploads wait for the first download, then `pendingUploads` sends each later
+    /// set before the writes made under it), else the latest.
     private func newerQuery(_ session: UInt32) throws -> [SyncMessage] {
         guard viewSource == .subscriptions else { return [] }
+        if awaitingFirstDownload, let first = try store.firstQueryVersion(after: uploadAcknowledged, above: 0) {
+            guard first > queriedThrough, let query = try store.madeUnder(first) else { return [] }
+            return [send(query, session)]
+        }
         let latest = try realm.subscriptions
         guard latest.version > queriedThrough else { return [] }
-        let query = QuerySet(
-            version: latest.version,
-            subscriptions: latest.map { SubscriptionQuery(className: $0.objectClassName, query: $0.queryString) })
-        queriedThrough = latest.version
-        sentQueries[latest.version] = query
-        return [.query(session: session, query: query)]
+        return [send(QuerySet(latest), session)]
+    }
+
+    private func send(_ query: QuerySet, _ session: UInt32) -> SyncMessage {
+        queriedThrough = query.version
+        sentQueries[query.version] = query
+        return .query(session: session, query: query)
     }
 
     /// Forgets what this connection sent; the next `connect` sends the unacknowledged changesets again.
@@ -236,25 +244,28 @@ public final class SyncClient: SyncClientEndpoint {
     }
 
     /// Uploads of the local changesets not yet sent on this connection (none before the file has its id).
-    /// A subscription set committed since the last call goes as a `query` message between the
-    /// changesets made before it and those made under it (realm-core's order): the server judges
-    /// each write under the view it was made in.
+    /// Each subscription set a changeset was made under goes as a `query` message before it, when
+    /// this connection has not sent it yet, and the latest set after them (realm-core's order: every
+    /// pending set, in order): the server judges each write under the view it was made in, even
+    /// after several sets made offline, or recovered by a client reset.
     public func pendingUploads() throws -> [SyncMessage] {
         guard let session, try store.number(.clientFileID) != 0 else { return [] }
-        let query = try newerQuery(session)
-        guard !awaitingFirstDownload else { return query }
+        guard !awaitingFirstDownload else { return try newerQuery(session) }
         let after = max(sentThrough, uploadAcknowledged)
-        let changesets = try store.history(after: after)
-        guard let last = changesets.last else { return query }
-        sentThrough = last.clientVersion
-        guard case .query(_, let set)? = query.first,
-            let split = try store.firstClientVersion(after: after, madeUnder: set.version)
-        else {
-            return uploads(session, changesets) + query
+        let history = try store.historyWithQueryVersions(after: after)
+        var messages: [SyncMessage] = []
+        var run: [Changeset] = []
+        for (changeset, version) in history {
+            if viewSource == .subscriptions, version > queriedThrough, let query = try store.madeUnder(version) {
+                messages += uploads(session, run)
+                run = []
+                messages.append(send(query, session))
+            }
+            run.append(changeset)
         }
-        let before = changesets.filter { $0.clientVersion < split }
-        let under = changesets.filter { $0.clientVersion >= split }
-        return uploads(session, before) + query + uploads(session, under)
+        messages += uploads(session, run)
+        if let last = history.last { sentThrough = last.changeset.clientVersion }
+        return messages + (try newerQuery(session))
     }
 
     /// `changesets` in order, in uploads of at most `maxUploadBytes` each (none when empty).
@@ -460,18 +471,28 @@ public final class SyncClient: SyncClientEndpoint {
     /// Every object of the synced classes in canonical form (docs/SYNC.md; `CanonicalState`).
     public func canonicalState() throws -> CanonicalState {
         var objects: [ObjectRef: [SyncField]] = [:]
+        let links = UnresolvedLinks(realm: realm, store: store, syncedClasses: Set(classes))
+        let linksWait = try store.hasUnresolved()
         for className in classes {
             for object in try realm.objects(className) {
                 var fields = try SyncValueConversion.fields(of: object)
-                // A link the server holds to an object this replica does not have reads null here.
-                if let key = object.objectKey {
-                    let unresolved = try store.unresolved(className, key)
-                    for i in fields.indices { if let ref = unresolved[fields[i].name] { fields[i].value = .link(ref) } }
+                // A link the server holds to an object this replica does not have is not in the realm.
+                if linksWait, let key = object.objectKey {
+                    fields = try links.serverFields(fields, of: object, key: key)
                 }
                 objects[try SyncValueConversion.ref(of: object)] = fields
             }
         }
         return CanonicalState(objects: objects)
+    }
+}
+
+extension QuerySet {
+    /// A realm's subscription set as the server receives it.
+    init(_ set: SubscriptionSet) {
+        self.init(
+            version: set.version,
+            subscriptions: set.map { SubscriptionQuery(className: $0.objectClassName, query: $0.queryString) })
     }
 }
 

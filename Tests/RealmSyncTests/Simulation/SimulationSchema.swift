@@ -1,7 +1,8 @@
 import RealmDatabase
 
 /// The schema every replica of the simulation and its server share: one class with every kind of
-/// field that syncs, its embedded class, and `Entry`, the class the atomicity check writes.
+/// field that syncs (links alone and in a list, a set and a map), its embedded class, and `Entry`,
+/// the class the atomicity check writes.
 enum SimulationSchema {
     nonisolated(unsafe) static let schema = Schema([
         ObjectSchema(
@@ -15,6 +16,9 @@ enum SimulationSchema {
                 Property(name: "attrs", type: .int, isOptional: true, collection: .map),
                 Property(name: "spec", type: .object, objectClassName: "Spec"),
                 Property(name: "owner", type: .object, objectClassName: "Item"),
+                Property(name: "links", type: .object, objectClassName: "Item", collection: .list),
+                Property(name: "peers", type: .object, objectClassName: "Item", collection: .set),
+                Property(name: "refs", type: .object, objectClassName: "Item", isOptional: true, collection: .map),
             ]),
         ObjectSchema(
             className: "Spec",

@@ -12,7 +12,8 @@ struct WorkloadScope {
 
 /// Random transactions over a small key space, so that replicas conflict often: creates with
 /// colliding primary keys, updates, deletes, every list, set and map operation, embedded objects
-/// replaced and written inside, links. Each transaction is one local commit.
+/// replaced and written inside, links alone and in lists, sets and maps (to objects deleted and
+/// created again, as the key space is small). Each transaction is one local commit.
 struct Workload {
     /// Primary keys 1…keySpace: small, so concurrent writes meet.
     var keySpace: Int64 = 6
@@ -69,7 +70,7 @@ struct Workload {
             try item.setValue(.string(author(scope)), forKey: "author")
             return
         }
-        switch number(16) {
+        switch number(20) {
         case 0: try realm.delete(item)
         case 1: try item.setValue(.string(word()), forKey: "name")
         case 2: try item.setValue(.int(Int64(number(100))), forKey: "count")
@@ -102,9 +103,36 @@ struct Workload {
             if case .object(let spec) = try item.value(forKey: "spec") {
                 try spec.setValue(.string(word()), forKey: "color")
             }
-        default:
+        case 15:
             let target = try realm.object(ofType: "Item", forPrimaryKey: .int(key()))
             try item.setValue(target.map { .object($0) } ?? .null, forKey: "owner")
+        case 16, 17:
+            try linkListOperation(on: item, in: realm)
+        case 18:
+            guard let target = try realm.object(ofType: "Item", forPrimaryKey: .int(key())) else { return }
+            let peers = try item.dynamicMutableSet("peers")
+            if chance(60) { try peers.insert(.object(target)) } else { try peers.remove(.object(target)) }
+        default:
+            let refs = try item.dynamicMap("refs")
+            if chance(25) { return try refs.removeValue(forKey: word()) }
+            let target = try realm.object(ofType: "Item", forPrimaryKey: .int(key()))
+            try refs.setValue(target.map { .object($0) } ?? .null, forKey: word())
+        }
+    }
+
+    /// An insert (most often), a remove, a move or a set of an element of `links`.
+    private mutating func linkListOperation(on item: DynamicObject, in realm: Realm) throws {
+        let links = try item.dynamicList("links")
+        let count = try links.fetchCount()
+        let target = try realm.object(ofType: "Item", forPrimaryKey: .int(key()))
+        switch number(5) {
+        case 0 where count > 0: try links.remove(at: number(count))
+        case 1 where count > 1: try links.move(from: number(count), to: number(count))
+        case 2 where count > 0:
+            if let target { try links.set(.object(target), at: number(count)) }
+        default:
+            guard let target else { return }
+            try links.insert(.object(target), at: number(count + 1))
         }
     }
 }
