@@ -29,7 +29,7 @@ import PackageDescription
 //
 // realm-bench's sync_* network rows run a server and hosts in its process, so it builds them too;
 // its sync_integrate_postgres row builds RealmSyncPostgres.
-// RealmTestSupport (the query fuzzer, SplitMix64) sits beside the executables, over RealmDatabase;
+// RealmTestSupport (the query fuzzer, SplitMix64, the sync workload) sits beside the executables, over RealmDatabase;
 // it is no product. Every module a target imports is listed in its dependencies.
 let package = Package(
     name: "RealmHost",
@@ -158,7 +158,8 @@ let package = Package(
                 "RealmTestSupport",
             ]
         ),
-        // The query-language fuzzer, the seeded generator and random sync samples shared by realm-fuzz and the tests.
+        // The query-language fuzzer, the seeded generator, random sync samples and the sync simulation's workload,
+        // shared by realm-fuzz and the tests.
         .target(name: "RealmTestSupport", dependencies: ["RealmDatabase", "RealmSync"]),
 
         .testTarget(name: "RealmDatabaseTests", dependencies: ["RealmDatabase", "CSQLite", "RealmTestSupport"]),

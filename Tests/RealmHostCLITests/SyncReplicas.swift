@@ -6,27 +6,33 @@ import RealmSyncNet
 import Synchronization
 import XCTest
 
-/// Replicas with the schema of the repository's plugins, each behind its own network client (as on
-/// its own host), signing their users' tokens with the server's secret.
+/// Replicas with the schema of the repository's plugins (or of the plugins the server was given),
+/// each behind its own network client (as on its own host), signing their users' tokens with the
+/// server's secret.
 struct Replicas {
     let folder: URL
     let secret: SyncSharedSecret
     let url: String
+    /// The plugins folder whose schema the replicas have.
+    var plugins = CLI.repository.appendingPathComponent("plugins")
 
     struct Host: Sendable {
         let replica: SharedSyncEndpoint<SyncClient>
         let client: SyncNetClient
     }
 
-    /// The schema the server loads from the same plugins.
+    /// The schema the server loads from the repository's plugins.
     static func pluginSchema() throws -> Schema {
         try PluginRegistry(folders: [CLI.repository.appendingPathComponent("plugins")]).schema
     }
 
+    /// The schema of the replicas' plugins.
+    func schema() throws -> Schema { try PluginRegistry(folders: [plugins]).schema }
+
     /// The replica `name.realm` of `user`, registered with a client of `url` that retries every 40 ms, started.
     func start(_ name: String, user: String) async throws -> Host {
         let configuration = Realm.Configuration(
-            fileURL: folder.appendingPathComponent("\(name).realm"), schema: try Self.pluginSchema())
+            fileURL: folder.appendingPathComponent("\(name).realm"), schema: try schema())
         let replica = SharedSyncEndpoint(
             try SyncClient(configuration: configuration, user: user, wallClock: SystemWallClock()))
         let secret = self.secret

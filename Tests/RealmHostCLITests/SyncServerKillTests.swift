@@ -129,24 +129,28 @@ final class SyncServerKillTests: XCTestCase {
 final class KilledServer: @unchecked Sendable {
     let workspace: Workspace
     let port: Int
+    let plugins: String
     let replicas: Replicas
     private(set) var process: SyncServerProcess
 
-    private init(workspace: Workspace, port: Int, process: SyncServerProcess, secret: SyncSharedSecret) {
+    private init(workspace: Workspace, port: Int, plugins: String, process: SyncServerProcess, secret: SyncSharedSecret)
+    {
         self.workspace = workspace
         self.port = port
+        self.plugins = plugins
         self.process = process
         replicas = Replicas(folder: workspace.root, secret: secret, url: "ws://127.0.0.1:\(port)/sync")
     }
 
-    /// A server on a free port, listening.
-    static func start(in workspace: Workspace) async throws -> KilledServer {
+    /// A server on a free port, listening, with the plugins of the workspace's folder `plugins`
+    /// (the repository's by default).
+    static func start(in workspace: Workspace, plugins: String = "plugins") async throws -> KilledServer {
         let process = try SyncServerProcess(
-            ["--listen", "127.0.0.1:0", "--data", "server", "--plugins", "plugins"], in: workspace.root)
+            ["--listen", "127.0.0.1:0", "--data", "server", "--plugins", plugins], in: workspace.root)
         let listened = await blocking { process.listeningPort() }
         let port = try XCTUnwrap(listened)
         let secret = try SyncSharedSecret.read(file: workspace.root.appendingPathComponent("server/sync-secret").path)
-        return KilledServer(workspace: workspace, port: port, process: process, secret: secret)
+        return KilledServer(workspace: workspace, port: port, plugins: plugins, process: process, secret: secret)
     }
 
     /// SIGKILL, then a new server on the same folder and port; whether it listens again.
@@ -155,7 +159,7 @@ final class KilledServer: @unchecked Sendable {
         let status = await blocking { killed.stop(with: SIGKILL) }
         XCTAssertEqual(status, 128 + SIGKILL, "kill \(kill)")
         let started = try SyncServerProcess(
-            ["--listen", "127.0.0.1:\(port)", "--data", "server", "--plugins", "plugins"], in: workspace.root)
+            ["--listen", "127.0.0.1:\(port)", "--data", "server", "--plugins", plugins], in: workspace.root)
         process = started
         let restarted = await blocking { started.listeningPort() }
         XCTAssertEqual(restarted, port, "restart \(kill): \(started.standardError)")

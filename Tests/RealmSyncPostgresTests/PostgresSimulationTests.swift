@@ -8,10 +8,11 @@ import XCTest
 /// a SQLite store and on a PostgreSQL store and must pass on both with identical figures (every
 /// commit, integration, message and crash the seed decides alike).
 ///
-/// - `SYNC_POSTGRES_SIMULATION_SEEDS=<count>` (default 50 each, about three minutes), `_FIRST`, `_SEED`:
-///   as SimulationTests' variables (fixed seeds from 1 under `CI=true`).
+/// - `SYNC_POSTGRES_SIMULATION_SEEDS=<count>` (default 25 each, about three minutes in all), `_FIRST`,
+///   `_SEED`: as SimulationTests' variables (fixed seeds from 1 under `CI=true`). The SQLite runs of
+///   seeds 1–200 are SimulationTests'; these check that PostgreSQL decides every step alike.
 final class PostgresSimulationTests: XCTestCase {
-    static let ciSeeds = 50
+    static let ciSeeds = 25
     static let steps = 300
 
     func testSimulationSeedsRunAlikeOnBothStores() throws {

@@ -27,27 +27,31 @@ final class SimulationTests: XCTestCase {
 
     private func run(_ seeds: [UInt64], servers: Int, name: String) throws {
         print("\(name): seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count)), \(Self.steps) steps each")
+        let outcomes = SimulationSeeds.runEach(seeds) { seed in Result { try Self.simulate(seed, servers: servers) } }
         var totals = Simulation.Figures()
         var failed: [UInt64] = []
-        for seed in seeds {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-sim-\(seed)-\(UUID())")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let simulation = try Simulation(
-                seed: seed, folder: folder, place: try TestStorePlace("sim"), servers: servers)
-            do {
-                try simulation.run(steps: Self.steps)
-            } catch {
+        for (seed, outcome) in zip(seeds, outcomes) {
+            switch outcome {
+            case .success(let figures): totals.add(figures)
+            case .failure(let error):
                 // Every failing seed is reported (a long run counts them), each replayable alone.
                 XCTFail("\(error)")
                 failed.append(seed)
-                continue
             }
-            totals.add(simulation.figures)
         }
         print("\(name): \(totals); \(failed.count) of \(seeds.count) seeds failed \(failed)")
         guard failed.isEmpty else { return }
         XCTAssertGreaterThan(totals.commits, seeds.count * Self.steps / 8, "the workload made too few commits")
         XCTAssertGreaterThan(totals.transport.dropped, 0, "no connection was ever dropped")
+    }
+
+    /// One seed's run in a folder of its own; its figures.
+    private static func simulate(_ seed: UInt64, servers: Int) throws -> Simulation.Figures {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-sim-\(seed)-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let simulation = try Simulation(seed: seed, folder: folder, place: try TestStorePlace("sim"), servers: servers)
+        try simulation.run(steps: steps)
+        return simulation.figures
     }
 }

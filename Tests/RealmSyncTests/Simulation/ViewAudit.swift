@@ -1,5 +1,6 @@
 import RealmDatabase
 import RealmSync
+import RealmTestSupport
 
 /// What the audit tap (`AuditingServer`) learns, kept across server restarts: the permission
 /// oracle, fed each integration's changesets with their writers as the tap recorded them; the

@@ -31,24 +31,16 @@ final class ViewSimulationTests: XCTestCase {
     private func run(_ seeds: [UInt64], servers: Int) throws {
         let name = servers == 1 ? "view simulation" : "view simulation on \(servers) servers"
         print("\(name): seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count)), \(Self.steps) steps each")
+        let outcomes = SimulationSeeds.runEach(seeds) { seed in Self.simulate(seed, servers: servers) }
         var totals = ViewSimulation.Figures()
         var failed: [UInt64] = []
-        for seed in seeds {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "sync-view-sim-\(seed)-\(UUID())")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            do {
-                let simulation = try ViewSimulation(
-                    seed: seed, folder: folder, place: try TestStorePlace("view-sim"), servers: servers)
-                defer { totals.add(simulation.figures) }
-                try simulation.run(steps: Self.steps)
-                if Self.knownFailures.contains(seed) {
-                    XCTFail("seed \(seed) now passes: remove it from ViewSimulationTests.knownFailures")
-                }
-            } catch  where Self.knownFailures.contains(seed) {
-                print("\(name): known failure: \(error)")
-            } catch {
+        for (seed, outcome) in zip(seeds, outcomes) {
+            if let figures = outcome.figures { totals.add(figures) }
+            switch (outcome.error, Self.knownFailures.contains(seed)) {
+            case (nil, true): XCTFail("seed \(seed) now passes: remove it from ViewSimulationTests.knownFailures")
+            case (nil, false): break
+            case (let error?, true): print("\(name): known failure: \(error)")
+            case (let error?, false):
                 // Every failing seed is reported, each replayable alone.
                 XCTFail("\(error)")
                 failed.append(seed)
@@ -63,5 +55,25 @@ final class ViewSimulationTests: XCTestCase {
         XCTAssertGreaterThan(totals.refusedLocalWrites, 0, "no write to an unsubscribed class was tried")
         XCTAssertGreaterThan(totals.auditedObjects, 0, "the tap audited nothing")
         XCTAssertGreaterThan(totals.base.transport.dropped, 0, "no connection was ever dropped")
+    }
+
+    /// One seed's run in a folder of its own: its figures (also of a run that failed) and its error.
+    private static func simulate(_ seed: UInt64, servers: Int) -> (figures: ViewSimulation.Figures?, error: Error?) {
+        do {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "sync-view-sim-\(seed)-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let simulation = try ViewSimulation(
+                seed: seed, folder: folder, place: try TestStorePlace("view-sim"), servers: servers)
+            do {
+                try simulation.run(steps: steps)
+                return (simulation.figures, nil)
+            } catch {
+                return (simulation.figures, error)
+            }
+        } catch {
+            return (nil, error)
+        }
     }
 }

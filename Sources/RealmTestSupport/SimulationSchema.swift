@@ -3,8 +3,8 @@ import RealmDatabase
 /// The schema every replica of the simulation and its server share: one class with every kind of
 /// field that syncs (links alone and in a list, a set and a map), its embedded class, and `Entry`,
 /// the class the atomicity check writes.
-enum SimulationSchema {
-    nonisolated(unsafe) static let schema = Schema([
+public enum SimulationSchema {
+    nonisolated(unsafe) public static let schema = Schema([
         ObjectSchema(
             className: "Item",
             properties: [
@@ -39,7 +39,7 @@ enum SimulationSchema {
 
     /// The view simulation's schema: the same classes, `Item` and `Entry` each with `author`, a
     /// user's name the workloads write, which `$user` rules compare with.
-    nonisolated(unsafe) static let viewSchema = Schema(
+    nonisolated(unsafe) public static let viewSchema = Schema(
         schema.objectSchemas.map { objectSchema in
             guard syncedClasses.contains(objectSchema.className) else { return objectSchema }
             var withAuthor = objectSchema
@@ -48,5 +48,5 @@ enum SimulationSchema {
         })
 
     /// The classes that sync (those with a primary key).
-    static let syncedClasses: Set<String> = ["Item", "Entry"]
+    public static let syncedClasses: Set<String> = ["Item", "Entry"]
 }

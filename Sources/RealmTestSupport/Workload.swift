@@ -1,37 +1,43 @@
 import RealmDatabase
-import RealmTestSupport
 
 /// What a view simulation's workload may write: the classes its replica subscribes to (a write to
 /// another is refused locally), and `author` values: its user's name, or one of `users`.
-struct WorkloadScope {
-    var user: String
-    var users: [String]
-    var writesItems: Bool
-    var writesEntries: Bool
+public struct WorkloadScope: Sendable {
+    public var user: String
+    public var users: [String]
+    public var writesItems: Bool
+    public var writesEntries: Bool
+
+    public init(user: String, users: [String], writesItems: Bool, writesEntries: Bool) {
+        self.user = user
+        self.users = users
+        self.writesItems = writesItems
+        self.writesEntries = writesEntries
+    }
 }
 
 /// Random transactions over a small key space, so that replicas conflict often: creates with
 /// colliding primary keys, updates, deletes, every list, set and map operation, embedded objects
 /// replaced and written inside, links alone and in lists, sets and maps (to objects deleted and
 /// created again, as the key space is small). Each transaction is one local commit.
-struct Workload {
+public struct Workload: Sendable {
     /// Primary keys 1…keySpace: small, so concurrent writes meet.
-    var keySpace: Int64 = 6
-    var random: SplitMix64
+    public var keySpace: Int64 = 6
+    public var random: SplitMix64
 
     private static let words = ["a", "b", "c", "d", "e"]
 
-    init(seed: UInt64) { random = SplitMix64(seed: seed) }
+    public init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
-    mutating func number(_ bound: Int) -> Int { Int(random.next() % UInt64(max(bound, 1))) }
-    mutating func chance(_ percent: Int) -> Bool { number(100) < percent }
-    mutating func word() -> String { Self.words[number(Self.words.count)] }
-    mutating func key() -> Int64 { Int64(number(Int(keySpace))) + 1 }
+    public mutating func number(_ bound: Int) -> Int { Int(random.next() % UInt64(max(bound, 1))) }
+    public mutating func chance(_ percent: Int) -> Bool { number(100) < percent }
+    public mutating func word() -> String { Self.words[number(Self.words.count)] }
+    public mutating func key() -> Int64 { Int64(number(Int(keySpace))) + 1 }
 
     /// One commit on `realm`: 1–4 operations, and sometimes a group of entries (the atomicity probe)
     /// named after `commitName`. `scope` (the view simulation's): the classes it may write and the
     /// authors it writes; nil (part 1): every class, no author, and exactly part 1's random draws.
-    mutating func commit(on realm: Realm, named commitName: String, scope: WorkloadScope? = nil) throws {
+    public mutating func commit(on realm: Realm, named commitName: String, scope: WorkloadScope? = nil) throws {
         try realm.write {
             let operations = 1 + number(4)
             if scope?.writesItems ?? true {

@@ -1,11 +1,11 @@
 import RealmDatabase
 import RealmSync
 
-/// Checks both simulations make, each returning what is wrong (nil: nothing).
-enum SimulationChecks {
+/// Checks both simulations and the three-host kill test make, each returning what is wrong (nil: nothing).
+public enum SimulationChecks {
     /// No acknowledged changeset lost, none applied twice: the log's server versions are dense from
     /// 1, and each client file's changesets are in it once each, densely numbered from 1.
-    static func logProblem(_ log: [(serverVersion: UInt64, changeset: Changeset)]) -> String? {
+    public static func logProblem(_ log: [(serverVersion: UInt64, changeset: Changeset)]) -> String? {
         var next: [UInt64: UInt64] = [:]
         for (position, entry) in log.enumerated() {
             if entry.serverVersion != UInt64(position + 1) {
@@ -22,7 +22,7 @@ enum SimulationChecks {
     }
 
     /// Every commit is visible atomically: `realm` never holds part of another commit's entries.
-    static func atomicityProblem(_ realm: Realm) throws -> String? {
+    public static func atomicityProblem(_ realm: Realm) throws -> String? {
         var counts: [String: (of: Int64, seen: Int)] = [:]
         try realm.objects("Entry").forEach { entry in
             guard case .string(let group) = try entry.value(forKey: "group"),
