@@ -1,8 +1,9 @@
 import RealmDatabase
 
 /// The schema every replica of the simulation and its server share: one class with every kind of
-/// field that syncs (links alone and in a list, a set and a map), its embedded class, and `Entry`,
-/// the class the atomicity check writes.
+/// field that syncs (links alone and in a list, a set and a map; dates, decimals and mixed values;
+/// an embedded object alone and in a list), its embedded class, and `Entry`, the class the
+/// atomicity check writes.
 public enum SimulationSchema {
     nonisolated(unsafe) public static let schema = Schema([
         ObjectSchema(
@@ -19,6 +20,10 @@ public enum SimulationSchema {
                 Property(name: "links", type: .object, objectClassName: "Item", collection: .list),
                 Property(name: "peers", type: .object, objectClassName: "Item", collection: .set),
                 Property(name: "refs", type: .object, objectClassName: "Item", isOptional: true, collection: .map),
+                Property(name: "when", type: .date, isOptional: true),
+                Property(name: "amount", type: .decimal128),
+                Property(name: "parts", type: .object, objectClassName: "Spec", collection: .list),
+                Property(name: "any", type: .mixed, isOptional: true),
             ]),
         ObjectSchema(
             className: "Spec",

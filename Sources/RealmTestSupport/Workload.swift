@@ -18,8 +18,9 @@ public struct WorkloadScope: Sendable {
 
 /// Random transactions over a small key space, so that replicas conflict often: creates with
 /// colliding primary keys, updates, deletes, every list, set and map operation, embedded objects
-/// replaced and written inside, links alone and in lists, sets and maps (to objects deleted and
-/// created again, as the key space is small). Each transaction is one local commit.
+/// (alone and in a list) replaced and written inside, links alone and in lists, sets and maps (to
+/// objects deleted and created again, as the key space is small), dates, decimals and mixed values
+/// of every scalar kind and holding links. Each transaction is one local commit.
 public struct Workload: Sendable {
     /// Primary keys 1…keySpace: small, so concurrent writes meet.
     public var keySpace: Int64 = 6
@@ -76,7 +77,7 @@ public struct Workload: Sendable {
             try item.setValue(.string(author(scope)), forKey: "author")
             return
         }
-        switch number(20) {
+        switch number(25) {
         case 0: try realm.delete(item)
         case 1: try item.setValue(.string(word()), forKey: "name")
         case 2: try item.setValue(.int(Int64(number(100))), forKey: "count")
@@ -101,10 +102,7 @@ public struct Workload: Sendable {
         case 10: try item.dynamicMutableSet("labels").remove(.string(word()))
         case 11: try item.dynamicMap("attrs").setValue(chance(20) ? .null : .int(Int64(number(9))), forKey: word())
         case 12: try item.dynamicMap("attrs").removeValue(forKey: word())
-        case 13:
-            let spec: RealmValue =
-                chance(20) ? .null : .dictionary(["color": .string(word()), "size": .int(Int64(number(5)))])
-            try item.setValue(spec, forKey: "spec")
+        case 13: try item.setValue(chance(20) ? .null : spec(), forKey: "spec")
         case 14:
             if case .object(let spec) = try item.value(forKey: "spec") {
                 try spec.setValue(.string(word()), forKey: "color")
@@ -118,11 +116,63 @@ public struct Workload: Sendable {
             guard let target = try realm.object(ofType: "Item", forPrimaryKey: .int(key())) else { return }
             let peers = try item.dynamicMutableSet("peers")
             if chance(60) { try peers.insert(.object(target)) } else { try peers.remove(.object(target)) }
+        case 19: try item.setValue(chance(20) ? .null : date(), forKey: "when")
+        case 20: try item.setValue(.decimal128(decimal()), forKey: "amount")
+        case 21, 22: try embeddedListOperation(on: item)
+        case 23:
+            // A mixed value holding a link, sometimes: to an object deleted and created again, as links.
+            if chance(30), let target = try realm.object(ofType: "Item", forPrimaryKey: .int(key())) {
+                try item.setValue(.object(target), forKey: "any")
+            } else {
+                try item.setValue(mixed(), forKey: "any")
+            }
         default:
             let refs = try item.dynamicMap("refs")
             if chance(25) { return try refs.removeValue(forKey: word()) }
             let target = try realm.object(ofType: "Item", forPrimaryKey: .int(key()))
             try refs.setValue(target.map { .object($0) } ?? .null, forKey: word())
+        }
+    }
+
+    /// An insert (most often), a remove, a move, a write inside an element, or a replacement of an
+    /// element of `parts`, a list of embedded objects.
+    private mutating func embeddedListOperation(on item: DynamicObject) throws {
+        let parts = try item.dynamicList("parts")
+        let count = try parts.fetchCount()
+        switch number(5) {
+        case 0 where count > 0: try parts.remove(at: number(count))
+        case 1 where count > 1: try parts.move(from: number(count), to: number(count))
+        case 2 where count > 0:
+            if case .object(let part) = try parts[number(count)] { try part.setValue(.string(word()), forKey: "color") }
+        case 3 where count > 0: try parts.set(spec(), at: number(count))
+        default: try parts.insert(spec(), at: number(count + 1))
+        }
+    }
+
+    private mutating func spec() -> RealmValue {
+        .dictionary(["color": .string(word()), "size": .int(Int64(number(5)))])
+    }
+
+    /// A day of 1970–1972 with a fraction of a second.
+    private mutating func date() -> RealmValue {
+        Timestamp(seconds: Int64(number(1000)) * 86_400, nanoseconds: Int32(number(1000)) * 1000).map { .date($0) }
+            ?? .null
+    }
+
+    /// A decimal with two places, positive or negative (`-12.34`).
+    private mutating func decimal() -> Decimal128 {
+        let text = "\(chance(30) ? "-" : "")\(number(100)).\(number(100))"
+        return Decimal128(string: text) ?? Decimal128(Int64(0))
+    }
+
+    /// A mixed value of any scalar kind: null, an int, a string, a date, a decimal.
+    private mutating func mixed() -> RealmValue {
+        switch number(5) {
+        case 0: return .null
+        case 1: return .int(Int64(number(100)))
+        case 2: return .string(word())
+        case 3: return date()
+        default: return .decimal128(decimal())
         }
     }
 

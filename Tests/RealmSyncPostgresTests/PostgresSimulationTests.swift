@@ -31,22 +31,28 @@ final class PostgresSimulationTests: XCTestCase {
         }
     }
 
-    /// Each seed run by `simulate` on a SQLite place and on a PostgreSQL one, the two at once (the
-    /// PostgreSQL run waits on round trips, which the SQLite run fills): the figures it returns
-    /// must be the same.
+    /// Each seed run by `simulate` on a SQLite place and on a PostgreSQL one, the two at once, and
+    /// two seeds per core at once (the PostgreSQL runs wait on round trips, which the others fill):
+    /// the figures it returns must be the same.
     private func runAlike(
         _ name: String, _ simulate: @escaping @Sendable (UInt64, URL, TestStorePlace) throws -> String
     ) throws {
         let seeds = SimulationSeeds.seeds(prefix: "SYNC_POSTGRES_SIMULATION", ciSeeds: Self.ciSeeds)
         print("\(name): seeds \(seeds.first ?? 0)…\(seeds.last ?? 0) (\(seeds.count))")
-        for seed in seeds {
-            let runs = SeedRuns(
-                places: [try TestStorePlace("psim", kind: .sqlite), try TestStorePlace("psim")],
-                folders: [try ClientTestFolder(), try ClientTestFolder()])
-            DispatchQueue.concurrentPerform(iterations: 2) { index in
-                runs.record(index) { try simulate(seed, runs.folders[index].url, runs.places[index]) }
+        let outcomes = SimulationSeeds.runEach(seeds, workers: 2 * ProcessInfo.processInfo.activeProcessorCount) {
+            seed in
+            Result {
+                let runs = SeedRuns(
+                    places: [try TestStorePlace("psim", kind: .sqlite), try TestStorePlace("psim")],
+                    folders: [try ClientTestFolder(), try ClientTestFolder()])
+                DispatchQueue.concurrentPerform(iterations: 2) { index in
+                    runs.record(index) { try simulate(seed, runs.folders[index].url, runs.places[index]) }
+                }
+                return try runs.figures()
             }
-            let figures = try runs.figures()
+        }
+        for (seed, outcome) in zip(seeds, outcomes) {
+            let figures = try outcome.get()
             XCTAssertEqual(
                 figures[1], figures[0], "seed \(seed) on PostgreSQL (replay: SYNC_POSTGRES_SIMULATION_SEED=\(seed))")
         }

@@ -28,6 +28,7 @@ final class LinkCollectionSyncTests: XCTestCase {
                     Property(
                         name: "contacts", type: .object, objectClassName: "Person", isOptional: true, collection: .map),
                     Property(name: "tags", type: .string, collection: .list),
+                    Property(name: "anything", type: .mixed, isOptional: true),
                 ], primaryKey: "id")
         ])
     }
@@ -108,7 +109,40 @@ final class LinkCollectionSyncTests: XCTestCase {
         XCTAssertEqual(byName["contacts"], .map([SyncField("k", .link(q))]), file: file, line: line)
     }
 
+    /// p's field `name` as the dump shows it.
+    private func dumped(_ client: SyncClient, _ name: String) throws -> SyncValue? {
+        try client.canonicalState().objects[p]?.first { $0.name == name }?.value
+    }
+
     // MARK: Tests
+
+    /// A mixed field holding a link keeps it unresolved as a to-one field does (Realm's mixed links
+    /// are links): null in the realm and the link in the dump while the object is missing, back
+    /// when it is created, recording nothing; a local write of the field replaces the waiting link.
+    func testAMixedFieldKeepsALinkToAMissingObjectUntilTheObjectComes() throws {
+        let b = try client("b")
+        try b.identify(as: 1)
+        try receive(b, 1, [.create(q, fields: []), .create(p, fields: [SyncField("anything", .link(q))])])
+        XCTAssertEqual(try id(try person(b, "p")?.value(forKey: "anything") ?? .null), "q")
+        try receive(b, 2, [.erase(q)])
+        XCTAssertEqual(try person(b, "p")?.value(forKey: "anything").isNull, true, "the realm reads null")
+        XCTAssertEqual(try dumped(b, "anything"), .link(q), "the dump shows the server's link")
+        try receive(b, 3, [.create(q, fields: [])])
+        XCTAssertEqual(try id(try person(b, "p")?.value(forKey: "anything") ?? .null), "q")
+        // A remote write of a link to an object not here yet waits the same way.
+        let z = ref("z")
+        try receive(b, 4, [.set(p, path: ["anything"], value: .link(z))])
+        XCTAssertEqual(try dumped(b, "anything"), .link(z))
+        try receive(b, 5, [.create(z, fields: [])])
+        XCTAssertEqual(try id(try person(b, "p")?.value(forKey: "anything") ?? .null), "z")
+        XCTAssertEqual(try b.storedHistory(), [], "hiding and restoring record nothing")
+        // A local write replaces the waiting link: the object coming back does not overwrite it.
+        try receive(b, 6, [.erase(z)])
+        try b.realm.write { try person(b, "p")?.setValue(.int(7), forKey: "anything") }
+        XCTAssertEqual(try dumped(b, "anything"), .int(7))
+        try receive(b, 7, [.create(z, fields: [])])
+        XCTAssertEqual(try person(b, "p")?.value(forKey: "anything").intValue, 7)
+    }
 
     func testARemoteEraseHidesTheEntriesAndARemoteCreateRestoresThem() throws {
         let b = try client("b")

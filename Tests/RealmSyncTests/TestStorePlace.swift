@@ -8,8 +8,12 @@ import RealmDatabase
 /// `TestStorePlace`, whose stores are PostgreSQL databases: one definition, both stores.
 final class TestStorePlace {
     let folder: URL
+    /// False for the simulations' stores, which need not wait for the disk (their server crashes
+    /// are process crashes): `SQLiteSyncStore(…, waitsForTheDisk:)`.
+    private let waitsForTheDisk: Bool
 
-    init(_ label: String) throws {
+    init(_ label: String, waitsForTheDisk: Bool = true) throws {
+        self.waitsForTheDisk = waitsForTheDisk
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(label)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
@@ -20,6 +24,7 @@ final class TestStorePlace {
     /// on the next (a restart).
     func open(_ name: String = "sync", historySalt: UInt64, schema: Schema?) throws -> any SyncStore {
         try SQLiteSyncStore(
-            path: folder.appendingPathComponent("\(name).sqlite").path, historySalt: historySalt, schema: schema)
+            path: folder.appendingPathComponent("\(name).sqlite").path, historySalt: historySalt, schema: schema,
+            waitsForTheDisk: waitsForTheDisk)
     }
 }

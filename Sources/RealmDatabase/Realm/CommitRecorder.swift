@@ -81,6 +81,24 @@ extension Realm {
         }
     }
 
+    /// The keys of the objects of `className` whose field `field` (a to-one link or a mixed value)
+    /// holds `target`: those a deletion of `target` sets to null.
+    package func keysOfObjects(ofType className: String, whose field: String, holding target: DynamicObject) throws
+        -> [Int64]
+    {
+        let info = try classInfo(className)
+        guard let property = info.objectSchema[field], !property.isCollection, let targetKey = target.objectKey else {
+            return []
+        }
+        let match = rows.linkMatch(
+            IncomingLink(info: info, property: property), toObject: targetKey, of: target.className)
+        var keys: [Int64] = []
+        try connection.forEachRow(
+            "SELECT \"_key\" FROM \(info.quotedTable) WHERE \(match.sql)", [match.binding], cache: false
+        ) { keys.append($0.int64(at: 0)) }
+        return keys
+    }
+
     /// The SQLite table holding a collection property's elements (docs/STORAGE.md).
     package static func collectionTableName(_ className: String, _ property: Property) -> String {
         StorageLayout.collectionTable(className, property)

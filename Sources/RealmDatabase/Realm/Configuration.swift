@@ -59,6 +59,12 @@ extension Realm {
         /// Records every commit of every instance opened from this configuration, inside the
         /// commit's transaction (`CommitRecorder`; sync sets one). Nil for a local realm.
         public var commitRecorder: (any CommitRecorder)?
+        /// Whether each commit waits until it is on the disk (SQLite's `synchronous=FULL`, always
+        /// for users). False (`synchronous=OFF`) leaves it with the operating system: a process
+        /// that dies loses nothing, a power cut may lose the last commits. For the sync
+        /// simulation's thousands of throwaway files, whose crashes are process crashes; no
+        /// public API sets it.
+        package var waitsForTheDisk = true
 
         public init(
             fileURL: URL? = nil, inMemoryIdentifier: String? = nil, schemaVersion: UInt64 = 0,

@@ -130,7 +130,8 @@ struct RealmOpener {
             var attempts = 0
             while true {
                 do {
-                    try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL")
+                    let synchronous = configuration.waitsForTheDisk ? "FULL" : "OFF"
+                    try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=\(synchronous)")
                     break
                 } catch let e as SQLiteError where e.primaryCode == .busy && attempts < 3_000 {
                     attempts += 1

@@ -31,9 +31,8 @@ extension RowStore {
             try connection.run("DELETE FROM \(info.quotedStorage(p)) WHERE owner = ?", [keyValue])
         }
         // Links to it become nil; collections drop it.
-        let reference = SQLiteValue.text("\(info.className):\(key)")
         for link in incomingLinks(to: info.className) {
-            try unlink(link, key: keyValue, reference: reference)
+            try unlink(link, match: linkMatch(link, toObject: key, of: info.className))
         }
         try connection.run("DELETE FROM \(info.quotedTable) WHERE \"_key\" = ?", [keyValue])
         changeTracker.recordDeletion(
@@ -58,20 +57,24 @@ extension RowStore {
         }
     }
 
-    /// Removes the links of one place to a deleted object (`key`, or `reference` in a mixed
-    /// value): a to-one link or a map value becomes nil, a list or set drops it. Each owner that
-    /// held one is modified once.
-    private func unlink(_ link: IncomingLink, key: SQLiteValue, reference: SQLiteValue) throws {
+    /// The condition (with its one binding) on `link`'s place that holds a link to the object `key`
+    /// of `className`: its key in a link column, `Class:key` under the object tag in a mixed one.
+    func linkMatch(_ link: IncomingLink, toObject key: Int64, of className: String) -> (
+        sql: String, binding: SQLiteValue
+    ) {
+        let p = link.property
+        let valueColumn = p.isCollection ? "value" : link.info.quotedStorage(p)
+        guard p.type == .mixed else { return ("\(valueColumn) = ?", .integer(key)) }
+        let tagColumn = p.isCollection ? "value__t" : link.info.quotedTypeTag(p)
+        return ("\(tagColumn) = \(MixedTag.object.rawValue) AND \(valueColumn) = ?", .text("\(className):\(key)"))
+    }
+
+    /// Removes the links of one place to a deleted object (those `match` finds): a to-one link or
+    /// a map value becomes nil, a list or set drops it. Each owner that held one is modified once.
+    private func unlink(_ link: IncomingLink, match condition: (sql: String, binding: SQLiteValue)) throws {
         let place = link.info.quotedStorage(link.property)
         let p = link.property
-        let valueColumn = p.isCollection ? "value" : place
-        let (match, bind): (String, SQLiteValue) =
-            p.type == .mixed
-            ? (
-                "\(p.isCollection ? "value__t" : link.info.quotedTypeTag(p)) = \(MixedTag.object.rawValue) "
-                    + "AND \(valueColumn) = ?", reference
-            )
-            : ("\(valueColumn) = ?", key)
+        let (match, bind) = condition
         var owners = [Int64]()
         let ownersSQL =
             p.isCollection

@@ -121,7 +121,7 @@ struct ChangesetBuilder {
                     for: property, of: object, key: key, ref: ref, ids: &ids)
             } else {
                 // The field's value now replaces a link the server held to a missing object.
-                if property.type == .object { try store.forgetUnresolved(schema.className, key, name) }
+                if UnresolvedLinks.holdsLinks(property) { try store.forgetUnresolved(schema.className, key, name) }
                 instructions.append(
                     .set(ref, path: [name], value: try SyncValueConversion.syncValue(object.value(forKey: name))))
             }

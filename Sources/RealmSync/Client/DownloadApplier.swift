@@ -277,8 +277,10 @@ struct DownloadApplier {
             for field in kept {
                 // A link to the object itself could not be made before the object existed.
                 if case .link(ref) = field.value { try created.setValue(.object(created), forKey: field.name) }
-                // Only a link field can hold an unresolved link; only pending writes can be voided.
-                if schema[field.name]?.type == .object { try links.fieldWritten(created, field.name, field.value) }
+                // Only a link or mixed field can hold an unresolved link; only pending writes can be voided.
+                if let property = schema[field.name], UnresolvedLinks.holdsLinks(property) {
+                    try links.fieldWritten(created, field.name, field.value)
+                }
                 if !pending.isEmpty { voidEarlierWrites(ref, [field.name], before: time) }
             }
             // Most downloads find no link waiting at all: one cheap look before the one per object.

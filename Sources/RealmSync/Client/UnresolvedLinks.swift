@@ -3,8 +3,8 @@ import RealmDatabase
 
 /// Links to objects this replica does not have. The server keeps a link by reference whether or
 /// not its target exists (erased, or not arrived yet); the realm cannot hold it. So the replica
-/// keeps the reference as Realm keeps an unresolved link: a to-one field reads null, a list or a
-/// set leaves the element out, a map reads null at the key. The dump shows the reference as the
+/// keeps the reference as Realm keeps an unresolved link: a to-one field (or a mixed one) reads
+/// null, a list or a set leaves the element out, a map reads null at the key. The dump shows the reference as the
 /// server does, and the link comes back when the object is created again. Local writes of the
 /// field (the map's key) replace it: their instruction says what it holds now. Where they wait:
 /// `_sync_unresolved_link` (`LinkSite`), and hidden elements of the list mirror for lists.
@@ -18,23 +18,27 @@ struct UnresolvedLinks {
     func targetWillBeErased(_ target: DynamicObject, _ ref: ObjectRef) throws {
         guard let targetKey = target.objectKey else { return }
         for schema in realm.schema.objectSchemas where syncedClasses.contains(schema.className) {
-            for property in schema.persistedProperties
-            where property.type == .object && property.objectClassName == ref.className {
-                try keep(ref, key: targetKey, linkedFrom: schema.className, property)
+            for property in schema.persistedProperties where Self.mayLink(property, to: ref.className) {
+                try keep(ref, target, key: targetKey, linkedFrom: schema.className, property)
             }
         }
     }
 
-    private func keep(_ ref: ObjectRef, key targetKey: Int64, linkedFrom className: String, _ property: Property)
-        throws
-    {
+    /// Whether `property` can hold a link to an object of `className` that this replica keeps
+    /// unresolved: links of that class, alone or in a collection, and mixed fields (not yet mixed
+    /// collections: docs/SYNC.md).
+    static func mayLink(_ property: Property, to className: String) -> Bool {
+        (property.type == .object && property.objectClassName == className)
+            || (property.type == .mixed && !property.isCollection)
+    }
+
+    private func keep(
+        _ ref: ObjectRef, _ target: DynamicObject, key targetKey: Int64, linkedFrom className: String,
+        _ property: Property
+    ) throws {
         let field = property.name
         guard property.isCollection else {
-            let sql =
-                "SELECT _key FROM \(Realm.quoteSQLName(Realm.classTableName(className))) "
-                + "WHERE \(Realm.quoteSQLName(field)) = ?"
-            for row in try realm.querySQL(sql, [.integer(targetKey)]) {
-                guard case .integer(let key)? = row.first else { continue }
+            for key in try realm.keysOfObjects(ofType: className, whose: field, holding: target) {
                 try store.rememberUnresolved(LinkSite(className: className, key: key, field: field), ref)
             }
             return
@@ -62,10 +66,16 @@ struct UnresolvedLinks {
         }
     }
 
+    /// Whether a top-level field can hold a link: a to-one link or a mixed value.
+    static func holdsLinks(_ property: Property) -> Bool {
+        !property.isCollection && (property.type == .object || property.type == .mixed)
+    }
+
     /// After a remote write of a top-level field: remembers a link whose target is missing here,
     /// forgets what the field held before.
     func fieldWritten(_ object: DynamicObject, _ field: String, _ value: SyncValue) throws {
-        guard let key = object.objectKey, object.objectSchema?[field]?.type == .object else { return }
+        guard let key = object.objectKey, let property = object.objectSchema?[field], Self.holdsLinks(property)
+        else { return }
         let site = LinkSite(className: object.className, key: key, field: field)
         if case .link(let target) = value, try SyncValueConversion.object(target, in: realm) == nil {
             try store.rememberUnresolved(site, target)

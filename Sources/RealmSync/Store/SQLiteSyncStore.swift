@@ -16,9 +16,15 @@ public final class SQLiteSyncStore: SyncStore {
     private let fieldDefaults: [String: [String: SyncValue]]
 
     /// Opens (or creates) the store at `path`. `historySalt` is recorded when the file is created.
-    public init(
+    public convenience init(
         path: String, historySalt: UInt64 = UInt64.random(in: 1...UInt64.max), schema: Schema? = nil
     ) throws {
+        try self.init(path: path, historySalt: historySalt, schema: schema, waitsForTheDisk: true)
+    }
+
+    /// `waitsForTheDisk` false: each integration is left with the operating system, not waited on
+    /// to the disk (`Realm.Configuration.waitsForTheDisk`: the simulation's stores only).
+    package init(path: String, historySalt: UInt64, schema: Schema?, waitsForTheDisk: Bool) throws {
         fieldDefaults = schema.map(StoreFieldDefaults.of) ?? [:]
         do {
             connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
@@ -28,7 +34,9 @@ public final class SQLiteSyncStore: SyncStore {
             // View queries compare with the local query engine's functions.
             QueryFunctions.register(on: connection)
             SyncValueSQLFunctions.register(on: connection)
-            try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF")
+            let synchronous = waitsForTheDisk ? "FULL" : "OFF"
+            try connection.execute(
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=\(synchronous); PRAGMA foreign_keys=OFF")
             try connection.execute(Self.schemaSQL)
             try connection.run(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('history_salt', ?)", [.u64(historySalt)])

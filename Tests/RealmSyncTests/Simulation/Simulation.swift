@@ -85,6 +85,8 @@ final class Simulation {
         var configuration = Realm.Configuration(
             fileURL: folder.appendingPathComponent("replica-\(index).realm"), schema: schema)
         configuration.schemaVersion = 1
+        // A simulated crash is a process's: what SQLite handed the operating system stays.
+        configuration.waitsForTheDisk = false
         return try SyncClient(
             configuration: configuration, user: "user\(index)", wallClock: SkewedClock(time: time, skew: skews[index]))
     }

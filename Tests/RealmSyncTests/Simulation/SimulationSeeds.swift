@@ -19,12 +19,16 @@ enum SimulationSeeds {
         return (0..<UInt64(max(count, 1))).map { first + $0 }
     }
 
-    /// `body` for each seed, on as many threads as the machine has cores; the results in seed
-    /// order. A seed's run shares nothing with another's (its own folder, store, clocks and random
+    /// `body` for each seed, on `workers` threads (as many as the machine has cores by default:
+    /// more where a run mostly waits on round trips to PostgreSQL); the results in seed order. A
+    /// seed's run shares nothing with another's (its own folder, store, clocks and random
     /// generator), so running seeds side by side changes the time a test takes and nothing else.
-    static func runEach<Outcome>(_ seeds: [UInt64], _ body: @escaping @Sendable (UInt64) -> Outcome) -> [Outcome] {
+    static func runEach<Outcome>(
+        _ seeds: [UInt64], workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+        _ body: @escaping @Sendable (UInt64) -> Outcome
+    ) -> [Outcome] {
         let outcomes = SeedOutcomes<Outcome>(count: seeds.count)
-        let workers = min(max(1, ProcessInfo.processInfo.activeProcessorCount), seeds.count)
+        let workers = min(max(1, workers), seeds.count)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while let index = outcomes.nextIndex() { outcomes.record(body(seeds[index]), at: index) }
         }

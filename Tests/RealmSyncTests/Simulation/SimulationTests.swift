@@ -50,7 +50,8 @@ final class SimulationTests: XCTestCase {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-sim-\(seed)-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let simulation = try Simulation(seed: seed, folder: folder, place: try TestStorePlace("sim"), servers: servers)
+        let simulation = try Simulation(
+            seed: seed, folder: folder, place: try TestStorePlace("sim", waitsForTheDisk: false), servers: servers)
         try simulation.run(steps: steps)
         return simulation.figures
     }

@@ -107,6 +107,8 @@ final class ViewSimulation {
         var configuration = Realm.Configuration(
             fileURL: folder.appendingPathComponent("replica-\(index).realm"), schema: SimulationSchema.viewSchema)
         configuration.schemaVersion = 1
+        // A simulated crash is a process's: what SQLite handed the operating system stays.
+        configuration.waitsForTheDisk = false
         return try SyncClient(
             configuration: configuration, user: user, wallClock: SkewedClock(time: time, skew: skew),
             viewSource: .subscriptions, errorHandler: { _, writes in record.handled += writes })

@@ -65,7 +65,8 @@ final class ViewSimulationTests: XCTestCase {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let simulation = try ViewSimulation(
-                seed: seed, folder: folder, place: try TestStorePlace("view-sim"), servers: servers)
+                seed: seed, folder: folder, place: try TestStorePlace("view-sim", waitsForTheDisk: false),
+                servers: servers)
             do {
                 try simulation.run(steps: steps)
                 return (simulation.figures, nil)
