@@ -13,10 +13,13 @@ final class ViewSimulationTests: XCTestCase {
     static let steps = 300
     /// Seeds that fail on bugs diagnosed but not fixed yet (named in issue 16's note): each still
     /// runs and must still fail (its failure is printed); one that passes fails the test, so that it
-    /// leaves the list and the list stays true. Empty: the last one (45, an object spared from a
-    /// removal kept values the server had dropped) was fixed with
+    /// leaves the list and the list stays true. 45 (an object spared from a removal kept values the
+    /// server had dropped) was fixed with
     /// ClientViewTests.testARemovedObjectKeepsNothingOfTheServersAndComesBackWithItsPendingWrites.
-    static let knownFailures: Set<UInt64> = []
+    /// 2113 (issue 27's note, found by the 2,000-seed run on its workload): replica 5 ends with an
+    /// empty `tags` where the server keeps "b", inserted concurrently with the replica's own
+    /// `listClear` (a pending clear replayed over an object sent whole, suspected).
+    static let knownFailures: Set<UInt64> = [2113]
 
     func testReplicasHoldTheirViewsAndTheServerObeysTheRules() throws {
         try run(SimulationSeeds.seeds(prefix: "SYNC_VIEW_SIMULATION", ciSeeds: Self.ciSeeds), servers: 1)
