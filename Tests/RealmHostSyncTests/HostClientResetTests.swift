@@ -9,6 +9,15 @@ import XCTest
 /// same port: her session is reset as her configuration's `clientResetMode` says, and her
 /// `errorHandler` receives the reset.
 final class HostClientResetTests: XCTestCase {
+    /// Lua: waits (up to 10 s) until the session's error handler has received the reset, leaving
+    /// the session in `s`.
+    private static let untilTheResetIsReported = """
+        local s = R.syncSession
+        for _ = 1, 200 do
+          if #ERRORS > 0 then break end
+          s:waitForDownload{ timeout = 50 }
+        end
+        """
     /// A server on `store` (a file under the fixture's root) listening on `port` (0: a free one).
     private func startServer(_ fixture: HostSyncFixture, store: String, port: Int) async throws -> SyncNetServer {
         let registry = try PluginRegistry(folders: fixture.pluginFolders)
@@ -60,11 +69,7 @@ final class HostClientResetTests: XCTestCase {
         let result = try await host.run(
             "alice",
             """
-            local s = R.syncSession
-            for _ = 1, 200 do
-              if #ERRORS > 0 then break end
-              s:waitForDownload{ timeout = 50 }
-            end
+            \(Self.untilTheResetIsReported)
             local uploaded = "\(mode)" ~= "manual" and s:waitForUpload{ timeout = 10000 }
             local e = ERRORS[1]
             if "\(mode)" ~= "manual" then R.subscriptions:waitForSync{ timeout = 10000 } end
@@ -160,11 +165,7 @@ final class HostClientResetTests: XCTestCase {
         let result = try await host.run(
             "alice",
             """
-            local s = R.syncSession
-            for _ = 1, 200 do
-              if #ERRORS > 0 then break end
-              s:waitForDownload{ timeout = 50 }
-            end
+            \(Self.untilTheResetIsReported)
             s:waitForUpload{ timeout = 10000 }
             R.subscriptions:waitForSync{ timeout = 10000 }
             local kinds = {}
