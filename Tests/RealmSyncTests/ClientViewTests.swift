@@ -365,6 +365,30 @@ final class ClientViewTests: XCTestCase {
         XCTAssertEqual(c.downloadCursor, 3)
     }
 
+    /// View simulation seed 2113: an object came whole holding an element inserted by a device
+    /// whose clock ran ahead; the replica's clear of the list, made after it saw the element, was
+    /// earlier than the insertion, so the server kept the element the replica had removed.
+    func testWritesAfterAnObjectSentWholeAreLaterThanEverythingInIt() throws {
+        let c = try downloadedClient("a")
+        try subscribe(c, "Person")
+        let ahead = HLCTimestamp(milliseconds: wall.nowMilliseconds() + 500_000, counter: 3)
+        let element = ElementID(clock: ahead, clientFileID: 9, index: 0)
+        let whole = ObjectSnapshot(
+            object: ref("a"), fields: [SyncField("name", .string("A"))],
+            lists: [
+                ListSnapshot(
+                    field: "tags",
+                    elements: [.init(id: element, position: .between(nil, nil), value: .string("b"))])
+            ])
+        _ = try c.receive(
+            .download(session: 1, downloadCursor: 2, uploadAcknowledged: 0, changesets: [], replacements: [whole]))
+        XCTAssertEqual(try c.person("a").dynamicList("tags").values(), [.string("b")])
+        try c.realm.write { try c.person("a").dynamicList("tags").removeAll() }
+        let clear = try XCTUnwrap(try c.storedHistory().last)
+        XCTAssertEqual(clear.instructions, [.listClear(ref("a"), field: "tags")])
+        XCTAssertGreaterThan(clear.clock, ahead, "the clear is later than the insertion it saw")
+    }
+
     /// View simulation seed 45: the replica kept an object it was told to remove because a pending
     /// write held it; the object was created again on the server and came as instructions, which
     /// merged into a set value the server had dropped.

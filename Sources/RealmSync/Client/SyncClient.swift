@@ -338,6 +338,7 @@ public final class SyncClient: SyncClientEndpoint {
                 clock.observe(changeset.origin.clock)
             }
             try apply(view, with: &applier, acknowledged: acknowledged, at: cursor)
+            for object in view.replacements { clock.observe(object.latestClock) }
             try applier.finish(acknowledged: acknowledged)
             try store.setNumber(.lastClock, clock.last.rawValue)
             try store.setNumber(.downloadCursor, max(cursor, state.downloadCursor))

@@ -65,6 +65,14 @@ public struct SnapshotTimes: Hashable, Sendable {
         }
     }
 
+    /// The latest clock these times hold (zero when they hold none).
+    public var latestClock: HLCTimestamp {
+        let clocks =
+            fields.map(\.time.clock) + elements.flatMap { [$0.id.clock, $0.position.clock, $0.value.clock] }
+            + entries.map(\.time.clock)
+        return clocks.max() ?? .zero
+    }
+
     /// The time of `path` (zero when the store has none: never written since its object was made).
     public func time(of path: [String]) -> WriteTime { fields.first { $0.path == path }?.time ?? .zero }
 

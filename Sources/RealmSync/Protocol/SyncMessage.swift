@@ -83,6 +83,13 @@ public struct ObjectSnapshot: Hashable, Sendable {
         self.maps = maps
         self.times = times
     }
+
+    /// The latest clock of any write it holds (its times and its list elements' insertions): a
+    /// replica observes it as it observes a changeset's clock, so that what it writes after seeing
+    /// the object is later than everything in it (a clear after seeing an element removes it).
+    public var latestClock: HLCTimestamp {
+        max(times.latestClock, lists.flatMap { $0.elements.map(\.id.clock) }.max() ?? .zero)
+    }
 }
 
 public struct ListSnapshot: Hashable, Sendable {

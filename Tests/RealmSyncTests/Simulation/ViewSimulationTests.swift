@@ -15,11 +15,11 @@ final class ViewSimulationTests: XCTestCase {
     /// runs and must still fail (its failure is printed); one that passes fails the test, so that it
     /// leaves the list and the list stays true. 45 (an object spared from a removal kept values the
     /// server had dropped) was fixed with
-    /// ClientViewTests.testARemovedObjectKeepsNothingOfTheServersAndComesBackWithItsPendingWrites.
-    /// 2113 (issue 27's note, found by the 2,000-seed run on its workload): replica 5 ends with an
-    /// empty `tags` where the server keeps "b", inserted concurrently with the replica's own
-    /// `listClear` (a pending clear replayed over an object sent whole, suspected).
-    static let knownFailures: Set<UInt64> = [2113]
+    /// ClientViewTests.testARemovedObjectKeepsNothingOfTheServersAndComesBackWithItsPendingWrites;
+    /// 2113 (a replica's clock did not observe an object sent whole, so its clear of a list was
+    /// earlier than an element it had seen) with
+    /// ClientViewTests.testWritesAfterAnObjectSentWholeAreLaterThanEverythingInIt.
+    static let knownFailures: Set<UInt64> = []
 
     func testReplicasHoldTheirViewsAndTheServerObeysTheRules() throws {
         try run(SimulationSeeds.seeds(prefix: "SYNC_VIEW_SIMULATION", ciSeeds: Self.ciSeeds), servers: 1)
