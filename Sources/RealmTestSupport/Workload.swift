@@ -134,17 +134,23 @@ public struct Workload: Sendable {
         }
     }
 
-    /// An insert (most often), a remove, a move, a write inside an element, or a replacement of an
-    /// element of `parts`, a list of embedded objects.
+    /// An insert (most often), a remove, a move, a write inside an element (one of its two fields,
+    /// so that replicas write different fields of one element), or a replacement of an element of
+    /// `parts`, a list of embedded objects.
     private mutating func embeddedListOperation(on item: DynamicObject) throws {
         let parts = try item.dynamicList("parts")
         let count = try parts.fetchCount()
-        switch number(5) {
+        switch number(7) {
         case 0 where count > 0: try parts.remove(at: number(count))
         case 1 where count > 1: try parts.move(from: number(count), to: number(count))
-        case 2 where count > 0:
-            if case .object(let part) = try parts[number(count)] { try part.setValue(.string(word()), forKey: "color") }
-        case 3 where count > 0: try parts.set(spec(), at: number(count))
+        case 2...4 where count > 0:
+            guard case .object(let part) = try parts[number(count)] else { return }
+            if chance(60) {
+                try part.setValue(.string(word()), forKey: "color")
+            } else {
+                try part.setValue(.int(Int64(number(5))), forKey: "size")
+            }
+        case 5 where count > 0: try parts.set(spec(), at: number(count))
         default: try parts.insert(spec(), at: number(count + 1))
         }
     }

@@ -262,7 +262,7 @@ final class ClientRecordingTests: XCTestCase {
             ])
     }
 
-    func testAWriteInsideAnEmbeddedListElementSetsTheElementWhole() throws {
+    func testAWriteInsideAnEmbeddedListElementIsASetThroughTheElement() throws {
         try client.realm.write {
             _ = try client.realm.create("Person", value: ["id": "a", "addresses": [["city": "Oslo", "zip": "1"]]])
         }
@@ -277,10 +277,17 @@ final class ClientRecordingTests: XCTestCase {
         }
         XCTAssertEqual(
             try client.lastInstructions(),
+            [.set(ref("a"), path: ["addresses", ElementStep.name(e), "city"], value: .string("Bergen"))])
+        // A new object in the element replaces it whole.
+        try client.realm.write {
+            try client.person("a").dynamicList("addresses").set(.dictionary(["city": "Rome", "zip": "2"]), at: 0)
+        }
+        XCTAssertEqual(
+            try client.lastInstructions(),
             [
                 .listSet(
                     ref("a"), field: "addresses", element: e,
-                    value: .embedded([SyncField("city", .string("Bergen")), SyncField("zip", .string("1"))]))
+                    value: .embedded([SyncField("city", .string("Rome")), SyncField("zip", .string("2"))]))
             ])
     }
 

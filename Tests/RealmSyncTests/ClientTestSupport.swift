@@ -82,6 +82,19 @@ extension SyncClient {
 
 func ref(_ id: String) -> ObjectRef { ObjectRef("Person", .string(id)) }
 
+/// Every replica's canonical state is the server's (of the Person class), each difference named.
+func assertReplicasEqualTheServer(
+    _ server: SyncServer, _ clients: [SyncClient], file: StaticString = #filePath, line: UInt = #line
+) throws {
+    let expected = try server.state.canonicalState(classes: ["Person"])
+    for (i, client) in clients.enumerated() {
+        let state = try client.canonicalState()
+        XCTAssertEqual(
+            state, expected, "replica \(i):\n" + state.differences(from: expected).joined(separator: "\n"),
+            file: file, line: line)
+    }
+}
+
 extension InMemoryTransport {
     /// Delivers what is queued, both ways, integrating between, until nothing moves (bounded).
     /// Never reconnects: a client that failed stays off.

@@ -251,18 +251,6 @@ final class LinkCollectionSyncTests: XCTestCase {
 
     // MARK: Through a server
 
-    private func assertSame(
-        _ server: SyncServer, _ clients: [SyncClient], file: StaticString = #filePath, line: UInt = #line
-    ) throws {
-        let expected = try server.state.canonicalState(classes: ["Person"])
-        for (i, client) in clients.enumerated() {
-            let state = try client.canonicalState()
-            XCTAssertEqual(
-                state, expected, "replica \(i):\n" + state.differences(from: expected).joined(separator: "\n"),
-                file: file, line: line)
-        }
-    }
-
     /// The issue's divergence: one device deletes q while another, offline, adds q to p's list, set
     /// and map; the server keeps those entries. Every replica keeps them unresolved, and when q is
     /// created again everyone shows them, as the server does.
@@ -304,12 +292,12 @@ final class LinkCollectionSyncTests: XCTestCase {
         _ = transport.connect(ci)
         try transport.settle([ai, bi, ci])
         XCTAssertEqual(try shown(c), #"friends [] pals [] contacts ["k=nil"]"#)
-        try assertSame(server, [a, b, c])
+        try assertReplicasEqualTheServer(server, [a, b, c])
 
         wall.advance(5)
         try c.realm.write { _ = try c.realm.create("Person", value: ["id": .string("q")]) }
         try transport.settle([ai, bi, ci])
         for replica in [a, b, c] { XCTAssertEqual(try shown(replica), #"friends ["q"] pals ["q"] contacts ["k=q"]"#) }
-        try assertSame(server, [a, b, c])
+        try assertReplicasEqualTheServer(server, [a, b, c])
     }
 }

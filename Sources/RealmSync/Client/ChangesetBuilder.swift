@@ -11,6 +11,7 @@ struct ChangesetBuilder {
 
     /// Appends the commit's instructions to `body`, in order: per class (by name) erases, creates, updates.
     func record(_ changes: ChangeSet, ids: inout ElementIDSource, into body: inout ChangesetBodyWriter) throws {
+        let created = changes.classes.mapValues(\.insertions)
         var collectionsToDiff: [RootCollection] = []
         // Links the server holds to objects created now resolve (there as here, without an
         // instruction), once every collection is diffed: a list's mirror moves with the commit.
@@ -23,7 +24,8 @@ struct ChangesetBuilder {
                 for key in classChanges.modifications.keys.sorted() {
                     body.append(
                         contentsOf: try updates(
-                            schema, key: key, properties: classChanges.modifications[key] ?? [], ids: &ids))
+                            schema, key: key, properties: classChanges.modifications[key] ?? [], created: created,
+                            ids: &ids))
                 }
             } else if schema.isEmbedded {
                 for key in classChanges.modifications.keys.sorted() {
@@ -43,7 +45,7 @@ struct ChangesetBuilder {
             else { continue }
             let ref = try SyncValueConversion.ref(of: object)
             body.append(
-                contentsOf: try CollectionDiff(store: store).instructions(
+                contentsOf: try CollectionDiff(store: store, created: created).instructions(
                     for: property, of: object, key: collection.key, ref: ref, ids: &ids))
         }
         let links = UnresolvedLinks(realm: realm, store: store, syncedClasses: syncedClasses)
@@ -109,7 +111,8 @@ struct ChangesetBuilder {
     }
 
     private func updates(
-        _ schema: ObjectSchema, key: Int64, properties: Set<String>, ids: inout ElementIDSource
+        _ schema: ObjectSchema, key: Int64, properties: Set<String>, created: [String: KeySet],
+        ids: inout ElementIDSource
     ) throws -> [Instruction] {
         guard let object = try realm.object(ofType: schema.className, forKey: key) else { return [] }
         let ref = try SyncValueConversion.ref(of: object)
@@ -117,7 +120,7 @@ struct ChangesetBuilder {
         for name in properties.sorted() {
             guard let property = schema[name], property.isPersisted else { continue }
             if property.isCollection {
-                instructions += try CollectionDiff(store: store).instructions(
+                instructions += try CollectionDiff(store: store, created: created).instructions(
                     for: property, of: object, key: key, ref: ref, ids: &ids)
             } else {
                 // The field's value now replaces a link the server held to a missing object.

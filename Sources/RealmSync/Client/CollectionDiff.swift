@@ -30,6 +30,10 @@ struct ElementIDSource {
 /// commit), and moves the mirror to the content now.
 struct CollectionDiff {
     let store: ClientStore
+    /// The objects the commit created, by class (nil: unknown). An element of a list of embedded
+    /// objects that changed but holds the same object was edited in place: it travels as writes
+    /// inside it by path, not as a new element value (`elementWrites`).
+    var created: [String: KeySet]? = nil
 
     func instructions(
         for property: Property, of object: DynamicObject, key: Int64, ref: ObjectRef, ids: inout ElementIDSource
@@ -57,7 +61,8 @@ struct CollectionDiff {
         ids: inout ElementIDSource
     ) throws -> [Instruction] {
         let rows = try store.listRows(table: table, owner: key)
-        let values = try object.dynamicList(field).values().map(SyncValueConversion.syncValue)
+        let items = try object.dynamicList(field).values()
+        let values = try items.map(SyncValueConversion.syncValue)
         guard rows.count == values.count else {
             throw SyncError(.otherError, "The list '\(table)' of \(ref) changed while it was read")
         }
@@ -99,7 +104,7 @@ struct CollectionDiff {
                 previous = element.position
                 run = nil
                 if element.value != value {
-                    instructions.append(.listSet(ref, field: field, element: element.id, value: value))
+                    instructions += elementWrites(ref, field, element, value, holding: items[i])
                     element.value = value
                     try store.mirrorElement(table: table, owner: key, element)
                 }
@@ -134,6 +139,37 @@ struct CollectionDiff {
             }
         }
         return instructions
+    }
+
+    /// A kept element whose value changed: a `listSet`, unless it holds the embedded object it held
+    /// (one the commit did not create), edited in place: then a `set` by path through the element
+    /// per changed field (Realm's writes inside a list element), so that concurrent writes to its
+    /// other fields stay.
+    private func elementWrites(
+        _ ref: ObjectRef, _ field: String, _ element: MirroredElement, _ value: SyncValue, holding item: RealmValue
+    ) -> [Instruction] {
+        guard let created, case .object(let object) = item, let key = object.objectKey,
+            !(created[object.className]?.contains(key) ?? false), case .embedded = element.value,
+            case .embedded = value
+        else { return [.listSet(ref, field: field, element: element.id, value: value)] }
+        let start = [field, ElementStep.name(element.id)]
+        return Self.changedFields(from: element.value, to: value).map { change in
+            .set(ref, path: start + change.path, value: change.value)
+        }
+    }
+
+    /// The fields that differ between two embedded values, by path below them (into embedded
+    /// objects both hold), in name order.
+    static func changedFields(from old: SyncValue, to new: SyncValue, at path: [String] = [])
+        -> [(path: [String], value: SyncValue)]
+    {
+        guard case .embedded(let before) = old, case .embedded(let after) = new else {
+            return old == new ? [] : [(path, new)]
+        }
+        let previous = Dictionary(before.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        return after.sorted { $0.name < $1.name }.flatMap { field in
+            changedFields(from: previous[field.name] ?? .null, to: field.value, at: path + [field.name])
+        }
     }
 
     /// The lower bound of a new position between `lower` and `upper`: past the hidden elements

@@ -233,8 +233,11 @@ struct DownloadApplier {
     }
 
     /// `replayingPending`: a create replays the pending writes on the object at once (`replayPending`);
-    /// an object sent whole replays them itself, after its data.
-    mutating func apply(_ instruction: Instruction, at time: WriteTime, replayingPending: Bool = true) throws {
+    /// an object sent whole replays them itself, after its data, and judges the pending writes inside
+    /// its list elements against its times (`ofWholeObject`), not as concurrent with a new element.
+    mutating func apply(
+        _ instruction: Instruction, at time: WriteTime, replayingPending: Bool = true, ofWholeObject: Bool = false
+    ) throws {
         let ref = instruction.object
         if case .erase = instruction { return try erase(ref) }
         if writes.erased.contains(ref) {
@@ -253,16 +256,32 @@ struct DownloadApplier {
             if !writes.overrides(instruction, at: time), let object = try SyncValueConversion.object(ref, in: realm) {
                 try write(instruction, on: object, at: time)
             }
-            // A remote list erase dooms the pending moves and sets of the element.
+            // A remote list erase dooms the pending moves and sets of the element and the writes
+            // inside it; a remote element set (a new embedded object) the writes inside it.
             if case .listErase(_, let field, let element) = instruction {
                 void {
                     switch $0 {
                     case .listMove(ref, field, element, _), .listSet(ref, field, element, _): return true
-                    default: return false
+                    default: return Self.writesInside($0, ref, field, element)
                     }
                 }
             }
+            if case .listSet(_, let field, let element, _) = instruction, !ofWholeObject,
+                !writes.overrides(instruction, at: time)
+            {
+                void { Self.writesInside($0, ref, field, element) }
+            }
         }
+    }
+
+    /// Whether `instruction` is a `set` by a path through element `element` of list `field` of `ref`.
+    static func writesInside(_ instruction: Instruction, _ ref: ObjectRef, _ field: String, _ element: ElementID)
+        -> Bool
+    {
+        guard case .set(ref, let path, _) = instruction, let (f, e) = ElementStep.element(startingPath: path) else {
+            return false
+        }
+        return f == field && e == element
     }
 
     private mutating func create(
@@ -382,8 +401,30 @@ struct DownloadApplier {
 
     /// Writes `value` at `path` below `object`; returns the object written to, nil (nothing written)
     /// when an embedded object on the way is missing.
+    /// A path through an element of a list of embedded objects (`ElementStep`) starts at that
+    /// element's object, and leaves the list's mirror holding the element as written.
     @discardableResult
     func writeField(_ object: DynamicObject, path: [String], value: SyncValue) throws -> DynamicObject? {
+        guard let last = path.last else { return nil }
+        if let (field, id) = ElementStep.element(startingPath: path) {
+            var written: DynamicObject?
+            try withList(object, field) { list in
+                guard let element = try list.object(id) else { return }
+                written = try write(value, at: path.dropFirst(2), below: element)
+                try list.refreshMirror(id)
+            }
+            return written
+        }
+        let target = try write(value, at: path[...], below: object)
+        if path.count == 1, target != nil { try links.fieldWritten(object, last, value) }
+        return target
+    }
+
+    /// Writes `value` at `path` (field names through to-one embedded objects) below `object`;
+    /// returns the object written to, nil when an embedded object on the way is missing.
+    private func write(_ value: SyncValue, at path: ArraySlice<String>, below object: DynamicObject) throws
+        -> DynamicObject?
+    {
         guard let last = path.last else { return nil }
         var target = object
         for name in path.dropLast() {
@@ -391,7 +432,6 @@ struct DownloadApplier {
             target = next
         }
         try target.setValue(try SyncValueConversion.realmValue(value, in: realm), forKey: last)
-        if path.count == 1 { try links.fieldWritten(object, last, value) }
         return target
     }
 

@@ -79,6 +79,7 @@ struct PendingRewrite {
         case .listErase(let o, let f, let e): return .listErase(o, field: f, element: element(e))
         case .listMove(let o, let f, let e, let p): return .listMove(o, field: f, element: element(e), position: p)
         case .listSet(let o, let f, let e, let v): return .listSet(o, field: f, element: element(e), value: v)
+        case .set(let o, let path, let v): return .set(o, path: ElementStep.renaming(path, element), value: v)
         default: return i
         }
     }

@@ -58,6 +58,10 @@ struct PendingWrites {
         case .listSet(let o, let field, let e, _):
             let key = ElementKey(object: o, field: field, element: e)
             elementSets[key] = Self.later(elementSets[key], time)
+            // A new value of the element is a write of its path too: an ancestor of the paths
+            // that write inside it (`fieldIsLater`).
+            let path = [field, ElementStep.name(e)]
+            fields[o, default: [:]][path] = Self.later(fields[o]?[path], time)
         case .setAdd(let o, let field, let v), .setRemove(let o, let field, let v):
             let key = ValueKey(object: o, field: field, value: v)
             setValues[key] = Self.later(setValues[key], time)

@@ -84,8 +84,12 @@ extension DownloadApplier {
             case .set(_, let p, _): path = p
             default: path = []
             }
-            return !own.cover(path, before: (changeset.clientVersion, index))
-                && times.dropsAsConcurrent(path, from: changeset)
+            guard !own.cover(path, before: (changeset.clientVersion, index)) else { return false }
+            // Inside a list element the snapshot's whole value is written over the replica's: a
+            // pending write there stays only when the server keeps it, to be written again after.
+            let inElement = ElementStep.element(startingPath: path) != nil
+            return times.dropsAsConcurrent(path, from: changeset)
+                || (inElement && WriteTime(of: changeset) < times.time(of: path))
         }
         // A new object gets the pending writes on it replayed after its data, not before: a pending
         // move or set of a list element needs the element the snapshot inserts.
@@ -96,14 +100,18 @@ extension DownloadApplier {
         for field in snapshot.fields where field.name != primaryKey {
             try set(object, o, path: [field.name], value: field.value, at: times.time(of: [field.name]), whole: times)
         }
-        for (instruction, time) in Self.collectionWrites(snapshot) { try apply(instruction, at: time) }
+        for (instruction, time) in Self.collectionWrites(snapshot) {
+            try apply(instruction, at: time, ofWholeObject: true)
+        }
         if !existed { try replayPending(on: o, object, existed: false) }
         try rewritePendingElementWrites(of: o, on: object, times)
     }
 
     /// The pending moves and sets of list elements later than the server's: the snapshot's own move
     /// and set were skipped for them, and a replay before the snapshot inserted the element found
-    /// nothing to write (an object the replica created again, holding none of its elements).
+    /// nothing to write (an object the replica created again, holding none of its elements). Then
+    /// the pending writes inside elements that `applyWhole` kept (the server keeps them): the
+    /// snapshot's element value was written over them.
     private func rewritePendingElementWrites(of o: ObjectRef, on object: DynamicObject, _ times: SnapshotTimes) throws {
         for changeset in pending {
             let time = WriteTime(of: changeset)
@@ -111,6 +119,8 @@ extension DownloadApplier {
                 switch instruction {
                 case .listMove(_, let field, let id, _) where time > (times.element(field, id)?.position ?? .zero),
                     .listSet(_, let field, let id, _) where time > (times.element(field, id)?.value ?? .zero):
+                    try write(instruction, on: object, at: time)
+                case .set(_, let path, _) where ElementStep.element(startingPath: path) != nil:
                     try write(instruction, on: object, at: time)
                 default:
                     continue
@@ -191,6 +201,13 @@ private struct PendingReplacements {
                     continue
                 case .create(_, let fields): paths = fields.map { [$0.name] }
                 case .set(_, let path, _): paths = [path]
+                case .listSet(_, let field, let e, _):
+                    // A new value of a list element, kept when later than the server's.
+                    let path = [field, ElementStep.name(e)]
+                    if cover(path, before: at) || WriteTime(of: changeset) > (times.element(field, e)?.value ?? .zero) {
+                        writes.append((at, path))
+                    }
+                    continue
                 default: continue
                 }
                 for path in paths where cover(path, before: at) || stands(path, changeset, times) {

@@ -117,6 +117,23 @@ struct SyncedList {
         try store.mirrorElement(table: table, owner: owner, elements[at])
     }
 
+    /// The embedded object element `id` holds; nil when the list has no such element or it holds
+    /// no object.
+    func object(_ id: ElementID) throws -> DynamicObject? {
+        guard let at = index(of: id), !elements[at].isHidden,
+            case .object(let object) = try list[listIndex(at)]
+        else { return nil }
+        return object
+    }
+
+    /// After a write inside element `id` (a `set` whose path steps through it): its mirror holds
+    /// the value the list holds now, so the next commit's diff does not send the write back.
+    mutating func refreshMirror(_ id: ElementID) throws {
+        guard let at = index(of: id), !elements[at].isHidden else { return }
+        elements[at].value = try SyncValueConversion.syncValue(try list[listIndex(at)])
+        try store.mirrorElement(table: table, owner: owner, elements[at])
+    }
+
     /// Erases the elements inserted before the clear.
     mutating func clear(before time: WriteTime) throws {
         for at in elements.indices.reversed() where WriteTime(insertionOf: elements[at].id) < time {

@@ -60,12 +60,13 @@ extension InstructionDecider {
 
     /// Rule 3's drops: no embedded object on the way, a concurrent replacement of one, or a later write.
     private func explainSetDrop(_ o: ObjectRef, _ path: [String]) throws -> DropExplanation {
-        guard let first = path.first, let top = try transaction.field(o, path: [first]) else {
-            return DropExplanation(rule: "the field does not exist", winner: nil)
+        guard let root = try setRoot(o, path) else {
+            return ElementStep.element(startingPath: path) == nil
+                ? DropExplanation(rule: "the field does not exist", winner: nil) : elementErased
         }
-        for length in 1..<path.count {
+        for length in root.depth..<path.count {
             let prefix = Array(path.prefix(length))
-            guard case .embedded? = EmbeddedPath.value(at: prefix.dropFirst(), in: top.value) else {
+            guard case .embedded? = EmbeddedPath.value(at: prefix.dropFirst(root.depth), in: root.value) else {
                 return DropExplanation(rule: "no embedded object holds the path", winner: nil)
             }
             if let stored = try transaction.field(o, path: prefix),

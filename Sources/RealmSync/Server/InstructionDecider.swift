@@ -112,18 +112,20 @@ struct InstructionDecider {
     // MARK: Rule 3: fields
 
     private func set(_ o: ObjectRef, _ path: [String], _ value: SyncValue) throws -> Bool {
-        guard let first = path.first, let top = try transaction.field(o, path: [first]) else { return false }
-        // Every proper prefix must hold an embedded object not replaced concurrently.
-        for length in 1..<path.count {
+        guard let root = try setRoot(o, path) else { return false }
+        // Every proper prefix from the root on must hold an embedded object not replaced concurrently.
+        for length in root.depth..<path.count {
             let prefix = Array(path.prefix(length))
-            guard case .embedded? = EmbeddedPath.value(at: prefix.dropFirst(), in: top.value) else { return false }
+            guard case .embedded? = EmbeddedPath.value(at: prefix.dropFirst(root.depth), in: root.value) else {
+                return false
+            }
             if let stored = try transaction.field(o, path: prefix),
                 isConcurrent(at: stored.replacedAt, by: stored.replacedBy)
             {
                 return false
             }
         }
-        let current = path.count == 1 ? top : try transaction.field(o, path: path)
+        let current = try transaction.field(o, path: path)
         guard time >= (current?.time ?? .zero) else { return false }
         let property = try rules.property(atPath: path, of: try rules.syncedClass(o.className))
         let value = rules.normalized(value, for: property)
@@ -137,12 +139,43 @@ struct InstructionDecider {
             written.replacedBy = changeset.clientFileID
         }
         try transaction.writeField(o, path: path, written)
-        if path.count > 1 {
-            var updatedTop = top
-            updatedTop.value = EmbeddedPath.replacing(at: path.dropFirst(), with: value, in: top.value ?? .null)
-            try transaction.writeField(o, path: [first], updatedTop)
+        guard path.count > root.depth else { return true }
+        let updated = EmbeddedPath.replacing(at: path.dropFirst(root.depth), with: value, in: root.value ?? .null)
+        switch root.holder {
+        case .field(var top):
+            top.value = updated
+            try transaction.writeField(o, path: [path[0]], top)
+        case .element(var element):
+            element.value = updated
+            try transaction.writeListElement(o, field: path[0], element)
         }
         return true
+    }
+
+    /// Where a `set` path starts: a field of the object (depth 1), or a live element of a list of
+    /// embedded objects (`[field, ElementStep]`, depth 2). Nil when there is none.
+    struct SetRoot {
+        enum Holder {
+            case field(StoredField)
+            case element(StoredListElement)
+        }
+        var holder: Holder
+        var depth: Int
+        var value: SyncValue? {
+            switch holder {
+            case .field(let field): field.value
+            case .element(let element): element.value
+            }
+        }
+    }
+
+    func setRoot(_ o: ObjectRef, _ path: [String]) throws -> SetRoot? {
+        if let (field, id) = ElementStep.element(startingPath: path) {
+            guard let element = try liveElement(o, field, id) else { return nil }
+            return SetRoot(holder: .element(element), depth: 2)
+        }
+        guard let first = path.first, let top = try transaction.field(o, path: [first]) else { return nil }
+        return SetRoot(holder: .field(top), depth: 1)
     }
 
     // MARK: Rule 4: lists
@@ -185,6 +218,16 @@ struct InstructionDecider {
         element.value = value
         element.valueTime = time
         try transaction.writeListElement(o, field: field, element)
+        let property = try rules.property(field, of: try rules.syncedClass(o.className), collection: .list)
+        if rules.embeddedClass(of: property) != nil {
+            // A new embedded object in the element: a replacement, as of a to-one embedded field
+            // (rule 3), which beats the concurrent writes inside the element (`set` by path).
+            let path = [field, ElementStep.name(e)]
+            try transaction.forgetFields(of: o, below: path)
+            try transaction.writeField(
+                o, path: path,
+                StoredField(value: nil, time: time, replacedAt: serverVersion, replacedBy: changeset.clientFileID))
+        }
         return true
     }
 

@@ -26,8 +26,8 @@ struct SyncSchemaRules {
             throw refused("unknown field '\(name)' of class '\(objectSchema.className)'")
         }
         guard property.collection == collection else {
-            throw refused(
-                "field '\(objectSchema.className).\(name)' is a \(property.typeString), not a \(collection.rawValue)")
+            let expected = collection == .none ? "a single value" : "a \(collection.rawValue)"
+            throw refused("field '\(objectSchema.className).\(name)' is a \(property.typeString), not \(expected)")
         }
         return property
     }
@@ -42,10 +42,20 @@ struct SyncSchemaRules {
 
     /// The property at the end of `path` (the first name a field of `objectSchema`, the rest fields of
     /// the embedded objects along it). Every name before the last must hold an embedded object.
+    /// A path may start in an element of a list of embedded objects (`[list, ElementStep, …]`).
     func property(atPath path: [String], of objectSchema: ObjectSchema) throws -> Property {
         guard let first = path.first else { throw refused("an empty field path on '\(objectSchema.className)'") }
-        var property = try self.property(first, of: objectSchema, collection: .none)
-        for name in path.dropFirst() {
+        let inElement = ElementStep.element(startingPath: path) != nil
+        var property = try self.property(first, of: objectSchema, collection: inElement ? .list : .none)
+        if inElement {
+            guard embeddedClass(of: property) != nil else {
+                throw refused("'\(first)' is not a list of embedded objects, so the path \(path) is invalid")
+            }
+            guard path.count > 2 else {
+                throw refused("the path \(path) names a whole list element: that is a list set")
+            }
+        }
+        for name in path.dropFirst(inElement ? 2 : 1) {
             guard let embedded = embeddedClass(of: property) else {
                 throw refused("'\(property.name)' holds no embedded object, so the path \(path) is invalid")
             }

@@ -102,10 +102,14 @@ struct Oracle {
             objects[o]?.lists[field]?.elements[e]?.position = position
             objects[o]?.lists[field]?.elements[e]?.positionTime = w
         case .listSet(_, let field, let e, let value):
-            guard let element = objects[o]?.lists[field]?.elements[e], !element.isErased, w >= element.valueTime
+            guard var object = objects[o], let element = object.lists[field]?.elements[e], !element.isErased,
+                w >= element.valueTime
             else { return }
-            objects[o]?.lists[field]?.elements[e]?.value = value
-            objects[o]?.lists[field]?.elements[e]?.valueTime = w
+            object.lists[field]?.elements[e]?.value = value
+            object.lists[field]?.elements[e]?.valueTime = w
+            // A new embedded object in the element replaces what was written inside it.
+            if case .embedded = value { replace(&object, at: [field, ElementStep.name(e)], c: c, v: v) }
+            objects[o] = object
         case .listClear(_, let field): listClear(o, field, w: w)
         case .setAdd(_, let field, let value), .setRemove(_, let field, let value):
             let present: Bool
@@ -121,6 +125,9 @@ struct Oracle {
     // MARK: - Rule 3: fields
 
     private mutating func set(_ o: ObjectRef, path: [String], value: SyncValue, c: Changeset, w: WriteTime, v: UInt64) {
+        if let (field, e) = ElementStep.element(startingPath: path) {
+            return setInElement(o, field, e, path: path, value: value, c: c, w: w, v: v)
+        }
         guard var object = objects[o], !path.isEmpty else { return }
         for depth in 1..<path.count {
             let prefix = Array(path.prefix(depth))
@@ -134,6 +141,33 @@ struct Oracle {
         if case .embedded = value {
             replace(&object, at: path, c: c, v: v)
         } else if case .embedded = old {
+            replace(&object, at: path, c: c, v: v)
+        }
+        objects[o] = object
+    }
+
+    /// Rule 3 inside a live element of a list of embedded objects: the element's replacement (a
+    /// list set) and those of the embedded objects on the way must not be concurrent.
+    private mutating func setInElement(
+        _ o: ObjectRef, _ field: String, _ e: ElementID, path: [String], value: SyncValue, c: Changeset,
+        w: WriteTime, v: UInt64
+    ) {
+        guard var object = objects[o], let element = object.lists[field]?.elements[e], !element.isErased else {
+            return
+        }
+        for depth in 2..<path.count {
+            let prefix = Array(path.prefix(depth))
+            guard case .embedded = OracleObject.value(at: prefix.dropFirst(2), in: element.value) else { return }
+            if object.replacements[prefix]?.isConcurrent(with: c) ?? false { return }
+        }
+        guard w >= object.times[path] ?? .zero else { return }
+        let old = OracleObject.value(at: path.dropFirst(2), in: element.value)
+        object.lists[field]?.elements[e]?.value = OracleObject.replacing(
+            in: element.value, path: path.dropFirst(2), with: value)
+        object.times[path] = w
+        if case .embedded = value {
+            replace(&object, at: path, c: c, v: v)
+        } else if case .embedded? = old {
             replace(&object, at: path, c: c, v: v)
         }
         objects[o] = object

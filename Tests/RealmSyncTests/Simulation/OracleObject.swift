@@ -57,8 +57,14 @@ struct OracleObject {
 
     /// The value at `path` (nil when a step is missing or not an embedded object).
     func value(at path: ArraySlice<String>) -> SyncValue? {
-        guard let first = path.first, var current = fields[first] else { return nil }
-        for step in path.dropFirst() {
+        guard let first = path.first, let top = fields[first] else { return nil }
+        return Self.value(at: path.dropFirst(), in: top)
+    }
+
+    /// The value at `path` inside `value` (nil when a step is missing or not an embedded object).
+    static func value(at path: ArraySlice<String>, in value: SyncValue) -> SyncValue? {
+        var current = value
+        for step in path {
             guard case .embedded(let inner) = current, let next = inner.first(where: { $0.name == step }) else {
                 return nil
             }
@@ -77,8 +83,7 @@ struct OracleObject {
         }
     }
 
-    private static func replacing(in container: SyncValue, path: ArraySlice<String>, with value: SyncValue) -> SyncValue
-    {
+    static func replacing(in container: SyncValue, path: ArraySlice<String>, with value: SyncValue) -> SyncValue {
         guard case .embedded(var inner) = container, let step = path.first else { return container }
         let old = inner.first { $0.name == step }?.value ?? .null
         let new = path.count == 1 ? value : replacing(in: old, path: path.dropFirst(), with: value)
