@@ -1,8 +1,8 @@
 import RealmDatabase
 
 /// The schema every replica of the simulation and its server share: one class with every kind of
-/// field that syncs (links alone and in a list, a set and a map; dates, decimals and mixed values;
-/// an embedded object alone and in a list), its embedded class, and `Entry`, the class the
+/// field that syncs (links alone and in a list, a set and a map; dates, decimals and mixed values,
+/// alone and in a list and a map; an embedded object alone and in a list), its embedded class, and `Entry`, the class the
 /// atomicity check writes.
 public enum SimulationSchema {
     nonisolated(unsafe) public static let schema = Schema([
@@ -24,6 +24,8 @@ public enum SimulationSchema {
                 Property(name: "amount", type: .decimal128),
                 Property(name: "parts", type: .object, objectClassName: "Spec", collection: .list),
                 Property(name: "any", type: .mixed, isOptional: true),
+                Property(name: "mixes", type: .mixed, isOptional: true, collection: .list),
+                Property(name: "named", type: .mixed, isOptional: true, collection: .map),
             ]),
         ObjectSchema(
             className: "Spec",

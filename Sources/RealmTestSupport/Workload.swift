@@ -77,7 +77,7 @@ public struct Workload: Sendable {
             try item.setValue(.string(author(scope)), forKey: "author")
             return
         }
-        switch number(25) {
+        switch number(26) {
         case 0: try realm.delete(item)
         case 1: try item.setValue(.string(word()), forKey: "name")
         case 2: try item.setValue(.int(Int64(number(100))), forKey: "count")
@@ -126,6 +126,7 @@ public struct Workload: Sendable {
             } else {
                 try item.setValue(mixed(), forKey: "any")
             }
+        case 24: try mixedCollectionOperation(on: item, in: realm)
         default:
             let refs = try item.dynamicMap("refs")
             if chance(25) { return try refs.removeValue(forKey: word()) }
@@ -179,6 +180,25 @@ public struct Workload: Sendable {
         case 2: return .string(word())
         case 3: return date()
         default: return .decimal128(decimal())
+        }
+    }
+
+    /// A value, or a link (to an object deleted and created again, as links are), inserted into,
+    /// set in or removed from `mixes`, a list of mixed values, or put at or removed from a key of
+    /// `named`, a map of them.
+    private mutating func mixedCollectionOperation(on item: DynamicObject, in realm: Realm) throws {
+        let target = try realm.object(ofType: "Item", forPrimaryKey: .int(key()))
+        let value = chance(40) ? target.map { .object($0) } ?? .null : mixed()
+        guard chance(50) else {
+            let named = try item.dynamicMap("named")
+            return chance(20) ? try named.removeValue(forKey: word()) : try named.setValue(value, forKey: word())
+        }
+        let mixes = try item.dynamicList("mixes")
+        let count = try mixes.fetchCount()
+        switch number(4) {
+        case 0 where count > 0: try mixes.remove(at: number(count))
+        case 1 where count > 0: try mixes.set(value, at: number(count))
+        default: try mixes.insert(value, at: number(count + 1))
         }
     }
 

@@ -29,6 +29,9 @@ final class LinkCollectionSyncTests: XCTestCase {
                         name: "contacts", type: .object, objectClassName: "Person", isOptional: true, collection: .map),
                     Property(name: "tags", type: .string, collection: .list),
                     Property(name: "anything", type: .mixed, isOptional: true),
+                    Property(name: "things", type: .mixed, isOptional: true, collection: .list),
+                    Property(name: "bag", type: .mixed, isOptional: true, collection: .set),
+                    Property(name: "named", type: .mixed, isOptional: true, collection: .map),
                 ], primaryKey: "id")
         ])
     }
@@ -142,6 +145,40 @@ final class LinkCollectionSyncTests: XCTestCase {
         XCTAssertEqual(try dumped(b, "anything"), .int(7))
         try receive(b, 7, [.create(z, fields: [])])
         XCTAssertEqual(try person(b, "p")?.value(forKey: "anything").intValue, 7)
+    }
+
+    /// Collections of mixed values holding links keep them unresolved as collections of links do
+    /// (realm-core's `Unresolved_Mixed`): out of the list and the set, null at the map key, in the
+    /// dump as the server has them, back when the object comes, recording nothing.
+    func testMixedCollectionsKeepALinkToAnErasedObjectUntilTheObjectComesBack() throws {
+        let b = try client("b")
+        try b.identify(as: 1)
+        let first = FractionalPosition.between(nil, nil)
+        try receive(
+            b, 1,
+            [
+                .create(q, fields: []), .create(p, fields: []),
+                .listInsert(p, field: "things", element: element(0), position: first, value: .int(1)),
+                .listInsert(
+                    p, field: "things", element: element(1), position: .between(first, nil), value: .link(q)),
+                .setAdd(p, field: "bag", value: .link(q)), .setAdd(p, field: "bag", value: .string("s")),
+                .mapPut(p, field: "named", key: "k", value: .link(q)),
+            ])
+        func mixed() throws -> String {
+            guard let person = try person(b, "p") else { return "no p" }
+            let things = try person.dynamicList("things").values().map(id)
+            let bag = try person.dynamicMutableSet("bag").values().map(id).sorted()
+            let named = try person.dynamicMap("named").entries().map { "\($0.key)=\(try id($0.value))" }.sorted()
+            return "things \(things) bag \(bag) named \(named)"
+        }
+        XCTAssertEqual(try mixed(), #"things ["1", "q"] bag ["q", "s"] named ["k=q"]"#)
+        let serverForm = try b.canonicalState().objects[p]
+        try receive(b, 2, [.erase(q)])
+        XCTAssertEqual(try mixed(), #"things ["1"] bag ["s"] named ["k=nil"]"#)
+        XCTAssertEqual(try b.canonicalState().objects[p], serverForm, "the dump shows the server's links")
+        try receive(b, 3, [.create(q, fields: [])])
+        XCTAssertEqual(try mixed(), #"things ["1", "q"] bag ["q", "s"] named ["k=q"]"#)
+        XCTAssertEqual(try b.storedHistory(), [], "hiding and restoring record nothing")
     }
 
     func testARemoteEraseHidesTheEntriesAndARemoteCreateRestoresThem() throws {

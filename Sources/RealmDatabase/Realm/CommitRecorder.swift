@@ -99,6 +99,38 @@ extension Realm {
         return keys
     }
 
+    /// One entry of a collection that holds a link (`collectionEntries`): its owner's key, its row
+    /// in the collection's table, and its key when the collection is a map.
+    package struct LinkEntry: Hashable, Sendable {
+        package let owner: Int64
+        package let row: Int64
+        package let key: String?
+    }
+
+    /// The entries of the collection `field` (of links or of mixed values) of objects of
+    /// `className` that hold `target`: those a deletion of `target` removes (list, set) or sets to
+    /// null (map), by the row engine's own match.
+    package func collectionEntries(ofType className: String, whose field: String, holding target: DynamicObject)
+        throws -> [LinkEntry]
+    {
+        let info = try classInfo(className)
+        guard let property = info.objectSchema[field], property.isCollection, let targetKey = target.objectKey else {
+            return []
+        }
+        let match = rows.linkMatch(
+            IncomingLink(info: info, property: property), toObject: targetKey, of: target.className)
+        let isMap = property.collection == .map
+        var entries: [LinkEntry] = []
+        try connection.forEachRow(
+            "SELECT owner, \"_row\"\(isMap ? ", key" : "") FROM \(info.quotedStorage(property)) WHERE \(match.sql)",
+            [match.binding], cache: false
+        ) { row in
+            entries.append(
+                LinkEntry(owner: row.int64(at: 0), row: row.int64(at: 1), key: isMap ? row.string(at: 2) : nil))
+        }
+        return entries
+    }
+
     /// The SQLite table holding a collection property's elements (docs/STORAGE.md).
     package static func collectionTableName(_ className: String, _ property: Property) -> String {
         StorageLayout.collectionTable(className, property)

@@ -243,7 +243,7 @@ struct ClientStore {
 
     /// Forgets the mirror rows of elements the list no longer has: rows the realm removed on its
     /// own, which no instruction recorded. (A remote erase of an object hides the elements linking
-    /// to it first, `hideElements(of:holding:)`: their rows are negative and stay.)
+    /// to it first, `hideElement(of:owner:row:)`: their rows are negative and stay.)
     func pruneListMirror(table: String, owner: Int64) throws {
         try realm.executeSQL(
             """
@@ -260,17 +260,12 @@ struct ClientStore {
         return min(lowest, 0) - 1
     }
 
-    /// Before the realm drops the elements of `table` that hold `targetKey` (their object is
-    /// erased remotely): their mirror rows become hidden ones, which keep the link by reference.
-    func hideElements(of table: String, holding targetKey: Int64) throws {
-        let rows = try realm.querySQL(
-            "SELECT owner, _row FROM \(Realm.quoteSQLName(table)) WHERE value = ?", [.integer(targetKey)])
-        for row in rows {
-            guard row.count == 2, case .integer(let owner) = row[0], case .integer(let r) = row[1] else { continue }
-            try realm.executeSQL(
-                "UPDATE _sync_list SET row = ? WHERE tbl = ? AND owner = ? AND row = ?",
-                [.integer(try hiddenRow(table: table, owner: owner)), .text(table), .integer(owner), .integer(r)])
-        }
+    /// Before the realm drops an element of `table` that links an object erased remotely: its
+    /// mirror row becomes a hidden one, which keeps the link by reference.
+    func hideElement(of table: String, owner: Int64, row: Int64) throws {
+        try realm.executeSQL(
+            "UPDATE _sync_list SET row = ? WHERE tbl = ? AND owner = ? AND row = ?",
+            [.integer(try hiddenRow(table: table, owner: owner)), .text(table), .integer(owner), .integer(row)])
     }
 
     /// The lists (table, owner) with a hidden element linking to `ref`.

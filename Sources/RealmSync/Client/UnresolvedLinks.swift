@@ -25,11 +25,10 @@ struct UnresolvedLinks {
     }
 
     /// Whether `property` can hold a link to an object of `className` that this replica keeps
-    /// unresolved: links of that class, alone or in a collection, and mixed fields (not yet mixed
-    /// collections: docs/SYNC.md).
+    /// unresolved: links of that class, alone or in a collection, and mixed values, alone or in a
+    /// collection.
     static func mayLink(_ property: Property, to className: String) -> Bool {
-        (property.type == .object && property.objectClassName == className)
-            || (property.type == .mixed && !property.isCollection)
+        (property.type == .object && property.objectClassName == className) || property.type == .mixed
     }
 
     private func keep(
@@ -44,25 +43,16 @@ struct UnresolvedLinks {
             return
         }
         let table = Realm.collectionTableName(className, property)
-        switch property.collection {
-        case .list:
-            try store.hideElements(of: table, holding: targetKey)
-        case .set:
-            for row in try realm.querySQL(
-                "SELECT owner FROM \(Realm.quoteSQLName(table)) WHERE value = ?", [.integer(targetKey)])
-            {
-                guard case .integer(let owner)? = row.first else { continue }
-                try store.rememberUnresolved(.setValue(className, owner, field, ref), ref)
+        // The row engine's own match: a link column's key, or the object tag of a mixed value.
+        for entry in try realm.collectionEntries(ofType: className, whose: field, holding: target) {
+            switch property.collection {
+            case .list: try store.hideElement(of: table, owner: entry.owner, row: entry.row)
+            case .set: try store.rememberUnresolved(.setValue(className, entry.owner, field, ref), ref)
+            case .map:
+                guard let key = entry.key else { continue }
+                try store.rememberUnresolved(.mapKey(className, entry.owner, field, key), ref)
+            case .none: break
             }
-        case .map:
-            for row in try realm.querySQL(
-                "SELECT owner, key FROM \(Realm.quoteSQLName(table)) WHERE value = ?", [.integer(targetKey)])
-            {
-                guard row.count == 2, case .integer(let owner) = row[0], case .text(let key) = row[1] else { continue }
-                try store.rememberUnresolved(.mapKey(className, owner, field, key), ref)
-            }
-        case .none:
-            break
         }
     }
 
@@ -171,7 +161,8 @@ extension UnresolvedLinks {
                 continue
             }
         }
-        for property in schema.persistedProperties where property.collection == .list && property.type == .object {
+        for property in schema.persistedProperties
+        where property.collection == .list && (property.type == .object || property.type == .mixed) {
             let mirror = try store.listMirror(table: Realm.collectionTableName(object.className, property), owner: key)
             guard mirror.contains(where: \.isHidden), case .list(let visible)? = byName[property.name] else { continue }
             var next = visible.makeIterator()
