@@ -12,7 +12,8 @@ final class HostSyncFixture: @unchecked Sendable {
     let root: URL
     let secret = Array("a secret shared by the test's hosts and its server".utf8)
 
-    /// Dog has rules (its owner writes it; shared dogs are read by all); Note has none: private per user.
+    /// Dog has rules (its owner writes it; shared dogs are read by all); Note has none: private per
+    /// user. A note's steps are a list of embedded objects.
     static let plugin = """
         return {
           name = "pets",
@@ -20,7 +21,9 @@ final class HostSyncFixture: @unchecked Sendable {
             { name = "Dog", primaryKey = "_id",
               properties = { _id = "string", owner = "string", name = "string", shared = "bool" } },
             { name = "Note", primaryKey = "_id",
-              properties = { _id = "string", text = "string", tags = "string[]", related = "Note[]" } },
+              properties = { _id = "string", text = "string", tags = "string[]", related = "Note[]",
+                             steps = "Step[]" } },
+            { name = "Step", embedded = true, properties = { what = "string", done = "bool" } },
           },
           sync = {
             queryable = { Dog = { "owner", "shared" } },

@@ -330,6 +330,60 @@ final class HostSyncTests: XCTestCase {
         await server.stop()
     }
 
+    /// Two hosts write different fields of one step (an element of a list of embedded objects), B
+    /// while paused: both writes stay on both hosts, as Realm addresses each by its path through
+    /// the element (before, the element travelled whole and the later host's copy won).
+    func testTwoHostsWritingDifferentFieldsOfOneListElementKeepBoth() async throws {
+        let fixture = try HostSyncFixture()
+        let server = try await fixture.startServer()
+        let url = try await fixture.url(of: server)
+        let a = try fixture.host("hostA", url: url)
+        let b = try fixture.host("hostB", url: url)
+        _ = try await a.run(
+            "alice",
+            openSynced + """
+                r:write(function() r:create("Note", { _id = "n", steps = { { what = "buy", done = false } } }) end)
+                r.syncSession:waitForUpload{ timeout = 10000 }
+                """)
+        _ = try await b.run(
+            "alice",
+            openSynced + """
+                for _ = 1, 100 do
+                  if r:object("Note", "n") then break end
+                  r.syncSession:waitForDownload{ timeout = 100 }
+                end
+                r.syncSession:pause()
+                """)
+        _ = try await a.run(
+            "alice",
+            """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            r:write(function() r:object("Note", "n").steps[1].what = "buy milk" end)
+            r.syncSession:waitForUpload{ timeout = 10000 }
+            """)
+        _ = try await b.run(
+            "alice",
+            """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            r:write(function() r:object("Note", "n").steps[1].done = true end)
+            r.syncSession:resume()
+            r.syncSession:waitForUpload{ timeout = 10000 }
+            """)
+        let read = """
+            local r = Realm(user:flexibleSyncConfiguration{})
+            r.syncSession:waitForDownload{ timeout = 10000 }
+            local step = r:object("Note", "n").steps[1]
+            return step.what, step.done
+            """
+        for host in [a, b] {
+            let shown = try await host.run("alice", read)
+            XCTAssertEqual(shown, ["buy milk", "true"])
+        }
+        await a.stopSync()
+        await b.stopSync()
+        await server.stop()
+    }
+
     /// Host B, offline, links a note that host A deletes meanwhile: the server keeps B's link, and
     /// both hosts keep it unresolved (out of the list) until the note is created again, when it
     /// shows on both, as Realm restores an unresolved link.
