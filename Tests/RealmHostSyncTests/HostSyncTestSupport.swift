@@ -119,6 +119,17 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
 }
 
 /// Opens the user's flexible-sync realm subscribed to every Note and every Dog it may read.
+/// Lua that waits (up to 10 s, a download at a time) until note `id` has arrived in `r`.
+func untilNote(_ id: String) -> String {
+    """
+    for _ = 1, 100 do
+      if r:object("Note", "\(id)") then break end
+      r.syncSession:waitForDownload{ timeout = 100 }
+    end
+
+    """
+}
+
 let openSynced = """
     local config = user:flexibleSyncConfiguration{
       initialSubscriptions = function(subs)

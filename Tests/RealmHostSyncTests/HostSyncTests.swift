@@ -293,16 +293,11 @@ final class HostSyncTests: XCTestCase {
                 r:write(function() r:create("Note", { _id = "n" }) end)
                 r.syncSession:waitForUpload{ timeout = 10000 }
                 """)
-        let reader = """
-            for _ = 1, 100 do
-              if r:object("Note", "n") then break end
-              r.syncSession:waitForDownload{ timeout = 100 }
-            end
-            """
+        let reader = untilNote("n")
         for (host, values) in [(a, #""1", "2""#), (b, #""3", "4""#)] {
             _ = try await host.run(
                 "alice",
-                openSynced + reader + "\n" + """
+                openSynced + reader + """
                     r.syncSession:pause()
                     r:write(function() for _, v in ipairs({ \(values) }) do r:object("Note", "n").tags:append(v) end end)
                     """)
@@ -347,13 +342,7 @@ final class HostSyncTests: XCTestCase {
                 """)
         _ = try await b.run(
             "alice",
-            openSynced + """
-                for _ = 1, 100 do
-                  if r:object("Note", "n") then break end
-                  r.syncSession:waitForDownload{ timeout = 100 }
-                end
-                r.syncSession:pause()
-                """)
+            openSynced + untilNote("n") + "r.syncSession:pause()")
         _ = try await a.run(
             "alice",
             """
@@ -401,13 +390,7 @@ final class HostSyncTests: XCTestCase {
                 """)
         _ = try await b.run(
             "alice",
-            openSynced + """
-                for _ = 1, 100 do
-                  if r:object("Note", "m") then break end
-                  r.syncSession:waitForDownload{ timeout = 100 }
-                end
-                r.syncSession:pause()
-                """)
+            openSynced + untilNote("m") + "r.syncSession:pause()")
         _ = try await a.run(
             "alice",
             openSynced + """

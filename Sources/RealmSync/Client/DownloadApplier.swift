@@ -253,7 +253,8 @@ struct DownloadApplier {
             guard let object = try SyncValueConversion.object(ref, in: realm) else { return }
             try set(object, ref, path: path, value: value, at: time)
         default:
-            if !writes.overrides(instruction, at: time), let object = try SyncValueConversion.object(ref, in: realm) {
+            let overridden = writes.overrides(instruction, at: time)
+            if !overridden, let object = try SyncValueConversion.object(ref, in: realm) {
                 try write(instruction, on: object, at: time)
             }
             // A remote list erase dooms the pending moves and sets of the element and the writes
@@ -266,9 +267,7 @@ struct DownloadApplier {
                     }
                 }
             }
-            if case .listSet(_, let field, let element, _) = instruction, !ofWholeObject,
-                !writes.overrides(instruction, at: time)
-            {
+            if case .listSet(_, let field, let element, _) = instruction, !ofWholeObject, !overridden {
                 void { Self.writesInside($0, ref, field, element) }
             }
         }

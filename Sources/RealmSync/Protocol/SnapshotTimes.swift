@@ -67,10 +67,11 @@ public struct SnapshotTimes: Hashable, Sendable {
 
     /// The latest clock these times hold (zero when they hold none).
     public var latestClock: HLCTimestamp {
-        let clocks =
-            fields.map(\.time.clock) + elements.flatMap { [$0.id.clock, $0.position.clock, $0.value.clock] }
-            + entries.map(\.time.clock)
-        return clocks.max() ?? .zero
+        var latest = HLCTimestamp.zero
+        for field in fields { latest = max(latest, field.time.clock) }
+        for element in elements { latest = max(latest, element.id.clock, element.position.clock, element.value.clock) }
+        for entry in entries { latest = max(latest, entry.time.clock) }
+        return latest
     }
 
     /// The time of `path` (zero when the store has none: never written since its object was made).
