@@ -44,7 +44,7 @@ struct ClientReset {
     /// is every object, subscriptions play no part.
     func discard(returningTo active: QuerySet?) throws {
         try store.realm.executeSQL("DELETE FROM _sync_history")
-        try forgetIdentity(lastClientVersion: 0)
+        try ReplicaAdvance.restart(store, lastClientVersion: 0)
         try applier(pending: []).deleteObjects(notIn: [])
         if let active { try returnSubscriptions(to: active) }
     }
@@ -80,21 +80,12 @@ struct ClientReset {
     /// others go until the server's view brings them back (with the pending writes replayed on them).
     func recover() throws {
         let pending = try renumberedHistory()
-        try forgetIdentity(lastClientVersion: UInt64(pending.count))
+        try ReplicaAdvance.restart(store, lastClientVersion: UInt64(pending.count))
         try applier(pending: pending).deleteObjects(notIn: [])
     }
 
     private func applier(pending: [Changeset]) -> DownloadApplier {
         DownloadApplier(realm: realm, store: store, syncedClasses: syncedClasses, pending: pending)
-    }
-
-    private func forgetIdentity(lastClientVersion: UInt64) throws {
-        for name in [ClientState.Name.clientFileID, .salt, .downloadCursor, .uploadAcknowledged] {
-            try store.setNumber(name, 0)
-        }
-        try store.setNumber(.lastClientVersion, lastClientVersion)
-        try store.realm.executeSQL("DELETE FROM _sync_deferred_erase")
-        try store.forgetBootstrapBatches()
     }
 
     /// The stored history renumbered from 1 under the provisional id, each changeset keeping the

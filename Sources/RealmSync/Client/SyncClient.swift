@@ -326,37 +326,36 @@ public final class SyncClient: SyncClientEndpoint {
         cursor: UInt64, acknowledged: UInt64, changesets: [IntegratedChangeset], view: ViewCorrection
     ) throws {
         try writeRemote {
-            let state = try store.state()
-            var applier = DownloadApplier(
-                realm: realm, store: store, syncedClasses: Set(classes), pending: try store.history())
-            var clock = HybridLogicalClock(last: state.lastClock)
-            for changeset in changesets where changeset.serverVersion > state.downloadCursor {
+            var advance = try openAdvance(to: cursor, acknowledged: acknowledged)
+            for changeset in changesets where changeset.serverVersion > advance.before.downloadCursor {
                 // The server decided this changeset after the local ones up to `recipientClientVersion`:
                 // only the later ones are pending relative to it.
-                try applier.forgetPending { $0 <= changeset.recipientClientVersion }
-                try applier.apply(changeset.origin)
-                clock.observe(changeset.origin.clock)
+                try advance.applier.forgetPending { $0 <= changeset.recipientClientVersion }
+                try advance.applier.apply(changeset.origin)
+                advance.clock.observe(changeset.origin.clock)
             }
-            try apply(view, with: &applier, acknowledged: acknowledged, at: cursor)
-            for object in view.replacements { clock.observe(object.latestClock) }
-            try applier.finish(acknowledged: acknowledged)
-            try store.setNumber(.lastClock, clock.last.rawValue)
-            try store.setNumber(.downloadCursor, max(cursor, state.downloadCursor))
-            try store.setNumber(.uploadAcknowledged, max(acknowledged, state.uploadAcknowledged))
-            try store.trimHistory(through: acknowledged)
+            try apply(view, with: &advance)
+            try advance.close()
         }
     }
 
-    /// The server's state of the objects as of server version `serverVersion`, which includes this
-    /// file's changesets through `acknowledged`: those are no longer pending, so the server's state
-    /// wins over theirs (a refused write is reverted); later pending writes still win.
-    private func apply(
-        _ view: ViewCorrection, with applier: inout DownloadApplier, acknowledged: UInt64, at serverVersion: UInt64
-    ) throws {
+    private func openAdvance(
+        to serverVersion: UInt64, acknowledged: UInt64, clock: HybridLogicalClock? = nil
+    ) throws -> ReplicaAdvance {
+        try ReplicaAdvance(
+            realm: realm, store: store, syncedClasses: Set(classes), serverVersion: serverVersion,
+            acknowledged: acknowledged, clock: clock)
+    }
+
+    /// The server's state of the objects as of the advance's server version, which includes this
+    /// file's changesets through its `acknowledged`: those are no longer pending, so the server's
+    /// state wins over theirs (a refused write is reverted); later pending writes still win.
+    private func apply(_ view: ViewCorrection, with advance: inout ReplicaAdvance) throws {
         guard !view.replacements.isEmpty || !view.removals.isEmpty else { return }
-        try applier.forgetPending { $0 <= acknowledged }
-        try applier.replace(with: view.replacements, at: serverVersion)
-        try applier.remove(view.removals)
+        try advance.forgetAcknowledged()
+        try advance.applier.replace(with: view.replacements, at: advance.serverVersion)
+        try advance.applier.remove(view.removals)
+        for object in view.replacements { advance.clock.observe(object.latestClock) }
     }
 
     /// Compensating writes, once their corrections are committed: kept, and given to the handler.
@@ -407,9 +406,10 @@ public final class SyncClient: SyncClientEndpoint {
 
     /// First the pending changesets (none of them integrated: this connection sent none, and the
     /// server dropped what earlier ones left unintegrated) are rebased after the bootstrap
-    /// (`PendingRewrite.rebase`); then each object is applied as a remote create (and collection inserts) at time zero: a pending local write
-    /// wins, as it will when it reaches the server. Local objects the snapshot lacks and no pending
-    /// changeset creates are gone on the server: deleted. Then the cursor is the bootstrap's version.
+    /// (`PendingRewrite.rebase`); then each object is applied as a remote create (and collection
+    /// inserts) at time zero: a pending local write wins, as it will when it reaches the server.
+    /// Local objects the snapshot lacks and no pending changeset creates are gone on the server:
+    /// deleted. Then the cursor is the bootstrap's version.
     private func applyFirstBootstrap(_ bootstrap: Bootstrap, snapshot: [ObjectSnapshot]) throws {
         let acknowledged = max(bootstrap.acknowledged, try store.number(.uploadAcknowledged))
         var clock = HybridLogicalClock(last: HLCTimestamp(rawValue: try store.number(.lastClock)))
@@ -417,16 +417,12 @@ public final class SyncClient: SyncClientEndpoint {
         try PendingRewrite(store: store).rebase(
             try store.history(after: acknowledged), onto: bootstrap.serverVersion, clock: &clock,
             now: wallClock.nowMilliseconds())
-        try store.setNumber(.lastClock, clock.last.rawValue)
-        try store.trimHistory(through: acknowledged)
-        try store.setNumber(.uploadAcknowledged, acknowledged)
-        var applier = DownloadApplier(
-            realm: realm, store: store, syncedClasses: Set(classes), pending: try store.history())
-        try applier.apply(DownloadApplier.changeset(of: snapshot, at: bootstrap.serverVersion))
-        try applier.deleteObjects(notIn: Set(snapshot.map(\.object)))
-        try applier.removeEntries(notIn: snapshot)
-        try applier.finish(acknowledged: acknowledged)
-        try store.setNumber(.downloadCursor, max(bootstrap.serverVersion, try store.number(.downloadCursor)))
+        var advance = try openAdvance(to: bootstrap.serverVersion, acknowledged: acknowledged, clock: clock)
+        try advance.forgetAcknowledged()
+        try advance.applier.apply(DownloadApplier.changeset(of: snapshot, at: bootstrap.serverVersion))
+        try advance.applier.deleteObjects(notIn: Set(snapshot.map(\.object)))
+        try advance.applier.removeEntries(notIn: snapshot)
+        try advance.close()
     }
 
     /// A new subscription set's bootstrap to a replica that has downloaded: objects entering the
@@ -438,20 +434,14 @@ public final class SyncClient: SyncClientEndpoint {
     /// changeset creates them.
     private func applyViewChange(_ bootstrap: Bootstrap, _ view: ViewCorrection, wholeView: Bool) throws {
         let acknowledged = max(bootstrap.acknowledged, try store.number(.uploadAcknowledged))
-        var clock = HybridLogicalClock(last: HLCTimestamp(rawValue: try store.number(.lastClock)))
-        clock.observe(bootstrap.latestClock)
-        var applier = DownloadApplier(
-            realm: realm, store: store, syncedClasses: Set(classes), pending: try store.history())
-        try apply(view, with: &applier, acknowledged: acknowledged, at: bootstrap.serverVersion)
+        var advance = try openAdvance(to: bootstrap.serverVersion, acknowledged: acknowledged)
+        advance.clock.observe(bootstrap.latestClock)
+        try apply(view, with: &advance)
         if wholeView {
-            try applier.forgetPending { $0 <= acknowledged }
-            try applier.deleteObjects(notIn: Set(view.replacements.map(\.object)))
+            try advance.forgetAcknowledged()
+            try advance.applier.deleteObjects(notIn: Set(view.replacements.map(\.object)))
         }
-        try applier.finish(acknowledged: acknowledged)
-        try store.setNumber(.lastClock, clock.last.rawValue)
-        try store.setNumber(.downloadCursor, max(bootstrap.serverVersion, try store.number(.downloadCursor)))
-        try store.setNumber(.uploadAcknowledged, acknowledged)
-        try store.trimHistory(through: acknowledged)
+        try advance.close()
     }
 
     /// The server completed subscription set `queryVersion`: it is the active set (sent by the next
