@@ -2,35 +2,33 @@
 import PackageDescription
 
 // RealmHost: per-user object databases ("realms") on SQLite, scripted in Lua 5.4.
-// Dependencies point one way (downwards):
+// Dependencies point one way (downwards). Two towers, Lua's and sync's, joined at the top by small
+// adapters, as swift-nio joins its protocol modules:
 //
-//                 realm-host (RealmHostCLI)    realm-bench    realm-fuzz
-//                     /                  \
-//   RealmSyncNet (the wire: WebSocket      RealmServe (`realm-host serve`: the app API over HTTP and
-//   server and client, tokens)              WebSocket, app tokens, the operators' listener)
-//                     \                  /
-//                          RealmHost  (tenants, plugins, the tenant session)
-//                         /        \
-//                   RealmLua        RealmSync  (sync without a network)
-//                  /        \        /
-//            LuaSandbox    RealmDatabase
-//                 |             |
-//       CLuaShim -> CLua     CSQLite
+//                  realm-host (RealmHostCLI)          realm-bench  realm-fuzz  RealmCrashWriter
+//                 /           |           \
+//        RealmServe     RealmHostNet       RealmSyncPostgres    (RealmHostNet: the host's sync
+//              \        /         \              |              sessions over the wire)
+//               RealmHost         RealmSyncNet    |
+//               /       \                  \      |
+//         RealmLua       `------------->  RealmSync             (sync without a network)
+//          /     \                            |
+//   LuaSandbox    `--------------------->  RealmDatabase        (no Lua, no network)
+//        |                                     |
+//   CLuaShim -> CLua                        CSQLite
 //
 // RealmSync (changesets, clocks, client and server engines, the SQLite sync store, the in-memory
 // transport) sits on RealmDatabase and knows no Lua; RealmHost reads the plugins' `sync` tables
-// into its `SyncRules`. realm-bench and realm-fuzz use it too. RealmSyncNet puts the engine on the
-// network (Hummingbird server, swift-websocket client, jwt-kit tokens, zlib): only it, realm-host
-// (whose `sync-server` serves it) and their tests build the network packages, so RealmSync and its
-// tests stay free of them. It sits above RealmHost: its `NetSyncTransport` implements RealmHost's
-// `SyncSessionTransport` (the seam through which tenants' realms sync), and realm-host wires it in.
-// RealmSyncPostgres (the central store on PostgreSQL, postgres-nio) sits on RealmSync beside it; only
-// realm-host (`sync-server --store postgres://…`), realm-bench and the PostgreSQL tests build it.
+// into its `SyncRules` and syncs tenants through its `SyncSessionTransport` seam. RealmSyncNet puts
+// the engine on the network (Hummingbird server, swift-websocket client, jwt-kit tokens, zlib) and
+// knows no host: RealmHostNet's `NetSyncTransport` is the host's seam over its client, and
+// realm-host wires it in. RealmSyncPostgres (the central store on postgres-nio) sits on RealmSync
+// beside the wire. Only realm-host, realm-bench and their tests build the network and PostgreSQL
+// packages, so RealmSync, the Lua tower and their tests stay free of them.
 //
-// realm-bench's sync_* network rows run a server and hosts in its process, so it builds them too;
-// its sync_integrate_postgres row builds RealmSyncPostgres.
-// RealmTestSupport (the query fuzzer, SplitMix64, the sync workload) sits beside the executables, over RealmDatabase;
-// it is no product. Every module a target imports is listed in its dependencies.
+// RealmTestSupport (the query fuzzer, SplitMix64, the sync workload) sits beside the executables,
+// over RealmDatabase and RealmSync; it is no product. Every module a target imports is listed in its
+// dependencies, and no other (`.ci/check-imports` checks both).
 let package = Package(
     name: "RealmHost",
     // Synchronization (Mutex, Atomic) needs macOS 15.
@@ -78,7 +76,7 @@ let package = Package(
         // Sandboxed Lua states: allocator cap, budgets, safe globals, errors. Knows nothing of realms.
         .target(name: "LuaSandbox", dependencies: ["CLuaShim"]),
         // The bindings of LUA-API.md: realms, objects, results, migrations, subscriptions, plugins in Lua.
-        .target(name: "RealmLua", dependencies: ["RealmDatabase", "LuaSandbox", "CLuaShim"]),
+        .target(name: "RealmLua", dependencies: ["RealmDatabase", "LuaSandbox"]),
         // Sync without a network: changesets, clocks, the client and server engines, the SQLite store,
         // the in-memory transport of the simulation (docs/SYNC.md).
         .target(name: "RealmSync", dependencies: ["RealmDatabase", "CSQLite"]),
@@ -86,7 +84,7 @@ let package = Package(
         .target(
             name: "RealmSyncNet",
             dependencies: [
-                "RealmSync", "RealmHost", "CZlib",
+                "RealmSync", "RealmDatabase", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "WSClient", package: "swift-websocket"),
@@ -100,6 +98,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The adapter that joins the two towers: RealmHost's `SyncSessionTransport` (the seam through
+        // which tenants' realms sync) over RealmSyncNet's client. realm-host wires it in.
+        .target(name: "RealmHostNet", dependencies: ["RealmHost", "RealmSync", "RealmSyncNet"]),
         // The sync store on PostgreSQL (postgres-nio, bridged to the synchronous SyncStore protocol).
         .target(
             name: "RealmSyncPostgres",
@@ -123,6 +124,7 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
@@ -133,7 +135,7 @@ let package = Package(
             name: "RealmHostCLI",
             dependencies: [
                 "RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "CEdit", "RealmSync", "RealmSyncNet",
-                "RealmSyncPostgres", "RealmServe",
+                "RealmHostNet", "RealmSyncPostgres", "RealmServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -184,7 +186,9 @@ let package = Package(
         // Hosts that sync: tenants' flexible-sync realms and the Lua API against a server on 127.0.0.1.
         .testTarget(
             name: "RealmHostSyncTests",
-            dependencies: ["RealmHost", "RealmSyncNet", "RealmSync", "RealmLua", "RealmDatabase", "LuaSandbox"]
+            dependencies: [
+                "RealmHost", "RealmHostNet", "RealmSyncNet", "RealmSync", "RealmDatabase", "LuaSandbox",
+            ]
         ),
         // The store conformance suite on PostgreSQL (started by .ci/postgres) beside SQLite.
         .testTarget(
@@ -194,7 +198,7 @@ let package = Package(
         .testTarget(name: "LuaSandboxTests", dependencies: ["LuaSandbox"]),
         .testTarget(name: "RealmLuaTests", dependencies: ["RealmLua", "RealmDatabase", "LuaSandbox"]),
         .testTarget(
-            name: "RealmHostTests", dependencies: ["RealmHost", "RealmLua", "RealmDatabase", "LuaSandbox", "RealmSync"]
+            name: "RealmHostTests", dependencies: ["RealmHost", "RealmDatabase", "LuaSandbox", "RealmSync"]
         ),
         // Spawns the built realm-host; the sync-server tests talk to it with RealmSyncNet's client (one
         // on a PostgreSQL store, TestPostgres.swift linked from RealmSyncPostgresTests).
@@ -209,10 +213,10 @@ let package = Package(
         .testTarget(
             name: "RealmServeTests",
             dependencies: [
-                "RealmServe", "RealmHost", "RealmDatabase", "RealmTestSupport", "RealmSyncNet", "RealmSync",
+                "RealmServe", "RealmHost", "RealmDatabase", "RealmTestSupport", "RealmSyncNet", "RealmHostNet",
+                "RealmSync",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "WSClient", package: "swift-websocket"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,8 +1,9 @@
 import Foundation
 import RealmHost
+import RealmSyncNet
 import XCTest
 
-@testable import RealmSyncNet
+@testable import RealmHostNet
 
 /// Where a host syncs: `host.lua`'s `sync` table under the command line's flags, and the secret.
 final class HostSyncConfigurationTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import LuaSandbox
 import RealmDatabase
 import RealmHost
+import RealmHostNet
 import RealmSync
 import RealmSyncNet
 import XCTest

@@ -1,6 +1,7 @@
 import Foundation
 import RealmDatabase
 import RealmHost
+import RealmHostNet
 import RealmSync
 import RealmSyncNet
 import RealmTestSupport

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RealmDatabase
 import RealmHost
+import RealmHostNet
 import RealmServe
 import RealmSyncNet
 

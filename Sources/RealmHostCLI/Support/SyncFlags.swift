@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RealmHost
+import RealmHostNet
 import RealmSyncNet
 
 /// `--sync-url` and `--sync-secret-file` (repl, run, migrate): the server the users' flexible-sync

@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import RealmDatabase
 import RealmHost
 import ServiceLifecycle
 

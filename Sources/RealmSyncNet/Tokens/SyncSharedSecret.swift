@@ -1,5 +1,5 @@
 import Foundation
-import RealmHost
+import RealmDatabase
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import RealmHost
 import RealmSync
+import RealmSyncNet
 import Synchronization
 
 /// The host's transport to a sync server (`SyncSessionTransport`, RealmHost's seam) over one
