@@ -190,6 +190,31 @@ final class EmbeddedListElementTests: XCTestCase {
         try assertReplicasEqualTheServer(server, [a, b])
     }
 
+    /// b, offline, puts a new object in the element; a puts one in later by the clock (it wins), then
+    /// writes inside it. b's pending new object is dropped by the server: it must not hold back a's
+    /// write inside on b (the merge simulation's seed 10553 kept "size" 4 on one replica, 2 on the
+    /// server).
+    func testAPendingNewObjectInAnElementThatLosesDoesNotHoldBackALaterWriteInsideIt() throws {
+        let (server, transport, replicas, index) = try twoReplicas()
+        let (a, b) = (replicas[0], replicas[1])
+        wall.advance(5)
+        try b.realm.write {
+            try b.person("p").dynamicList("addresses").set(.dictionary(["city": "Paris", "zip": "5"]), at: 0)
+        }
+        wall.advance(5)
+        try a.realm.write {
+            try a.person("p").dynamicList("addresses").set(.dictionary(["city": "Rome", "zip": "9"]), at: 0)
+        }
+        try transport.settle([index.a])
+        wall.advance(5)
+        try a.realm.write { try address(of: a, 0).setValue(.string("Turin"), forKey: "city") }
+        try transport.settle([index.a])
+        _ = transport.connect(index.b)
+        try transport.settle([index.a, index.b])
+        XCTAssertEqual(try addresses(b), .list([address("Turin", "9")]))
+        try assertReplicasEqualTheServer(server, [a, b])
+    }
+
     /// Commits before the server allocated the file's id name their elements with the provisional
     /// id 0; `ident` renames them in paths through elements too.
     func testAWriteInsideAnElementMadeBeforeTheFileHadItsIDNamesTheElementByItsRealID() throws {

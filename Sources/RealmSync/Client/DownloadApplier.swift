@@ -267,8 +267,16 @@ struct DownloadApplier {
                     }
                 }
             }
+            // The server keeps the later of two values of an element: the pending earlier ones are
+            // dropped there and no longer hold back a later remote write inside the element
+            // (`PendingWrites.fieldIsLater`), as `voidEarlierWrites` does for a field.
             if case .listSet(_, let field, let element, _) = instruction, !ofWholeObject, !overridden {
-                void { Self.writesInside($0, ref, field, element) }
+                void { changeset, pendingInstruction in
+                    if case .listSet(ref, field, element, _) = pendingInstruction {
+                        return WriteTime(of: changeset) < time
+                    }
+                    return Self.writesInside(pendingInstruction, ref, field, element)
+                }
             }
         }
     }
