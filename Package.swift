@@ -165,7 +165,9 @@ let package = Package(
         .target(name: "RealmTestSupport", dependencies: ["RealmDatabase", "RealmSync"]),
 
         .testTarget(name: "RealmDatabaseTests", dependencies: ["RealmDatabase", "CSQLite", "RealmTestSupport"]),
-        .testTarget(name: "RealmSyncTests", dependencies: ["RealmSync", "RealmDatabase", "RealmTestSupport"]),
+        .testTarget(
+            name: "RealmSyncTests", dependencies: ["RealmSync", "RealmDatabase", "RealmTestSupport", "CSQLite"]
+        ),
         // On 127.0.0.1 only: a real server, real clients, real SQLite stores.
         .testTarget(
             name: "RealmSyncNetTests",

@@ -2,23 +2,7 @@ import RealmSync
 
 /// Lists (every element ever inserted, tombstones kept), their last clear, sets and maps.
 extension PostgresSyncStoreTransaction {
-    private static let elementColumns =
-        "clock, client, idx, position, position_clock, position_client, value, value_clock, value_client, erased"
-
-    private func element(_ row: StoreRow, _ ref: ObjectRef, _ field: String) throws -> StoredListElement {
-        let rawIndex = try row.u64(2)
-        guard let index = UInt32(exactly: rawIndex) else {
-            throw SyncStoreError("a stored element of \(ref).\(field) has index \(rawIndex), past 32 bits")
-        }
-        let id = ElementID(
-            clock: HLCTimestamp(rawValue: try row.u64(0)), clientFileID: try row.u64(1), index: index)
-        guard let position = FractionalPosition(bytes: try row.bytes(3) ?? []),
-            let value = try value(try row.bytes(6), "element \(id) of \(ref).\(field)")
-        else { throw SyncStoreError("the stored element \(id) of \(ref).\(field) is corrupt") }
-        return StoredListElement(
-            id: id, position: position, positionTime: try row.time(4), value: value, valueTime: try row.time(7),
-            isErased: try row.bool(9))
-    }
+    private static let elementColumns = StoredColumns.element
 
     func listElement(_ ref: ObjectRef, field: String, id: ElementID) throws -> StoredListElement? {
         guard let object = try objectID(ref),
@@ -29,7 +13,7 @@ extension PostgresSyncStoreTransaction {
                 "reading element \(id) of \(ref).\(field)"
             ).first
         else { return nil }
-        return try element(row, ref, field)
+        return try row.listElement(of: ref, field)
     }
 
     func listElements(_ ref: ObjectRef, field: String) throws -> [StoredListElement] {
@@ -37,7 +21,7 @@ extension PostgresSyncStoreTransaction {
         return try select(
             "SELECT \(Self.elementColumns) FROM list_elements WHERE object = $1 AND field = $2",
             [.int(object), .text(field)], "reading the list \(ref).\(field)"
-        ).map { try element($0, ref, field) }
+        ).map { try $0.listElement(of: ref, field) }
     }
 
     func listClearedAt(_ ref: ObjectRef, field: String) throws -> WriteTime {
@@ -53,49 +37,38 @@ extension PostgresSyncStoreTransaction {
     func setEntry(_ ref: ObjectRef, field: String, value: SyncValue) throws -> StoredSetEntry? {
         guard let object = try objectID(ref),
             let row = try select(
-                "SELECT present, clock, client FROM set_entries WHERE object = $1 AND field = $2 AND value = $3",
+                "SELECT \(StoredColumns.setEntry) FROM set_entries WHERE object = $1 AND field = $2 AND value = $3",
                 [.int(object), .text(field), .bytes(StoreEncoding.encode(value))],
                 "reading a set entry of \(ref).\(field)"
             ).first
         else { return nil }
-        return StoredSetEntry(value: value, isPresent: try row.bool(0), time: try row.time(1))
+        return try row.setEntry(value)
     }
 
     func setEntries(_ ref: ObjectRef, field: String) throws -> [StoredSetEntry] {
         guard let object = try objectID(ref) else { return [] }
         return try select(
-            "SELECT value, present, clock, client FROM set_entries WHERE object = $1 AND field = $2",
+            "SELECT value, \(StoredColumns.setEntry) FROM set_entries WHERE object = $1 AND field = $2",
             [.int(object), .text(field)], "reading the set \(ref).\(field)"
-        ).map { row in
-            guard let value = try value(try row.bytes(0), "set value of \(ref).\(field)") else {
-                throw SyncStoreError("a stored set value of \(ref).\(field) is missing")
-            }
-            return StoredSetEntry(value: value, isPresent: try row.bool(1), time: try row.time(2))
-        }
+        ).map { try $0.setEntryWithValue(of: ref, field) }
     }
 
     func mapEntry(_ ref: ObjectRef, field: String, key: String) throws -> StoredMapEntry? {
         guard let object = try objectID(ref),
             let row = try select(
-                "SELECT key, value, clock, client FROM map_entries WHERE object = $1 AND field = $2 AND key = $3",
+                "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = $1 AND field = $2 AND key = $3",
                 [.int(object), .text(field), .bytes(Array(key.utf8))], "reading \(ref).\(field)[\(key)]"
             ).first
         else { return nil }
-        return try mapEntry(row, ref, field)
+        return try row.mapEntry(of: ref, field)
     }
 
     func mapEntries(_ ref: ObjectRef, field: String) throws -> [StoredMapEntry] {
         guard let object = try objectID(ref) else { return [] }
         return try select(
-            "SELECT key, value, clock, client FROM map_entries WHERE object = $1 AND field = $2",
+            "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = $1 AND field = $2",
             [.int(object), .text(field)], "reading the map \(ref).\(field)"
-        ).map { try mapEntry($0, ref, field) }
-    }
-
-    private func mapEntry(_ row: StoreRow, _ ref: ObjectRef, _ field: String) throws -> StoredMapEntry {
-        let key = String(decoding: try row.bytes(0) ?? [], as: UTF8.self)
-        return StoredMapEntry(
-            key: key, value: try value(try row.bytes(1), "map entry \(ref).\(field)[\(key)]"), time: try row.time(2))
+        ).map { try $0.mapEntry(of: ref, field) }
     }
 
     func writeListElement(_ ref: ObjectRef, field: String, _ element: StoredListElement) throws {

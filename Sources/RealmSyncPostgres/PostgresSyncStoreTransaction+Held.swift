@@ -30,8 +30,7 @@ extension PostgresSyncStoreTransaction {
             """,
             [.u64(fileID), .u64(cursor), .int(Int64(max(0, limit)))], "listing the objects file \(fileID) holds"
         ).map { row in
-            let ref = ObjectRef(try row.text(1), try primaryKey(try row.bytes(2)))
-            let id = try row.int(0)
+            let (id, ref) = try row.objectInPage()
             cache.ids.set(ref, id)
             return (UInt64(bitPattern: id), ref)
         }

@@ -6,10 +6,7 @@ extension PostgresSyncStoreTransaction {
         try select(
             "SELECT server_version, kept FROM history WHERE server_version > $1 ORDER BY server_version LIMIT $2",
             [.u64(serverVersion), .int(Int64(max(0, limit)))], "reading the history after \(serverVersion)"
-        ).map { row in
-            let version = try row.u64(0)
-            return HistoryEntry(serverVersion: version, kept: try changeset(try row.bytes(1), at: version))
-        }
+        ).map { try $0.historyEntry() }
     }
 
     func originalChangesets(after serverVersion: UInt64, limit: Int) throws -> [(serverVersion: UInt64, Changeset)] {
@@ -17,16 +14,8 @@ extension PostgresSyncStoreTransaction {
             "SELECT server_version, original FROM history WHERE server_version > $1 ORDER BY server_version LIMIT $2",
             [.u64(serverVersion), .int(Int64(max(0, limit)))], "reading the uploaded changesets after \(serverVersion)"
         ).map { row in
-            let version = try row.u64(0)
-            return (version, try changeset(try row.bytes(1), at: version))
-        }
-    }
-
-    private func changeset(_ bytes: [UInt8]?, at serverVersion: UInt64) throws -> Changeset {
-        do {
-            return try StoreEncoding.decodeChangeset(bytes ?? [])
-        } catch {
-            throw SyncStoreError("\(error) (the changeset of server version \(serverVersion))")
+            let entry = try row.historyEntry()
+            return (entry.serverVersion, entry.kept)
         }
     }
 
@@ -58,12 +47,11 @@ extension PostgresSyncStoreTransaction {
     private func readClient(_ fileID: UInt64) throws -> ClientRecord? {
         guard
             let row = try lookUp(
-                "SELECT salt, last_client_version, user_name FROM clients WHERE file_id = $1", [.u64(fileID)],
+                "SELECT \(StoredColumns.client), user_name FROM clients WHERE file_id = $1", [.u64(fileID)],
                 "reading client file \(fileID)"
             ).first
         else { return nil }
-        return ClientRecord(
-            fileID: fileID, salt: try row.u64(0), lastIntegratedClientVersion: try row.u64(1), user: try row.text(2))
+        return try row.client(fileID)
     }
 
     func appendHistory(_ record: HistoryRecord) throws {

@@ -6,9 +6,9 @@ import RealmSync
 extension PostgresSyncStoreTransaction {
     func unsettledUploads(limit: Int) throws -> [InboxUpload] {
         try select(
-            "SELECT id, client_file_id, body FROM inbox WHERE settled_at IS NULL ORDER BY id LIMIT $1",
+            "SELECT \(StoredColumns.inboxUpload) FROM inbox WHERE settled_at IS NULL ORDER BY id LIMIT $1",
             [.int(Int64(max(0, limit)))], "reading the inbox"
-        ).map { InboxUpload(id: try $0.u64(0), clientFileID: try $0.u64(1), body: try $0.bytes(2) ?? []) }
+        ).map { try $0.inboxUpload() }
     }
 
     func uploadOutcomes(_ ids: [UInt64]) throws -> [UInt64: [UInt8]] {

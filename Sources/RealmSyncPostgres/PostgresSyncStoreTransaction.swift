@@ -113,20 +113,6 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
         }
     }
 
-    /// `what` is only built for the error: a bootstrap decodes hundreds of thousands of values.
-    func value(_ bytes: [UInt8]?, _ what: @autoclosure () -> String) throws -> SyncValue? {
-        guard let bytes else { return nil }
-        do {
-            return try StoreEncoding.decodeValue(bytes)
-        } catch {
-            throw SyncStoreError("\(error) (the stored \(what()))")
-        }
-    }
-
-    func primaryKey(_ bytes: [UInt8]?) throws -> SyncPrimaryKey {
-        try StoreEncoding.decodePrimaryKey(bytes ?? [])
-    }
-
     // MARK: Objects
 
     func objectID(_ ref: ObjectRef) throws -> Int64? {
@@ -162,18 +148,11 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
             [.texts(refs.map(\.className)), .byteArrays(refs.map { StoreEncoding.encode($0.primaryKey) })],
             "reading \(refs.count) objects")
         {
-            let ref = ObjectRef(try row.text(1), try primaryKey(try row.bytes(2)))
-            let id = try row.int(0)
-            cache.objects.set(ref, .some(try storedObject(row, from: 3)))
+            let (id, ref) = try row.objectInPage()
+            cache.objects.set(ref, .some(try row.storedObject(from: 3)))
             cache.ids.set(ref, id)
         }
         for ref in refs where cache.objects[ref] == nil { cache.objects.set(ref, .some(nil)) }
-    }
-
-    private func storedObject(_ row: StoreRow, from column: Int) throws -> StoredObject {
-        StoredObject(
-            exists: try row.bool(column), erasedAt: try row.u64(column + 1), erasedBy: try row.u64(column + 2),
-            creator: try row.text(column + 3), createdAt: try row.u64(column + 4))
     }
 
     /// Reads the records, fields and holders of the objects of `refs` not known whole yet, in three
@@ -194,7 +173,7 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
             {
                 let id = try row.int(0)
                 let key = try row.bytes(1) ?? []
-                let field = try storedField(row, from: 2) { "value of object \(id) at \(Self.path(key))" }
+                let field = try row.storedField(from: 2, "value of object \(id) at \(Self.path(key))")
                 fields[id]?[key] = .some(field)
             }
             for (id, rows) in fields { cache.fields.set(id, ObjectFields(isComplete: true, rows: rows)) }
@@ -241,8 +220,7 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
             "SELECT id, pk FROM objects WHERE class = $1 AND live AND id > $2 ORDER BY id LIMIT $3",
             [.text(className), .u64(cursor), .int(Int64(max(0, limit)))], "listing the objects of \(className)"
         ).map { row in
-            let ref = ObjectRef(className, try primaryKey(try row.bytes(1)))
-            let id = try row.int(0)
+            let (id, ref) = try row.objectInPage(ofClass: className)
             cache.ids.set(ref, id)
             return (UInt64(bitPattern: id), ref)
         }
@@ -257,12 +235,6 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
 
     // MARK: Fields
 
-    private func storedField(_ row: StoreRow, from column: Int, _ what: () -> String) throws -> StoredField {
-        StoredField(
-            value: try value(try row.bytes(column), what()), time: try row.time(column + 1),
-            replacedAt: try row.u64(column + 3), replacedBy: try row.u64(column + 4))
-    }
-
     func field(_ ref: ObjectRef, path: [String]) throws -> StoredField? {
         guard let id = try objectID(ref) else { return nil }
         let key = Self.key(path)
@@ -274,7 +246,7 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
             "SELECT value, clock, client, replaced_at, replaced_by FROM fields WHERE object = $1 AND path = $2",
             [.int(id), .bytes(key)], "reading \(ref).\(path.joined(separator: "."))"
         ).first
-        let field = try row.map { try storedField($0, from: 0) { "value of \(ref).\(path.joined(separator: "."))" } }
+        let field = try row.map { try $0.storedField("value of \(ref).\(path.joined(separator: "."))") }
         cache.fields.modify(id, default: ObjectFields()) { $0.rows[key] = .some(field) }
         return field
     }
@@ -311,7 +283,7 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
             guard let ref = refs[try row.int(0)], let key = try row.bytes(1), !key.contains(Self.pathSeparator)
             else { continue }
             let name = String(decoding: key, as: UTF8.self)
-            result[ref, default: [:]][name] = try value(try row.bytes(2), "value of \(ref).\(name)")
+            result[ref, default: [:]][name] = try row.value(2, "value of \(ref).\(name)")
         }
         return result
     }

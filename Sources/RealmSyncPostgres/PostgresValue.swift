@@ -40,7 +40,7 @@ package enum PostgresValue {
 
 /// One row of a result, read by column index; a column of another type than asked is an error
 /// naming the statement, never a crash.
-package struct StoreRow {
+package struct StoreRow: StoredRow {
     private let row: PostgresRandomAccessRow
     private let operation: String
 
@@ -52,16 +52,16 @@ package struct StoreRow {
     package func int(_ index: Int) throws -> Int64 { try decode(Int64.self, index) }
     package func u64(_ index: Int) throws -> UInt64 { UInt64(bitPattern: try int(index)) }
     package func bool(_ index: Int) throws -> Bool { try decode(Bool.self, index) }
-    package func text(_ index: Int) throws -> String { try decode(String.self, index) }
+    /// A TEXT column, or a BYTEA one holding UTF-8 (map keys: PostgreSQL text cannot hold a NUL).
+    package func text(_ index: Int) throws -> String {
+        guard try cell(index).dataType == .bytea else { return try decode(String.self, index) }
+        return String(decoding: try bytes(index) ?? [], as: UTF8.self)
+    }
     /// nil when the column is NULL.
     package func bytes(_ index: Int) throws -> [UInt8]? {
         guard try cell(index).bytes != nil else { return nil }
         return Array(try decode(ByteBuffer.self, index).readableBytesView)
     }
-    package func time(_ index: Int) throws -> WriteTime {
-        WriteTime(clock: HLCTimestamp(rawValue: try u64(index)), clientFileID: try u64(index + 1))
-    }
-
     private func cell(_ index: Int) throws -> PostgresCell {
         guard index >= 0, index < row.count else {
             throw SyncStoreError("\(operation): the result has no column \(index)")

@@ -47,8 +47,7 @@ struct PostgresViewQuery {
             "SELECT id, pk, creator FROM objects WHERE class = $1 AND live AND id > $2 ORDER BY id LIMIT $3",
             [.text(className), .u64(cursor), .int(Int64(Self.pageSize))], "reading the objects of \(className)"
         ).map { row in
-            let ref = ObjectRef(className, try transaction.primaryKey(try row.bytes(1)))
-            let id = try row.int(0)
+            let (id, ref) = try row.objectInPage(ofClass: className)
             transaction.cache.ids.set(ref, id)
             return (id, ref, try row.text(2))
         }

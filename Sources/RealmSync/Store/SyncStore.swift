@@ -2,11 +2,9 @@
 /// server decides") are written once against `SyncStoreTransaction`; a store only reads and writes
 /// records, so every store decides exactly alike.
 ///
-/// The API is synchronous because the SQLite store is. The PostgreSQL store (postgres-nio, async)
-/// will fit by running the integrator's synchronous body on a dedicated thread that holds one
-/// connection and blocks on each query's future (one integrator per partition, so nothing else
-/// waits on that thread); or, if that proves too slow, by an async twin of these two protocols that
-/// the integrator is generic over, with these record types unchanged.
+/// The API is synchronous because the SQLite store is. The PostgreSQL store (RealmSyncPostgres,
+/// postgres-nio) runs the integrator's synchronous body on a thread that holds one connection and
+/// blocks on each query, answering reads from a cache and sending writes a table at a time.
 public protocol SyncStore: AnyObject {
     /// Runs `body` in one write transaction: commits when it returns, leaves the store exactly as it
     /// was when it throws.

@@ -39,20 +39,6 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
         return id
     }
 
-    private func time(_ row: [SQLiteValue], _ at: Int) -> WriteTime {
-        WriteTime(clock: HLCTimestamp(rawValue: row[at].u64), clientFileID: row[at + 1].u64)
-    }
-
-    /// `what` is only built for the error: a bootstrap decodes hundreds of thousands of values.
-    private func value(_ column: SQLiteValue, _ what: @autoclosure () -> String) throws -> SyncValue? {
-        guard let bytes = column.byteArray else { return nil }
-        do {
-            return try StoreEncoding.decodeValue(bytes)
-        } catch {
-            throw SyncStoreError("\(error) (the stored \(what()))")
-        }
-    }
-
     // MARK: Reads
 
     func latestServerVersion() throws -> UInt64 {
@@ -65,14 +51,12 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
 
     func object(_ ref: ObjectRef) throws -> StoredObject? {
         guard
-            let row = try db.row(
-                "SELECT id, live, erased_at, erased_by, creator, created_at FROM objects WHERE class = ? AND pk = ?",
+            let row = try db.storedRow(
+                "SELECT id, \(StoredColumns.object) FROM objects WHERE class = ? AND pk = ?",
                 [.text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey))])
         else { return nil }
-        if case .integer(let id) = row[0] { objectIDs[ref] = id }
-        return StoredObject(
-            exists: row[1].u64 != 0, erasedAt: row[2].u64, erasedBy: row[3].u64, creator: row[4].string,
-            createdAt: row[5].u64)
+        objectIDs[ref] = Int64(bitPattern: try row.u64(0))
+        return try row.storedObject(from: 1)
     }
 
     func existingObjects(ofClass className: String, after cursor: UInt64, limit: Int) throws
@@ -97,33 +81,32 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     /// Rows of `(id, pk)` as refs with their cursor. Their ids are remembered: a bootstrap reads
     /// each object's fields and held state next, which would otherwise look each id up again.
     private func objectPage(_ className: String, _ rows: [[SQLiteValue]]) throws -> [(cursor: UInt64, ref: ObjectRef)] {
-        try rows.map { row in
-            let ref = ObjectRef(className, try StoreEncoding.decodePrimaryKey(row[1].byteArray ?? []))
-            if case .integer(let id) = row[0] { objectIDs[ref] = id }
-            return (row[0].u64, ref)
+        try rows.map { values in
+            let (id, ref) = try SQLiteStoredRow(values).objectInPage(ofClass: className)
+            objectIDs[ref] = id
+            return (UInt64(bitPattern: id), ref)
         }
     }
 
     func field(_ ref: ObjectRef, path: [String]) throws -> StoredField? {
         guard let id = try objectID(ref),
-            let row = try db.row(
-                "SELECT value, clock, client, replaced_at, replaced_by FROM fields WHERE object = ? AND path = ?",
+            let row = try db.storedRow(
+                "SELECT \(StoredColumns.field) FROM fields WHERE object = ? AND path = ?",
                 [.integer(id), .text(Self.key(path))])
         else { return nil }
-        return StoredField(
-            value: try value(row[0], "value of \(ref).\(path.joined(separator: "."))"), time: time(row, 1),
-            replacedAt: row[3].u64, replacedBy: row[4].u64)
+        return try row.storedField("value of \(ref).\(path.joined(separator: "."))")
     }
 
     func topLevelFields(of ref: ObjectRef) throws -> [String: SyncValue] {
         guard let id = try objectID(ref) else { return [:] }
         var result: [String: SyncValue] = [:]
-        for row in try db.rows("SELECT path, value FROM fields WHERE object = ? AND value IS NOT NULL", [.integer(id)])
+        for row in try db.storedRows(
+            "SELECT path, value FROM fields WHERE object = ? AND value IS NOT NULL", [.integer(id)])
         {
-            let path = row[0].string
+            let path = try row.text(0)
             // A byte test: Foundation's substring search cost as much as the query itself here.
             guard !path.utf8.contains(Self.pathSeparatorByte) else { continue }
-            result[path] = try value(row[1], "value of \(ref).\(path)")
+            result[path] = try row.value(1, "value of \(ref).\(path)")
         }
         return result
     }
@@ -131,14 +114,14 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func fieldTimes(of ref: ObjectRef) throws -> [SnapshotTimes.FieldTime] {
         guard let id = try objectID(ref) else { return [] }
         // Times only: a bootstrap reads the values once already (`topLevelFields`).
-        return try db.rows(
+        return try db.storedRows(
             "SELECT path, clock, client, replaced_at, replaced_by FROM fields WHERE object = ? ORDER BY path",
             [.integer(id)]
         ).map { row in
             SnapshotTimes.FieldTime(
-                path: row[0].string.split(separator: Self.pathSeparatorCharacter, omittingEmptySubsequences: false)
+                path: try row.text(0).split(separator: Self.pathSeparatorCharacter, omittingEmptySubsequences: false)
                     .map(String.init),
-                time: time(row, 1), replacedAt: row[3].u64, replacedBy: row[4].u64)
+                time: try row.time(1), replacedAt: try row.u64(3), replacedBy: try row.u64(4))
         }
     }
 
@@ -152,11 +135,11 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
             // One statement for every chunk: a short chunk repeats its first id.
             let padding = [SQLiteValue](
                 repeating: .integer(chunk[chunk.startIndex]), count: Self.objectsPerFieldQuery - chunk.count)
-            for row in try db.rows(Self.fieldsOfObjectsSQL, chunk.map { .integer($0) } + padding) {
-                guard case .integer(let id) = row[0], let ref = refsByID[id] else { continue }
-                let path = row[1].string
+            for row in try db.storedRows(Self.fieldsOfObjectsSQL, chunk.map { .integer($0) } + padding) {
+                guard let ref = refsByID[Int64(bitPattern: try row.u64(0))] else { continue }
+                let path = try row.text(1)
                 guard !path.utf8.contains(Self.pathSeparatorByte) else { continue }
-                result[ref, default: [:]][path] = try value(row[2], "value of \(ref).\(path)")
+                result[ref, default: [:]][path] = try row.value(2, "value of \(ref).\(path)")
             }
         }
         return result
@@ -167,24 +150,11 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
         "SELECT object, path, value FROM fields WHERE object IN ("
         + (1...objectsPerFieldQuery).map { "?\($0)" }.joined(separator: ", ") + ") AND value IS NOT NULL"
 
-    private static let elementColumns =
-        "clock, client, idx, position, position_clock, position_client, value, value_clock, value_client, erased"
-
-    private func element(_ row: [SQLiteValue], _ ref: ObjectRef, _ field: String) throws -> StoredListElement {
-        let id = ElementID(
-            clock: HLCTimestamp(rawValue: row[0].u64), clientFileID: row[1].u64,
-            index: UInt32(truncatingIfNeeded: row[2].u64))
-        guard let position = FractionalPosition(bytes: row[3].byteArray ?? []),
-            let value = try value(row[6], "element \(id) of \(ref).\(field)")
-        else { throw SyncStoreError("the stored element \(id) of \(ref).\(field) is corrupt") }
-        return StoredListElement(
-            id: id, position: position, positionTime: time(row, 4), value: value, valueTime: time(row, 7),
-            isErased: row[9].u64 != 0)
-    }
+    private static let elementColumns = StoredColumns.element
 
     func listElement(_ ref: ObjectRef, field: String, id: ElementID) throws -> StoredListElement? {
         guard let object = try objectID(ref),
-            let row = try db.row(
+            let row = try db.storedRow(
                 "SELECT \(Self.elementColumns) FROM list_elements "
                     + "WHERE object = ? AND field = ? AND clock = ? AND client = ? AND idx = ?",
                 [
@@ -192,90 +162,74 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
                     .u64(UInt64(id.index)),
                 ])
         else { return nil }
-        return try element(row, ref, field)
+        return try row.listElement(of: ref, field)
     }
 
     func listElements(_ ref: ObjectRef, field: String) throws -> [StoredListElement] {
         guard let object = try objectID(ref) else { return [] }
-        return try db.rows(
+        return try db.storedRows(
             "SELECT \(Self.elementColumns) FROM list_elements WHERE object = ? AND field = ?",
             [.integer(object), .text(field)]
-        ).map { try element($0, ref, field) }
+        ).map { try $0.listElement(of: ref, field) }
     }
 
     func listClearedAt(_ ref: ObjectRef, field: String) throws -> WriteTime {
         guard let object = try objectID(ref),
-            let row = try db.row(
+            let row = try db.storedRow(
                 "SELECT clock, client FROM list_clears WHERE object = ? AND field = ?",
                 [.integer(object), .text(field)])
         else { return .zero }
-        return time(row, 0)
+        return try row.time(0)
     }
 
     func setEntry(_ ref: ObjectRef, field: String, value: SyncValue) throws -> StoredSetEntry? {
         guard let object = try objectID(ref),
-            let row = try db.row(
-                "SELECT present, clock, client FROM set_entries WHERE object = ? AND field = ? AND value = ?",
+            let row = try db.storedRow(
+                "SELECT \(StoredColumns.setEntry) FROM set_entries WHERE object = ? AND field = ? AND value = ?",
                 [.integer(object), .text(field), .bytes(StoreEncoding.encode(value))])
         else { return nil }
-        return StoredSetEntry(value: value, isPresent: row[0].u64 != 0, time: time(row, 1))
+        return try row.setEntry(value)
     }
 
     func setEntries(_ ref: ObjectRef, field: String) throws -> [StoredSetEntry] {
         guard let object = try objectID(ref) else { return [] }
-        return try db.rows(
-            "SELECT value, present, clock, client FROM set_entries WHERE object = ? AND field = ?",
+        return try db.storedRows(
+            "SELECT value, \(StoredColumns.setEntry) FROM set_entries WHERE object = ? AND field = ?",
             [.integer(object), .text(field)]
-        ).map { row in
-            guard let value = try value(row[0], "set value of \(ref).\(field)") else {
-                throw SyncStoreError("a stored set value of \(ref).\(field) is missing")
-            }
-            return StoredSetEntry(value: value, isPresent: row[1].u64 != 0, time: time(row, 2))
-        }
+        ).map { try $0.setEntryWithValue(of: ref, field) }
     }
 
     func mapEntry(_ ref: ObjectRef, field: String, key: String) throws -> StoredMapEntry? {
         guard let object = try objectID(ref),
-            let row = try db.row(
-                "SELECT key, value, clock, client FROM map_entries WHERE object = ? AND field = ? AND key = ?",
+            let row = try db.storedRow(
+                "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = ? AND field = ? AND key = ?",
                 [.integer(object), .text(field), .text(key)])
         else { return nil }
-        return try mapEntry(row, ref, field)
+        return try row.mapEntry(of: ref, field)
     }
 
     func mapEntries(_ ref: ObjectRef, field: String) throws -> [StoredMapEntry] {
         guard let object = try objectID(ref) else { return [] }
-        return try db.rows(
-            "SELECT key, value, clock, client FROM map_entries WHERE object = ? AND field = ?",
+        return try db.storedRows(
+            "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = ? AND field = ?",
             [.integer(object), .text(field)]
-        ).map { try mapEntry($0, ref, field) }
-    }
-
-    private func mapEntry(_ row: [SQLiteValue], _ ref: ObjectRef, _ field: String) throws -> StoredMapEntry {
-        let key = row[0].string
-        return StoredMapEntry(
-            key: key, value: try value(row[1], "map entry \(ref).\(field)[\(key)]"), time: time(row, 2))
+        ).map { try $0.mapEntry(of: ref, field) }
     }
 
     func history(after serverVersion: UInt64, limit: Int) throws -> [HistoryEntry] {
-        try db.rows(
+        try db.storedRows(
             "SELECT server_version, kept FROM history WHERE server_version > ? ORDER BY server_version LIMIT ?",
             [.u64(serverVersion), .integer(Int64(max(0, limit)))]
-        ).map { HistoryEntry(serverVersion: $0[0].u64, kept: try changeset($0[1], at: $0[0].u64)) }
+        ).map { try $0.historyEntry() }
     }
 
     func originalChangesets(after serverVersion: UInt64, limit: Int) throws -> [(serverVersion: UInt64, Changeset)] {
-        try db.rows(
+        try db.storedRows(
             "SELECT server_version, original FROM history WHERE server_version > ? ORDER BY server_version LIMIT ?",
             [.u64(serverVersion), .integer(Int64(max(0, limit)))]
-        ).map { ($0[0].u64, try changeset($0[1], at: $0[0].u64)) }
-    }
-
-    private func changeset(_ column: SQLiteValue, at serverVersion: UInt64) throws -> Changeset {
-        do {
-            return try StoreEncoding.decodeChangeset(column.byteArray ?? [])
-        } catch {
-            throw SyncStoreError("\(error) (the changeset of server version \(serverVersion))")
+        ).map { row in
+            let entry = try row.historyEntry()
+            return (entry.serverVersion, entry.kept)
         }
     }
 
@@ -298,11 +252,10 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
 
     func client(_ fileID: UInt64) throws -> ClientRecord? {
         guard
-            let row = try db.row(
-                "SELECT salt, last_client_version, user FROM clients WHERE file_id = ?", [.u64(fileID)])
+            let row = try db.storedRow(
+                "SELECT \(StoredColumns.client), user FROM clients WHERE file_id = ?", [.u64(fileID)])
         else { return nil }
-        return ClientRecord(
-            fileID: fileID, salt: row[0].u64, lastIntegratedClientVersion: row[1].u64, user: row[2].string)
+        return try row.client(fileID)
     }
 
     // MARK: Writes

@@ -15,15 +15,15 @@ extension SQLiteSyncStoreTransaction {
     }
 
     func heldObjects(by fileID: UInt64, after cursor: UInt64, limit: Int) throws -> [(cursor: UInt64, ref: ObjectRef)] {
-        try db.rows(
+        try db.storedRows(
             """
             SELECT o.id, o.class, o.pk FROM held h JOIN objects o ON o.id = h.object
             WHERE h.file_id = ? AND h.object > ? ORDER BY h.object LIMIT ?
             """,
             [.u64(fileID), .u64(cursor), .integer(Int64(max(0, limit)))]
         ).map { row in
-            let key = try StoreEncoding.decodePrimaryKey(row[2].byteArray ?? [])
-            return (row[0].u64, ObjectRef(row[1].string, key))
+            let (id, ref) = try row.objectInPage()
+            return (UInt64(bitPattern: id), ref)
         }
     }
 

@@ -4,10 +4,10 @@ import RealmDatabase
 /// but several servers in one process may share a file; the tests of the shared path run on it.
 extension SQLiteSyncStoreTransaction {
     func unsettledUploads(limit: Int) throws -> [InboxUpload] {
-        try db.rows(
-            "SELECT id, client_file_id, body FROM inbox WHERE settled_at IS NULL ORDER BY id LIMIT ?",
+        try db.storedRows(
+            "SELECT \(StoredColumns.inboxUpload) FROM inbox WHERE settled_at IS NULL ORDER BY id LIMIT ?",
             [.integer(Int64(max(0, limit)))]
-        ).map { InboxUpload(id: $0[0].u64, clientFileID: $0[1].u64, body: $0[2].byteArray ?? []) }
+        ).map { try $0.inboxUpload() }
     }
 
     func uploadOutcomes(_ ids: [UInt64]) throws -> [UInt64: [UInt8]] {
