@@ -1,21 +1,18 @@
 import RealmSync
 
-/// The tables of `PostgresSyncStore`: those of the SQLite store (`SQLiteSyncStore`), with the same
-/// meaning, in PostgreSQL's types. Unsigned numbers are BIGINT bit for bit; field paths (names joined
-/// by U+0001) and map keys are BYTEA, since PostgreSQL text cannot hold every string a client sends.
+/// The tables of `PostgresSyncStore`: `StoreSchema`'s, the SQLite store's, in PostgreSQL's types
+/// (`StoreDialect.postgres`). Unsigned numbers are BIGINT bit for bit; field paths (names joined by
+/// U+0001) and map keys are BYTEA, since PostgreSQL text cannot hold every string a client sends.
 ///
-/// Each entry of `migrations` takes the schema from its index to the next version; the version
-/// reached is the `schema_version` row of `meta`. Opening a store runs the missing ones under an
-/// advisory lock, so several servers opening one database at once upgrade it once.
+/// The version reached is the `schema_version` row of `meta`. A new database gets `StoreSchema`'s
+/// tables at once, at `version`; one of an earlier version runs the `upgrades` after it. Both run
+/// under an advisory lock, so several servers opening one database at once create or upgrade it once.
 ///
-/// Version 2 adds the `inbox` of several servers sharing the store (docs/SYNC.md "Several servers on
+/// Version 2 added the `inbox` of several servers sharing the store (docs/SYNC.md "Several servers on
 /// one store"): uploads keyed by (client file, last client version), written by any server, drained
 /// by the integrator, which records each outcome; the integrator's advisory lock and LISTEN/NOTIFY
-/// need no table. Version 3 indexes the held log by server
-/// version instead of by sequence number.
+/// need no table. Version 3 indexes the held log by server version instead of by sequence number.
 enum PostgresStoreSchema {
-    static let version = Int64(migrations.count)
-
     /// The key of the advisory lock taken while the schema is created or upgraded.
     static let upgradeLock: Int64 = 0x5265_616C_6D53_0001
     /// The key of the advisory lock taken while a client file id is allocated.
@@ -26,49 +23,12 @@ enum PostgresStoreSchema {
     static let inboxChannel = "realmhost_inbox"
     static let historyChannel = "realmhost_history"
 
-    static let migrations: [String] = [
-        // 1: the SQLite store's tables.
-        """
-        CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value BIGINT NOT NULL);
-        CREATE TABLE objects(
-            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, class TEXT NOT NULL, pk BYTEA NOT NULL,
-            live BOOLEAN NOT NULL, erased_at BIGINT NOT NULL, erased_by BIGINT NOT NULL, creator TEXT NOT NULL,
-            created_at BIGINT NOT NULL, UNIQUE(class, pk));
-        CREATE INDEX objects_by_class ON objects(class, live, id);
-        CREATE TABLE fields(
-            object BIGINT NOT NULL, path BYTEA NOT NULL, value BYTEA, clock BIGINT NOT NULL, client BIGINT NOT NULL,
-            replaced_at BIGINT NOT NULL, replaced_by BIGINT NOT NULL, PRIMARY KEY(object, path));
-        CREATE TABLE list_elements(
-            object BIGINT NOT NULL, field TEXT NOT NULL, clock BIGINT NOT NULL, client BIGINT NOT NULL,
-            idx BIGINT NOT NULL, position BYTEA NOT NULL, position_clock BIGINT NOT NULL,
-            position_client BIGINT NOT NULL, value BYTEA NOT NULL, value_clock BIGINT NOT NULL,
-            value_client BIGINT NOT NULL, erased BOOLEAN NOT NULL, PRIMARY KEY(object, field, clock, client, idx));
-        CREATE TABLE list_clears(
-            object BIGINT NOT NULL, field TEXT NOT NULL, clock BIGINT NOT NULL, client BIGINT NOT NULL,
-            PRIMARY KEY(object, field));
-        CREATE TABLE set_entries(
-            object BIGINT NOT NULL, field TEXT NOT NULL, value BYTEA NOT NULL, present BOOLEAN NOT NULL,
-            clock BIGINT NOT NULL, client BIGINT NOT NULL, PRIMARY KEY(object, field, value));
-        CREATE TABLE map_entries(
-            object BIGINT NOT NULL, field TEXT NOT NULL, key BYTEA NOT NULL, value BYTEA, clock BIGINT NOT NULL,
-            client BIGINT NOT NULL, PRIMARY KEY(object, field, key));
-        CREATE TABLE history(
-            server_version BIGINT PRIMARY KEY, client_file_id BIGINT NOT NULL, client_version BIGINT NOT NULL,
-            based_on BIGINT NOT NULL, clock BIGINT NOT NULL, original BYTEA NOT NULL, kept BYTEA NOT NULL);
-        CREATE INDEX history_by_client ON history(client_file_id, server_version);
-        CREATE TABLE clients(
-            file_id BIGINT PRIMARY KEY, salt BIGINT NOT NULL, last_client_version BIGINT NOT NULL,
-            user_name TEXT NOT NULL);
-        CREATE TABLE held(file_id BIGINT NOT NULL, object BIGINT NOT NULL, PRIMARY KEY(file_id, object));
-        CREATE INDEX held_by_object ON held(object, file_id);
-        CREATE TABLE held_log(
-            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, file_id BIGINT NOT NULL, object BIGINT NOT NULL,
-            server_version BIGINT NOT NULL, query_version BIGINT NOT NULL, held BOOLEAN NOT NULL);
-        CREATE INDEX held_log_by_file ON held_log(file_id, seq);
-        CREATE INDEX held_log_by_object ON held_log(file_id, object);
-        """,
+    static let version: Int64 = 3
+
+    /// `upgrades[v]` takes a database of version `v` to `v + 1`.
+    static let upgrades: [Int64: String] = [
         // 2: the inbox of several servers on one store (any server adds, the integrator settles).
-        """
+        1: """
         CREATE TABLE inbox(
             id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, client_file_id BIGINT NOT NULL,
             last_client_version BIGINT NOT NULL, body BYTEA NOT NULL, outcome BYTEA, settled_at BIGINT,
@@ -78,7 +38,7 @@ enum PostgresStoreSchema {
         // 3: a file's held log by server version rather than by sequence number: forgetting what a
         // replica confirmed read the file's whole log; a rewind reads the versions after a position
         // and orders those few by sequence, and a reset deletes by file alone.
-        """
+        2: """
         DROP INDEX held_log_by_file;
         CREATE INDEX held_log_by_version ON held_log(file_id, server_version);
         """,
@@ -105,9 +65,17 @@ enum PostgresStoreSchema {
                 "the PostgreSQL store \(connection.location) has schema version \(current); this realm-host knows "
                     + "versions up to \(version)")
         }
-        for step in Int(current)..<migrations.count {
-            // One statement at a time: postgres-nio prepares each query, and a prepared statement is one.
-            for statement in migrations[step].split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
+        // One statement at a time: postgres-nio prepares each query, and a prepared statement is one.
+        if current == 0 {
+            for statement in StoreSchema.creation(in: .postgres) {
+                try connection.query(statement, [], "creating the store's tables")
+            }
+        }
+        for step in (current == 0 ? version : current)..<version {
+            guard let upgrade = upgrades[step] else {
+                throw SyncStoreError("this realm-host cannot upgrade a PostgreSQL store of schema version \(step)")
+            }
+            for statement in upgrade.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
                 try connection.query(String(statement), [], "upgrading the schema to version \(step + 1)")
             }
         }
@@ -128,4 +96,20 @@ enum PostgresStoreSchema {
             "SELECT value FROM meta WHERE key = 'schema_version'", [], "reading the schema version"
         ).first?.int(0) ?? 0
     }
+}
+
+extension StoreDialect {
+    /// PostgreSQL's: BIGINT numbers, BOOLEAN booleans, BYTEA for bytes and for key texts (a text
+    /// cannot hold a NUL), identity columns for row numbers.
+    static let postgres = StoreDialect(
+        typeName: { type in
+            switch type {
+            case .rowID: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+            case .integer: "BIGINT"
+            case .boolean: "BOOLEAN"
+            case .text: "TEXT"
+            case .bytes, .keyText: "BYTEA"
+            }
+        },
+        rowID: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", tableWithoutRowID: "")
 }

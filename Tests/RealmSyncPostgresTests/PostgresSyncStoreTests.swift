@@ -39,6 +39,77 @@ final class PostgresSyncStoreTests: XCTestCase {
         }
     }
 
+    /// The tables of version 1 as builds before `StoreSchema` created them.
+    private static let version1Schema = """
+        CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value BIGINT NOT NULL);
+        CREATE TABLE objects(
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, class TEXT NOT NULL, pk BYTEA NOT NULL,
+            live BOOLEAN NOT NULL, erased_at BIGINT NOT NULL, erased_by BIGINT NOT NULL, creator TEXT NOT NULL,
+            created_at BIGINT NOT NULL, UNIQUE(class, pk));
+        CREATE INDEX objects_by_class ON objects(class, live, id);
+        CREATE TABLE fields(
+            object BIGINT NOT NULL, path BYTEA NOT NULL, value BYTEA, clock BIGINT NOT NULL, client BIGINT NOT NULL,
+            replaced_at BIGINT NOT NULL, replaced_by BIGINT NOT NULL, PRIMARY KEY(object, path));
+        CREATE TABLE list_elements(
+            object BIGINT NOT NULL, field TEXT NOT NULL, clock BIGINT NOT NULL, client BIGINT NOT NULL,
+            idx BIGINT NOT NULL, position BYTEA NOT NULL, position_clock BIGINT NOT NULL,
+            position_client BIGINT NOT NULL, value BYTEA NOT NULL, value_clock BIGINT NOT NULL,
+            value_client BIGINT NOT NULL, erased BOOLEAN NOT NULL, PRIMARY KEY(object, field, clock, client, idx));
+        CREATE TABLE list_clears(
+            object BIGINT NOT NULL, field TEXT NOT NULL, clock BIGINT NOT NULL, client BIGINT NOT NULL,
+            PRIMARY KEY(object, field));
+        CREATE TABLE set_entries(
+            object BIGINT NOT NULL, field TEXT NOT NULL, value BYTEA NOT NULL, present BOOLEAN NOT NULL,
+            clock BIGINT NOT NULL, client BIGINT NOT NULL, PRIMARY KEY(object, field, value));
+        CREATE TABLE map_entries(
+            object BIGINT NOT NULL, field TEXT NOT NULL, key BYTEA NOT NULL, value BYTEA, clock BIGINT NOT NULL,
+            client BIGINT NOT NULL, PRIMARY KEY(object, field, key));
+        CREATE TABLE history(
+            server_version BIGINT PRIMARY KEY, client_file_id BIGINT NOT NULL, client_version BIGINT NOT NULL,
+            based_on BIGINT NOT NULL, clock BIGINT NOT NULL, original BYTEA NOT NULL, kept BYTEA NOT NULL);
+        CREATE INDEX history_by_client ON history(client_file_id, server_version);
+        CREATE TABLE clients(
+            file_id BIGINT PRIMARY KEY, salt BIGINT NOT NULL, last_client_version BIGINT NOT NULL,
+            user_name TEXT NOT NULL);
+        CREATE TABLE held(file_id BIGINT NOT NULL, object BIGINT NOT NULL, PRIMARY KEY(file_id, object));
+        CREATE INDEX held_by_object ON held(object, file_id);
+        CREATE TABLE held_log(
+            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, file_id BIGINT NOT NULL, object BIGINT NOT NULL,
+            server_version BIGINT NOT NULL, query_version BIGINT NOT NULL, held BOOLEAN NOT NULL);
+        CREATE INDEX held_log_by_file ON held_log(file_id, seq);
+        CREATE INDEX held_log_by_object ON held_log(file_id, object);
+        """
+
+    /// Every table's columns and every index's definition, as the catalog states them.
+    private func catalog(_ connection: BlockingPostgresConnection) throws -> [String] {
+        let columns = try connection.rows(
+            """
+            SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' '
+                || coalesce(is_identity, '') FROM information_schema.columns
+            WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position
+            """, [], "test")
+        let indexes = try connection.rows(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname", [], "test")
+        return try (columns + indexes).map { try $0.text(0) }
+    }
+
+    func testAStoreOfVersion1IsUpgradedToTheTablesANewStoreGets() throws {
+        let new = try admin(try place.open("new", historySalt: 1, schema: nil))
+        defer { new.close() }
+        let database = try TestPostgresDatabase("pgstore_v1")
+        let old = try BlockingPostgresConnection(database.location)
+        defer { old.close() }
+        for statement in Self.version1Schema.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
+            try old.query(String(statement), [], "test")
+        }
+        try old.query("INSERT INTO meta(key, value) VALUES ('schema_version', 1)", [], "test")
+        _ = try PostgresSyncStore(location: database.location, historySalt: 1, schema: nil)
+        let expected = try catalog(new)
+        XCTAssertEqual(try catalog(old), expected)
+        XCTAssertTrue(expected.contains { $0.contains("inbox_unsettled") && $0.contains("WHERE (settled_at IS NULL)") })
+        XCTAssertTrue(expected.contains("clients.user_name text NO NO"), "\(expected)")
+    }
+
     func testAWriteWhoseStatementFailedInsideIsRolledBackAndSaysSo() throws {
         let store = try place.open(historySalt: 42, schema: nil)
         // The body swallows a failed statement: PostgreSQL aborted the transaction all the same.

@@ -1,1 +1,1 @@
-../../RealmSyncTests/ClientTestSupport.swift
+../../RealmSyncTests/Client/ClientTestSupport.swift

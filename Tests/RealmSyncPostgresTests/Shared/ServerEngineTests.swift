@@ -1,1 +1,1 @@
-../../RealmSyncTests/ServerEngineTests.swift
+../../RealmSyncTests/Server/ServerEngineTests.swift

@@ -1,1 +1,1 @@
-../../RealmSyncTests/ServerIntegrationOrderTests.swift
+../../RealmSyncTests/Server/ServerIntegrationOrderTests.swift

@@ -1,1 +1,1 @@
-../../RealmSyncTests/ServerRandomizedTests.swift
+../../RealmSyncTests/Server/ServerRandomizedTests.swift

@@ -1,1 +1,1 @@
-../../RealmSyncTests/ServerSemanticsTests.swift
+../../RealmSyncTests/Server/ServerSemanticsTests.swift

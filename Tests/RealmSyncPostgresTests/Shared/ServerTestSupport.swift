@@ -1,1 +1,1 @@
-../../RealmSyncTests/ServerTestSupport.swift
+../../RealmSyncTests/Server/ServerTestSupport.swift

@@ -1,1 +1,1 @@
-../../RealmSyncTests/SharedStoreServerTests.swift
+../../RealmSyncTests/Server/SharedStoreServerTests.swift

@@ -1,1 +1,1 @@
-../../RealmSyncTests/StoreBatchReadTests.swift
+../../RealmSyncTests/Store/StoreBatchReadTests.swift

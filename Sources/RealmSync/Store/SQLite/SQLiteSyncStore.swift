@@ -37,9 +37,13 @@ public final class SQLiteSyncStore: SyncStore {
             let synchronous = waitsForTheDisk ? "FULL" : "OFF"
             try connection.execute(
                 "PRAGMA journal_mode=WAL; PRAGMA synchronous=\(synchronous); PRAGMA foreign_keys=OFF")
-            try connection.execute(Self.schemaSQL)
-            try connection.run(
-                "INSERT OR IGNORE INTO meta(key, value) VALUES ('history_salt', ?)", [.u64(historySalt)])
+            try connection.inTransaction(.immediate) { () throws -> (SQLiteTransactionEnd, Void) in
+                try Self.upgrade(connection)
+                for statement in StoreSchema.creation(in: .sqlite) { try connection.execute(statement) }
+                try connection.run(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('history_salt', ?)", [.u64(historySalt)])
+                return (.commit, ())
+            }
         } catch {
             throw SyncStoreError("cannot open the sync store \(path): \(error)")
         }
@@ -69,56 +73,38 @@ public final class SQLiteSyncStore: SyncStore {
 
     static let busyTimeoutMilliseconds: Int32 = 5000
 
-    private static let schemaSQL = """
-        CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS objects(
-            id INTEGER PRIMARY KEY, class TEXT NOT NULL, pk BLOB NOT NULL, live INTEGER NOT NULL,
-            erased_at INTEGER NOT NULL, erased_by INTEGER NOT NULL, creator TEXT NOT NULL,
-            created_at INTEGER NOT NULL,
-            UNIQUE(class, pk));
-        CREATE INDEX IF NOT EXISTS objects_by_class ON objects(class, live, id);
-        CREATE TABLE IF NOT EXISTS fields(
-            object INTEGER NOT NULL, path TEXT NOT NULL, value BLOB, clock INTEGER NOT NULL,
-            client INTEGER NOT NULL, replaced_at INTEGER NOT NULL, replaced_by INTEGER NOT NULL,
-            PRIMARY KEY(object, path)) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS list_elements(
-            object INTEGER NOT NULL, field TEXT NOT NULL, clock INTEGER NOT NULL, client INTEGER NOT NULL,
-            idx INTEGER NOT NULL, position BLOB NOT NULL, position_clock INTEGER NOT NULL,
-            position_client INTEGER NOT NULL, value BLOB NOT NULL, value_clock INTEGER NOT NULL,
-            value_client INTEGER NOT NULL, erased INTEGER NOT NULL,
-            PRIMARY KEY(object, field, clock, client, idx)) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS list_clears(
-            object INTEGER NOT NULL, field TEXT NOT NULL, clock INTEGER NOT NULL, client INTEGER NOT NULL,
-            PRIMARY KEY(object, field)) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS set_entries(
-            object INTEGER NOT NULL, field TEXT NOT NULL, value BLOB NOT NULL, present INTEGER NOT NULL,
-            clock INTEGER NOT NULL, client INTEGER NOT NULL, PRIMARY KEY(object, field, value)) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS map_entries(
-            object INTEGER NOT NULL, field TEXT NOT NULL, key TEXT NOT NULL, value BLOB,
-            clock INTEGER NOT NULL, client INTEGER NOT NULL, PRIMARY KEY(object, field, key)) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS history(
-            server_version INTEGER PRIMARY KEY, client_file_id INTEGER NOT NULL,
-            client_version INTEGER NOT NULL, based_on INTEGER NOT NULL, clock INTEGER NOT NULL,
-            original BLOB NOT NULL, kept BLOB NOT NULL);
-        CREATE INDEX IF NOT EXISTS history_by_client ON history(client_file_id, server_version);
-        CREATE TABLE IF NOT EXISTS clients(
-            file_id INTEGER PRIMARY KEY, salt INTEGER NOT NULL, last_client_version INTEGER NOT NULL,
-            user TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS held(
-            file_id INTEGER NOT NULL, object INTEGER NOT NULL, PRIMARY KEY(file_id, object)) WITHOUT ROWID;
-        CREATE INDEX IF NOT EXISTS held_by_object ON held(object, file_id);
-        CREATE TABLE IF NOT EXISTS held_log(
-            seq INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, object INTEGER NOT NULL,
-            server_version INTEGER NOT NULL, query_version INTEGER NOT NULL, held INTEGER NOT NULL);
-        DROP INDEX IF EXISTS held_log_by_file;
-        CREATE INDEX IF NOT EXISTS held_log_by_version ON held_log(file_id, server_version);
-        CREATE INDEX IF NOT EXISTS held_log_by_object ON held_log(file_id, object);
-        CREATE TABLE IF NOT EXISTS inbox(
-            id INTEGER PRIMARY KEY, client_file_id INTEGER NOT NULL, last_client_version INTEGER NOT NULL,
-            body BLOB NOT NULL, outcome BLOB, settled_at INTEGER,
-            UNIQUE(client_file_id, last_client_version));
-        CREATE INDEX IF NOT EXISTS inbox_unsettled ON inbox(settled_at, id);
-        """
+    /// Brings a file made by an earlier build to `StoreSchema`'s shape before the missing tables and
+    /// indexes are created; each step acts only on the old shape, so it runs once. In the opening
+    /// transaction: two processes opening one old file upgrade it once.
+    private static func upgrade(_ connection: SQLiteConnection) throws {
+        // The held log by server version rather than by sequence number (as PostgreSQL's version 3).
+        try connection.execute("DROP INDEX IF EXISTS held_log_by_file")
+        // The client's user under PostgreSQL's name (`user` is reserved there).
+        if try !connection.rows("SELECT 1 FROM pragma_table_info('clients') WHERE name = 'user'").isEmpty {
+            try connection.execute("ALTER TABLE clients RENAME COLUMN user TO user_name")
+        }
+        // The unsettled uploads as a partial index, as PostgreSQL's.
+        let inbox = try connection.rows(
+            "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'inbox_unsettled'")
+        if case .text(let sql)? = inbox.first?.first, !sql.contains("WHERE") {
+            try connection.execute("DROP INDEX inbox_unsettled")
+        }
+    }
+}
+
+extension StoreDialect {
+    /// SQLite's: booleans and numbers are INTEGER, key texts TEXT; a table keyed by something else
+    /// than its rowid is WITHOUT ROWID (its rows stored in its key's order, no second b-tree).
+    static let sqlite = StoreDialect(
+        typeName: { type in
+            switch type {
+            case .rowID: "INTEGER PRIMARY KEY"
+            case .integer, .boolean: "INTEGER"
+            case .text, .keyText: "TEXT"
+            case .bytes: "BLOB"
+            }
+        },
+        rowID: "INTEGER PRIMARY KEY", tableWithoutRowID: " WITHOUT ROWID")
 }
 
 extension SQLiteValue {

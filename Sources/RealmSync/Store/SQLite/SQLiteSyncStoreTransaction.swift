@@ -253,7 +253,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func client(_ fileID: UInt64) throws -> ClientRecord? {
         guard
             let row = try db.storedRow(
-                "SELECT \(StoredColumns.client), user FROM clients WHERE file_id = ?", [.u64(fileID)])
+                "SELECT \(StoredColumns.client), user_name FROM clients WHERE file_id = ?", [.u64(fileID)])
         else { return nil }
         return try row.client(fileID)
     }
@@ -359,7 +359,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
 
     func writeClient(_ record: ClientRecord) throws {
         try db.run(
-            "INSERT OR REPLACE INTO clients(file_id, salt, last_client_version, user) VALUES (?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO clients(file_id, salt, last_client_version, user_name) VALUES (?, ?, ?, ?)",
             [.u64(record.fileID), .u64(record.salt), .u64(record.lastIntegratedClientVersion), .text(record.user)])
     }
 
