@@ -19,6 +19,21 @@ package enum QueryCompareOp: String {
     package var isStringOperator: Bool { [.beginsWith, .endsWith, .contains, .like].contains(self) }
     package var isOrdering: Bool { [.less, .lessEqual, .greater, .greaterEqual].contains(self) }
 
+    /// How SQL tests a `realm_cmp(…)` result (-1, 0 or 1; NULL when the two cannot be compared) for
+    /// this operator: what follows the call. nil for an operator `realm_cmp` does not decide. The
+    /// local queries and the sync store's view queries both use it.
+    package var realmCmpCondition: String? {
+        switch self {
+        case .equal: "= 0"
+        case .notEqual: "<> 0"
+        case .less: "= -1"
+        case .lessEqual: "IN (-1, 0)"
+        case .greater: "= 1"
+        case .greaterEqual: "IN (0, 1)"
+        case .beginsWith, .endsWith, .contains, .like, .in: nil
+        }
+    }
+
     /// The operator with its operands swapped (`3 < age` is `age > 3`). String operators don't swap.
     package var swapped: QueryCompareOp {
         switch self {

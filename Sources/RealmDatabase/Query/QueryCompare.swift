@@ -247,15 +247,8 @@ extension QueryTranslator {
 
     /// SQL for `realm_cmp(...)` tested against an operator.
     private func cmpResult(_ call: SQLFragment, _ op: QueryCompareOp) -> SQLFragment {
-        switch op {
-        case .equal: return "\(call) = 0"
-        case .notEqual: return "\(call) <> 0"
-        case .less: return "\(call) = -1"
-        case .lessEqual: return "\(call) IN (-1, 0)"
-        case .greater: return "\(call) = 1"
-        case .greaterEqual: return "\(call) IN (0, 1)"
-        default: return "0"
-        }
+        guard let condition = op.realmCmpCondition else { return "0" }
+        return "\(call) \(raw: condition)"
     }
 
     private func sqlOperator(_ op: QueryCompareOp) -> String {

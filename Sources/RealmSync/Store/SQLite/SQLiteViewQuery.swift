@@ -93,15 +93,7 @@ struct SQLiteViewQuery {
         }
         if ViewValueRepresentation.isNaN(right) { return op == .notEqual ? "1" : "0" }
         let (value, tag) = ViewValueRepresentation.tagged(right)
-        let call = "realm_cmp(\(haystack), sync_tag(\(stored)), \(bind(value)), \(tag))"
-        switch op {
-        case .equal: return "\(call) = 0"
-        case .notEqual: return "\(call) <> 0"
-        case .less: return "\(call) = -1"
-        case .lessEqual: return "\(call) IN (-1, 0)"
-        case .greater: return "\(call) = 1"
-        case .greaterEqual: return "\(call) IN (0, 1)"
-        default: return "0"
-        }
+        guard let condition = QueryCompareOp(rawValue: op.rawValue)?.realmCmpCondition else { return "0" }
+        return "realm_cmp(\(haystack), sync_tag(\(stored)), \(bind(value)), \(tag)) \(condition)"
     }
 }
