@@ -3,12 +3,24 @@ import RealmSync
 /// Lists (every element ever inserted, tombstones kept), their last clear, sets and maps.
 extension PostgresSyncStoreTransaction {
     private static let elementColumns = StoredColumns.element
+    // Statements whose column lists come from `StoredColumns`, built once (not per call).
+    private static let elementSQL =
+        "SELECT \(elementColumns) FROM list_elements "
+        + "WHERE object = $1 AND field = $2 AND clock = $3 AND client = $4 AND idx = $5"
+    private static let elementsSQL = "SELECT \(elementColumns) FROM list_elements WHERE object = $1 AND field = $2"
+    private static let setEntrySQL =
+        "SELECT \(StoredColumns.setEntry) FROM set_entries WHERE object = $1 AND field = $2 AND value = $3"
+    private static let setEntriesSQL =
+        "SELECT value, \(StoredColumns.setEntry) FROM set_entries WHERE object = $1 AND field = $2"
+    private static let mapEntrySQL =
+        "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = $1 AND field = $2 AND key = $3"
+    private static let mapEntriesSQL =
+        "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = $1 AND field = $2"
 
     func listElement(_ ref: ObjectRef, field: String, id: ElementID) throws -> StoredListElement? {
         guard let object = try objectID(ref),
             let row = try select(
-                "SELECT \(Self.elementColumns) FROM list_elements "
-                    + "WHERE object = $1 AND field = $2 AND clock = $3 AND client = $4 AND idx = $5",
+                Self.elementSQL,
                 [.int(object), .text(field), .u64(id.clock.rawValue), .u64(id.clientFileID), .int(Int64(id.index))],
                 "reading element \(id) of \(ref).\(field)"
             ).first
@@ -19,7 +31,7 @@ extension PostgresSyncStoreTransaction {
     func listElements(_ ref: ObjectRef, field: String) throws -> [StoredListElement] {
         guard let object = try objectID(ref) else { return [] }
         return try select(
-            "SELECT \(Self.elementColumns) FROM list_elements WHERE object = $1 AND field = $2",
+            Self.elementsSQL,
             [.int(object), .text(field)], "reading the list \(ref).\(field)"
         ).map { try $0.listElement(of: ref, field) }
     }
@@ -37,7 +49,7 @@ extension PostgresSyncStoreTransaction {
     func setEntry(_ ref: ObjectRef, field: String, value: SyncValue) throws -> StoredSetEntry? {
         guard let object = try objectID(ref),
             let row = try select(
-                "SELECT \(StoredColumns.setEntry) FROM set_entries WHERE object = $1 AND field = $2 AND value = $3",
+                Self.setEntrySQL,
                 [.int(object), .text(field), .bytes(StoreEncoding.encode(value))],
                 "reading a set entry of \(ref).\(field)"
             ).first
@@ -48,7 +60,7 @@ extension PostgresSyncStoreTransaction {
     func setEntries(_ ref: ObjectRef, field: String) throws -> [StoredSetEntry] {
         guard let object = try objectID(ref) else { return [] }
         return try select(
-            "SELECT value, \(StoredColumns.setEntry) FROM set_entries WHERE object = $1 AND field = $2",
+            Self.setEntriesSQL,
             [.int(object), .text(field)], "reading the set \(ref).\(field)"
         ).map { try $0.setEntryWithValue(of: ref, field) }
     }
@@ -56,7 +68,7 @@ extension PostgresSyncStoreTransaction {
     func mapEntry(_ ref: ObjectRef, field: String, key: String) throws -> StoredMapEntry? {
         guard let object = try objectID(ref),
             let row = try select(
-                "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = $1 AND field = $2 AND key = $3",
+                Self.mapEntrySQL,
                 [.int(object), .text(field), .bytes(Array(key.utf8))], "reading \(ref).\(field)[\(key)]"
             ).first
         else { return nil }
@@ -66,7 +78,7 @@ extension PostgresSyncStoreTransaction {
     func mapEntries(_ ref: ObjectRef, field: String) throws -> [StoredMapEntry] {
         guard let object = try objectID(ref) else { return [] }
         return try select(
-            "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = $1 AND field = $2",
+            Self.mapEntriesSQL,
             [.int(object), .text(field)], "reading the map \(ref).\(field)"
         ).map { try $0.mapEntry(of: ref, field) }
     }

@@ -2,6 +2,8 @@ import RealmSync
 
 /// The dense history of integrated changesets, and the client files.
 extension PostgresSyncStoreTransaction {
+    private static let clientSQL = "SELECT \(StoredColumns.client), user_name FROM clients WHERE file_id = $1"
+
     func history(after serverVersion: UInt64, limit: Int) throws -> [HistoryEntry] {
         try select(
             "SELECT server_version, kept FROM history WHERE server_version > $1 ORDER BY server_version LIMIT $2",
@@ -47,7 +49,7 @@ extension PostgresSyncStoreTransaction {
     private func readClient(_ fileID: UInt64) throws -> ClientRecord? {
         guard
             let row = try lookUp(
-                "SELECT \(StoredColumns.client), user_name FROM clients WHERE file_id = $1", [.u64(fileID)],
+                Self.clientSQL, [.u64(fileID)],
                 "reading client file \(fileID)"
             ).first
         else { return nil }

@@ -4,9 +4,12 @@ import RealmSync
 /// the SQLite store keeps it. Adding an upload notifies the integrator, settling one every server;
 /// PostgreSQL delivers a notification at the commit, once per channel and transaction.
 extension PostgresSyncStoreTransaction {
+    private static let unsettledUploadsSQL =
+        "SELECT \(StoredColumns.inboxUpload) FROM inbox WHERE settled_at IS NULL ORDER BY id LIMIT $1"
+
     func unsettledUploads(limit: Int) throws -> [InboxUpload] {
         try select(
-            "SELECT \(StoredColumns.inboxUpload) FROM inbox WHERE settled_at IS NULL ORDER BY id LIMIT $1",
+            Self.unsettledUploadsSQL,
             [.int(Int64(max(0, limit)))], "reading the inbox"
         ).map { try $0.inboxUpload() }
     }

@@ -40,9 +40,11 @@ struct SQLiteStoredRow: StoredRow {
 }
 
 extension SQLiteConnection {
-    /// The rows of a statement, for the shared decoders.
-    func storedRows(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> [SQLiteStoredRow] {
-        try rows(sql, bindings).map(SQLiteStoredRow.init)
+    /// The rows of a statement, for the shared decoders (wrapped as they are read: no second array).
+    func storedRows(
+        _ sql: String, _ bindings: [SQLiteValue] = []
+    ) throws -> LazyMapSequence<[[SQLiteValue]], SQLiteStoredRow> {
+        try rows(sql, bindings).lazy.map(SQLiteStoredRow.init)
     }
 
     /// The first row of a statement, or nil, for the shared decoders.

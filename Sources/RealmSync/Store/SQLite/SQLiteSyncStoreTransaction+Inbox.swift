@@ -3,9 +3,12 @@ import RealmDatabase
 /// The inbox of uploads (docs/SYNC.md "Several servers on one store"). SQLite serves one machine,
 /// but several servers in one process may share a file; the tests of the shared path run on it.
 extension SQLiteSyncStoreTransaction {
+    private static let unsettledUploadsSQL =
+        "SELECT \(StoredColumns.inboxUpload) FROM inbox WHERE settled_at IS NULL ORDER BY id LIMIT ?"
+
     func unsettledUploads(limit: Int) throws -> [InboxUpload] {
         try db.storedRows(
-            "SELECT \(StoredColumns.inboxUpload) FROM inbox WHERE settled_at IS NULL ORDER BY id LIMIT ?",
+            Self.unsettledUploadsSQL,
             [.integer(Int64(max(0, limit)))]
         ).map { try $0.inboxUpload() }
     }

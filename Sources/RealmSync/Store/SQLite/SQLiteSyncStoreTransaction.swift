@@ -52,7 +52,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func object(_ ref: ObjectRef) throws -> StoredObject? {
         guard
             let row = try db.storedRow(
-                "SELECT id, \(StoredColumns.object) FROM objects WHERE class = ? AND pk = ?",
+                Self.objectSQL,
                 [.text(ref.className), .bytes(StoreEncoding.encode(ref.primaryKey))])
         else { return nil }
         objectIDs[ref] = Int64(bitPattern: try row.u64(0))
@@ -91,7 +91,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func field(_ ref: ObjectRef, path: [String]) throws -> StoredField? {
         guard let id = try objectID(ref),
             let row = try db.storedRow(
-                "SELECT \(StoredColumns.field) FROM fields WHERE object = ? AND path = ?",
+                Self.fieldSQL,
                 [.integer(id), .text(Self.key(path))])
         else { return nil }
         return try row.storedField("value of \(ref).\(path.joined(separator: "."))")
@@ -152,11 +152,32 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
 
     private static let elementColumns = StoredColumns.element
 
+    // Statements whose column lists come from `StoredColumns`, built once: a statement's text is
+    // also its key in the connection's statement cache, and interpolating it per call costs more
+    // than the lookup it keys.
+    private static let objectSQL = "SELECT id, \(StoredColumns.object) FROM objects WHERE class = ? AND pk = ?"
+    private static let fieldSQL = "SELECT \(StoredColumns.field) FROM fields WHERE object = ? AND path = ?"
+    private static let elementSQL =
+        "SELECT \(elementColumns) FROM list_elements "
+        + "WHERE object = ? AND field = ? AND clock = ? AND client = ? AND idx = ?"
+    private static let elementsSQL = "SELECT \(elementColumns) FROM list_elements WHERE object = ? AND field = ?"
+    private static let setEntrySQL =
+        "SELECT \(StoredColumns.setEntry) FROM set_entries WHERE object = ? AND field = ? AND value = ?"
+    private static let setEntriesSQL =
+        "SELECT value, \(StoredColumns.setEntry) FROM set_entries WHERE object = ? AND field = ?"
+    private static let mapEntrySQL =
+        "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = ? AND field = ? AND key = ?"
+    private static let mapEntriesSQL =
+        "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = ? AND field = ?"
+    private static let clientSQL = "SELECT \(StoredColumns.client), user_name FROM clients WHERE file_id = ?"
+    private static let writeElementSQL =
+        "INSERT OR REPLACE INTO list_elements(object, field, \(elementColumns)) "
+        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
     func listElement(_ ref: ObjectRef, field: String, id: ElementID) throws -> StoredListElement? {
         guard let object = try objectID(ref),
             let row = try db.storedRow(
-                "SELECT \(Self.elementColumns) FROM list_elements "
-                    + "WHERE object = ? AND field = ? AND clock = ? AND client = ? AND idx = ?",
+                Self.elementSQL,
                 [
                     .integer(object), .text(field), .u64(id.clock.rawValue), .u64(id.clientFileID),
                     .u64(UInt64(id.index)),
@@ -168,7 +189,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func listElements(_ ref: ObjectRef, field: String) throws -> [StoredListElement] {
         guard let object = try objectID(ref) else { return [] }
         return try db.storedRows(
-            "SELECT \(Self.elementColumns) FROM list_elements WHERE object = ? AND field = ?",
+            Self.elementsSQL,
             [.integer(object), .text(field)]
         ).map { try $0.listElement(of: ref, field) }
     }
@@ -185,7 +206,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func setEntry(_ ref: ObjectRef, field: String, value: SyncValue) throws -> StoredSetEntry? {
         guard let object = try objectID(ref),
             let row = try db.storedRow(
-                "SELECT \(StoredColumns.setEntry) FROM set_entries WHERE object = ? AND field = ? AND value = ?",
+                Self.setEntrySQL,
                 [.integer(object), .text(field), .bytes(StoreEncoding.encode(value))])
         else { return nil }
         return try row.setEntry(value)
@@ -194,7 +215,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func setEntries(_ ref: ObjectRef, field: String) throws -> [StoredSetEntry] {
         guard let object = try objectID(ref) else { return [] }
         return try db.storedRows(
-            "SELECT value, \(StoredColumns.setEntry) FROM set_entries WHERE object = ? AND field = ?",
+            Self.setEntriesSQL,
             [.integer(object), .text(field)]
         ).map { try $0.setEntryWithValue(of: ref, field) }
     }
@@ -202,7 +223,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func mapEntry(_ ref: ObjectRef, field: String, key: String) throws -> StoredMapEntry? {
         guard let object = try objectID(ref),
             let row = try db.storedRow(
-                "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = ? AND field = ? AND key = ?",
+                Self.mapEntrySQL,
                 [.integer(object), .text(field), .text(key)])
         else { return nil }
         return try row.mapEntry(of: ref, field)
@@ -211,7 +232,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func mapEntries(_ ref: ObjectRef, field: String) throws -> [StoredMapEntry] {
         guard let object = try objectID(ref) else { return [] }
         return try db.storedRows(
-            "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = ? AND field = ?",
+            Self.mapEntriesSQL,
             [.integer(object), .text(field)]
         ).map { try $0.mapEntry(of: ref, field) }
     }
@@ -253,7 +274,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func client(_ fileID: UInt64) throws -> ClientRecord? {
         guard
             let row = try db.storedRow(
-                "SELECT \(StoredColumns.client), user_name FROM clients WHERE file_id = ?", [.u64(fileID)])
+                Self.clientSQL, [.u64(fileID)])
         else { return nil }
         return try row.client(fileID)
     }
@@ -306,8 +327,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func writeListElement(_ ref: ObjectRef, field: String, _ element: StoredListElement) throws {
         let id = element.id
         try db.run(
-            "INSERT OR REPLACE INTO list_elements(object, field, \(Self.elementColumns)) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            Self.writeElementSQL,
             [
                 .integer(try requireObjectID(ref)), .text(field), .u64(id.clock.rawValue), .u64(id.clientFileID),
                 .u64(UInt64(id.index)), .bytes(element.position.bytes),
