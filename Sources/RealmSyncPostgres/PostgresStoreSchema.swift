@@ -111,5 +111,5 @@ extension StoreDialect {
             case .bytes, .keyText: "BYTEA"
             }
         },
-        rowID: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", tableWithoutRowID: "")
+        tableWithoutRowID: "")
 }

@@ -148,7 +148,7 @@ package enum StoreSchema {
         // A key of one number is the row's own key (SQLite's rowid): written on its column.
         let inlineKey = table.primaryKey.count == 1 ? table.primaryKey[0] : nil
         var parts = table.columns.map { column -> String in
-            if column.type == .rowID { return "\(column.name) \(dialect.rowID)" }
+            if column.type == .rowID { return "\(column.name) \(dialect.typeName(.rowID))" }
             var text = "\(column.name) \(dialect.typeName(column.type))"
             if column.name == inlineKey { return text + " PRIMARY KEY" }
             if !column.isNullable { text += " NOT NULL" }
@@ -164,18 +164,16 @@ package enum StoreSchema {
 
 /// How a store's SQL spells the schema's types.
 package struct StoreDialect: Sendable {
-    /// The type of each column type but `rowID`.
+    /// The SQL type of each column type; `rowID`'s includes its PRIMARY KEY (a number the store
+    /// assigns).
     package let typeName: @Sendable (StoreSchema.ColumnType) -> String
-    /// A row number column the store assigns, with its PRIMARY KEY.
-    package let rowID: String
     /// Appended to a table keyed by something else than a row number ("" where nothing is gained).
     package let tableWithoutRowID: String
 
     package init(
-        typeName: @escaping @Sendable (StoreSchema.ColumnType) -> String, rowID: String, tableWithoutRowID: String
+        typeName: @escaping @Sendable (StoreSchema.ColumnType) -> String, tableWithoutRowID: String
     ) {
         self.typeName = typeName
-        self.rowID = rowID
         self.tableWithoutRowID = tableWithoutRowID
     }
 }

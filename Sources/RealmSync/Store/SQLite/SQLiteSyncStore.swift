@@ -104,7 +104,7 @@ extension StoreDialect {
             case .bytes: "BLOB"
             }
         },
-        rowID: "INTEGER PRIMARY KEY", tableWithoutRowID: " WITHOUT ROWID")
+        tableWithoutRowID: " WITHOUT ROWID")
 }
 
 extension SQLiteValue {
