@@ -23,12 +23,13 @@ import PackageDescription
 // the engine on the network (Hummingbird server, swift-websocket client, jwt-kit tokens, zlib) and
 // knows no host: RealmHostNet's `NetSyncTransport` is the host's seam over its client, and
 // realm-host wires it in. RealmSyncPostgres (the central store on postgres-nio) sits on RealmSync
-// beside the wire. Only realm-host, realm-bench and their tests build the network and PostgreSQL
-// packages, so RealmSync, the Lua tower and their tests stay free of them.
+// beside the wire. Only realm-host and realm-bench build the network and PostgreSQL packages, so
+// RealmSync and the Lua tower stay free of them.
 //
 // RealmTestSupport (the query fuzzer, SplitMix64, the sync workload) sits beside the executables,
-// over RealmDatabase and RealmSync; it is no product. Every module a target imports is listed in its
-// dependencies, and no other (`.ci/check-imports` checks both).
+// over RealmDatabase and RealmSync; it is no product. SyncStoreConformance (Tests/) holds the sync
+// engine's cases that run on both stores and the harness the sync tests share. Every module a target
+// imports is listed in its dependencies, and no other (RealmHostCLITests' ModuleImportsTests checks).
 let package = Package(
     name: "RealmHost",
     // Synchronization (Mutex, Atomic) needs macOS 15.
@@ -163,10 +164,18 @@ let package = Package(
         // The query-language fuzzer, the seeded generator, random sync samples and the sync simulation's workload,
         // shared by realm-fuzz and the tests.
         .target(name: "RealmTestSupport", dependencies: ["RealmDatabase", "RealmSync"]),
+        // The sync engine's store conformance cases (Swift Testing, each case on SQLite and on PostgreSQL)
+        // and the harness they share with the XCTest targets below: fixtures, the simulation, the oracle.
+        .target(
+            name: "SyncStoreConformance",
+            dependencies: ["RealmSync", "RealmDatabase", "RealmSyncPostgres", "RealmTestSupport"],
+            path: "Tests/SyncStoreConformance"
+        ),
 
         .testTarget(name: "RealmDatabaseTests", dependencies: ["RealmDatabase", "CSQLite", "RealmTestSupport"]),
         .testTarget(
-            name: "RealmSyncTests", dependencies: ["RealmSync", "RealmDatabase", "RealmTestSupport", "CSQLite"]
+            name: "RealmSyncTests",
+            dependencies: ["RealmSync", "RealmDatabase", "RealmTestSupport", "CSQLite", "SyncStoreConformance"]
         ),
         // On 127.0.0.1 only: a real server, real clients, real SQLite stores.
         .testTarget(
@@ -192,23 +201,26 @@ let package = Package(
                 "RealmHost", "RealmHostNet", "RealmSyncNet", "RealmSync", "RealmDatabase", "LuaSandbox",
             ]
         ),
-        // The store conformance suite on PostgreSQL (started by .ci/postgres) beside SQLite.
+        // What is PostgreSQL's own (started by .ci/postgres): its schema, restarts, the simulation on it,
+        // and differential tests against the SQLite store. The shared cases run in SyncStoreConformance.
         .testTarget(
             name: "RealmSyncPostgresTests",
-            dependencies: ["RealmSyncPostgres", "RealmSync", "RealmDatabase", "RealmTestSupport"]
+            dependencies: [
+                "RealmSyncPostgres", "RealmSync", "RealmDatabase", "RealmTestSupport", "SyncStoreConformance",
+            ]
         ),
         .testTarget(name: "LuaSandboxTests", dependencies: ["LuaSandbox"]),
         .testTarget(name: "RealmLuaTests", dependencies: ["RealmLua", "RealmDatabase", "LuaSandbox"]),
         .testTarget(
             name: "RealmHostTests", dependencies: ["RealmHost", "RealmDatabase", "LuaSandbox", "RealmSync"]
         ),
-        // Spawns the built realm-host; the sync-server tests talk to it with RealmSyncNet's client (one
-        // on a PostgreSQL store, TestPostgres.swift linked from RealmSyncPostgresTests).
+        // Spawns the built realm-host; the sync-server tests talk to it with RealmSyncNet's client (some
+        // on a PostgreSQL store: SyncStoreConformance's TestPostgres).
         .testTarget(
             name: "RealmHostCLITests",
             dependencies: [
                 "RealmHost", "RealmHostCLI", "RealmSyncNet", "RealmSync", "RealmDatabase", "RealmSyncPostgres",
-                "RealmTestSupport",
+                "RealmTestSupport", "SyncStoreConformance",
             ]
         ),
         // realm-host serve through a real HTTP client and WebSocket on 127.0.0.1.

@@ -5,6 +5,8 @@ import RealmSyncNet
 import RealmSyncPostgres
 import XCTest
 
+@testable import SyncStoreConformance
+
 #if canImport(Glibc)
     import Glibc
 #endif

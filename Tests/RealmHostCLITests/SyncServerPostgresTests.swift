@@ -4,6 +4,8 @@ import RealmSync
 import RealmSyncNet
 import XCTest
 
+@testable import SyncStoreConformance
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -3,6 +3,7 @@ import RealmSyncPostgres
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 /// PostgreSQL restarted under a running server, as a process (`.ci/postgres restart` on a server of
 /// this test's own, so no other test's connections are cut): the store's connection and the

@@ -3,6 +3,7 @@ import RealmTestSupport
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 /// Part 1's and part 2's simulations (RealmSyncTests/Simulation) on PostgreSQL: each seed runs on
 /// a SQLite store and on a PostgreSQL store and must pass on both with identical figures (every
@@ -43,7 +44,7 @@ final class PostgresSimulationTests: XCTestCase {
             seed in
             Result {
                 let runs = SeedRuns(
-                    places: [try TestStorePlace("psim", kind: .sqlite), try TestStorePlace("psim")],
+                    places: [try TestStorePlace("psim", kind: .sqlite), try TestStorePlace("psim", kind: .postgres)],
                     folders: [try ClientTestFolder(), try ClientTestFolder()])
                 DispatchQueue.concurrentPerform(iterations: 2) { index in
                     runs.record(index) { try simulate(seed, runs.folders[index].url, runs.places[index]) }

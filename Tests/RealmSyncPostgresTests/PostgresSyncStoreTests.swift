@@ -4,6 +4,7 @@ import XCTest
 
 @testable import RealmSync
 @testable import RealmSyncPostgres
+@testable import SyncStoreConformance
 
 /// What only the PostgreSQL store has: its schema version, its connection, its transactions as
 /// PostgreSQL runs them, and its address. The shared tests (Shared/) check that it decides as the
@@ -11,7 +12,7 @@ import XCTest
 final class PostgresSyncStoreTests: XCTestCase {
     private var place: TestStorePlace!
 
-    override func setUpWithError() throws { place = try TestStorePlace("pgstore") }
+    override func setUpWithError() throws { place = try TestStorePlace("pgstore", kind: .postgres) }
     override func tearDown() { place = nil }
 
     private func admin(_ store: any SyncStore) throws -> BlockingPostgresConnection {

@@ -4,6 +4,7 @@ import RealmTestSupport
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 /// The same uploads integrated into a SQLite store and into a PostgreSQL store, in the same groups,
 /// leave identical records: canonical state, history (as kept and as uploaded), client files and
@@ -41,7 +42,7 @@ final class StoreEquivalenceTests: XCTestCase {
             index += size
         }
         let folder = try ClientTestFolder()
-        let place = try TestStorePlace("equivalence")
+        let place = try TestStorePlace("equivalence", kind: .postgres)
         let servers = [
             try Server(
                 SQLiteSyncStore(

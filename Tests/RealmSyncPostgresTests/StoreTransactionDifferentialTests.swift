@@ -3,6 +3,7 @@ import RealmTestSupport
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 /// Random transactions of store calls, with savepoints nested three deep that keep or undo their
 /// writes, run alike on a SQLite store and a PostgreSQL one: every read inside and after them must
@@ -39,7 +40,7 @@ final class StoreTransactionDifferentialTests: XCTestCase {
         let seed = TestSeed.make("store transactions", pinned: 0x5EED_7A11)
         var random = SplitMix64(seed: seed)
         let sqlitePlace = try TestStorePlace("txdiff", kind: .sqlite)
-        let postgresPlace = try TestStorePlace("txdiff")
+        let postgresPlace = try TestStorePlace("txdiff", kind: .postgres)
         let stores = [
             try sqlitePlace.open(historySalt: 42, schema: nil), try postgresPlace.open(historySalt: 42, schema: nil),
         ]

@@ -3,6 +3,7 @@ import RealmDatabase
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 /// `SyncClient.bootstrapProgress` (what `Realm.asyncOpen` reports as `progress`) and
 /// `pendingCommitCount` (the REPL's `.sync`, `realm-host users`).

@@ -4,6 +4,7 @@ import RealmTestSupport
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 /// Two clients editing concurrently without conflicting field writes, their changesets carried by
 /// hand (each upload integrated whole, in arrival order), end with the same data.

@@ -3,6 +3,7 @@ import RealmDatabase
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 final class ClientDownloadTests: XCTestCase {
     private var folder: ClientTestFolder!

@@ -4,6 +4,7 @@ import RealmTestSupport
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 final class ClientRecordingTests: XCTestCase {
     private var folder: ClientTestFolder!

@@ -3,6 +3,7 @@ import RealmDatabase
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 /// Client reset (docs/SYNC.md "Client reset"): a replica with unsynced offline writes meets a server
 /// whose store was replaced (an empty store: its client file is unknown, `badClientFileIdentifier`)

@@ -3,6 +3,7 @@ import RealmDatabase
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 /// `maxUploadBytes` splits the pending changesets into uploads that each fit a transport's frame.
 final class ClientUploadBudgetTests: XCTestCase {

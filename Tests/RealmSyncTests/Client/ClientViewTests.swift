@@ -3,6 +3,7 @@ import RealmDatabase
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 /// The client in subscription mode (`SyncViewSource.subscriptions`), driven by hand-made server
 /// messages: subscription set states, query messages, view changes, corrections, refusals.

@@ -3,6 +3,7 @@ import RealmDatabase
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 /// Writes inside an element of a list of embedded objects travel as a `set` by a path through the
 /// element (`ElementStep`), as Realm's paths step through a list: two devices writing different

@@ -3,6 +3,7 @@ import RealmDatabase
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 /// Lists, sets and maps of links between synced objects. The server keeps a link by reference
 /// whether or not its object exists; a replica keeps one to an object it lacks as Realm keeps an

@@ -2,6 +2,7 @@ import RealmDatabase
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 /// The oracle on small hand-made logs: one test per row of the semantics table (shared/SYNC.md).
 final class OracleTests: XCTestCase {

@@ -2,6 +2,8 @@ import Foundation
 import RealmTestSupport
 import XCTest
 
+@testable import SyncStoreConformance
+
 /// The deterministic simulation over many seeds (docs/SYNC.md, "The simulation").
 ///
 /// - CI (`CI=true`): seeds 1…200, fixed, so a run is reproducible.

@@ -2,6 +2,8 @@ import Foundation
 import RealmTestSupport
 import XCTest
 
+@testable import SyncStoreConformance
+
 /// The deterministic simulation with views and rules over many seeds (issue 16, "Prove it").
 ///
 /// - CI (`CI=true`): seeds 1…200, fixed, so a run is reproducible.

@@ -4,6 +4,7 @@ import RealmDatabase
 import XCTest
 
 @testable import RealmSync
+@testable import SyncStoreConformance
 
 /// The records are decoded from rows once for every store (`StoredRow`): a damaged row is refused
 /// with an error naming what is wrong, never read as something else. (The SQLite store used to

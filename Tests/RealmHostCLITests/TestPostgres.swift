@@ -1,1 +1,0 @@
-../RealmSyncPostgresTests/TestPostgres.swift

@@ -1,1 +1,0 @@
-../../RealmSyncTests/Client/ClientTestSupport.swift

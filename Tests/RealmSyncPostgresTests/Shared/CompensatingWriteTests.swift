@@ -1,1 +1,0 @@
-../../RealmSyncTests/Permissions/CompensatingWriteTests.swift

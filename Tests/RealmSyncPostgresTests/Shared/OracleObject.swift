@@ -1,1 +1,0 @@
-../../RealmSyncTests/Simulation/OracleObject.swift

@@ -1,1 +1,0 @@
-../../RealmSyncTests/Permissions/PermissionTestSupport.swift

@@ -1,1 +1,0 @@
-../../RealmSyncTests/Server/ServerTestSupport.swift

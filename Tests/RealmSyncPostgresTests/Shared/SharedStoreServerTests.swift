@@ -1,1 +1,0 @@
-../../RealmSyncTests/Server/SharedStoreServerTests.swift

@@ -1,1 +1,0 @@
-../../RealmSyncTests/Simulation/SimulationFigures.swift

@@ -1,1 +1,0 @@
-../../RealmSyncTests/Store/StoreBatchReadTests.swift

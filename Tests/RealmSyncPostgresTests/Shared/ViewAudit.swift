@@ -1,1 +1,0 @@
-../../RealmSyncTests/Simulation/ViewAudit.swift

@@ -1,1 +1,0 @@
-../../RealmSyncTests/Views/ViewRandomData.swift
