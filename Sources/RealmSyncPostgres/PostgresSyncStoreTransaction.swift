@@ -229,8 +229,27 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
     func existingObjects(
         ofClass className: String, matching predicate: ViewPredicate, user: String, after cursor: UInt64, limit: Int
     ) throws -> [(cursor: UInt64, ref: ObjectRef)] {
-        try PostgresViewQuery(transaction: self, className: className, defaults: fieldDefaults[className] ?? [:])
-            .objects(matching: predicate, user: user, after: cursor, limit: limit)
+        let matches = try ViewScan(predicate: predicate, user: user, defaults: fieldDefaults[className] ?? [:])
+            .objects(
+                after: cursor, limit: limit,
+                page: { after, count in
+                    try select(
+                        "SELECT id, pk, creator FROM objects WHERE class = $1 AND live AND id > $2 ORDER BY id LIMIT $3",
+                        [.text(className), .u64(after), .int(Int64(count))], "reading the objects of \(className)"
+                    ).map { row in
+                        let (id, ref) = try row.objectInPage(ofClass: className)
+                        return (UInt64(bitPattern: id), ref, try row.text(2))
+                    }
+                },
+                fields: { candidates, names in
+                    try topLevelFields(
+                        ofIDs: Dictionary(
+                            candidates.map { (Int64(bitPattern: $0.cursor), $0.ref) }, uniquingKeysWith: { a, _ in a }),
+                        named: names)
+                })
+        // Cached for the matches only: a bootstrap reads their fields and held state next.
+        for match in matches { cache.ids.set(match.ref, Int64(bitPattern: match.cursor)) }
+        return matches
     }
 
     // MARK: Fields
@@ -260,9 +279,12 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
         try topLevelFields(ofIDs: try resolveIDs(refs))
     }
 
-    /// The top-level fields of several objects: from the cache for those read whole, the others in
-    /// one statement.
-    func topLevelFields(ofIDs refs: [Int64: ObjectRef]) throws -> [ObjectRef: [String: SyncValue]] {
+    /// The top-level fields of several objects (of the fields `names` only, when given: a view
+    /// query's, what a bootstrap's `ViewScan` compares): from the cache for those read whole, the
+    /// others in one statement.
+    func topLevelFields(ofIDs refs: [Int64: ObjectRef], named names: [String]? = nil) throws
+        -> [ObjectRef: [String: SyncValue]]
+    {
         var result: [ObjectRef: [String: SyncValue]] = [:]
         var unread: [Int64] = []
         for (id, ref) in refs {
@@ -276,10 +298,18 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
             }
         }
         guard !unread.isEmpty else { return result }
-        for row in try select(
-            "SELECT object, path, value FROM fields WHERE object = ANY($1) AND value IS NOT NULL",
-            [.ints(unread)], "reading the fields of \(unread.count) objects")
-        {
+        let rows =
+            if let names {
+                try select(
+                    "SELECT object, path, value FROM fields WHERE object = ANY($1) AND path = ANY($2) AND value IS NOT NULL",
+                    [.ints(unread), .byteArrays(names.map { Array($0.utf8) })],
+                    "reading fields of \(unread.count) objects")
+            } else {
+                try select(
+                    "SELECT object, path, value FROM fields WHERE object = ANY($1) AND value IS NOT NULL",
+                    [.ints(unread)], "reading the fields of \(unread.count) objects")
+            }
+        for row in rows {
             guard let ref = refs[try row.int(0)], let key = try row.bytes(1), !key.contains(Self.pathSeparator)
             else { continue }
             let name = String(decoding: key, as: UTF8.self)

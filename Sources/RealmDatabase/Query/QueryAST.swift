@@ -21,8 +21,8 @@ package enum QueryCompareOp: String {
 
     /// How SQL tests a `realm_cmp(…)` result (-1, 0 or 1; NULL when the two cannot be compared) for
     /// this operator: what follows the call. nil for an operator `realm_cmp` does not decide. The
-    /// local queries and the sync store's view queries both use it.
-    package var realmCmpCondition: String? {
+    /// local queries use it.
+    var realmCmpCondition: String? {
         switch self {
         case .equal: "= 0"
         case .notEqual: "<> 0"

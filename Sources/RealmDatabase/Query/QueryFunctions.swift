@@ -263,6 +263,9 @@ package enum QueryRuntime {
         if ta == bool && bNum { return -1 }
         if aNum && tb == bool { return 1 }
         if isBytesTag(ta) && isBytesTag(tb) {
+            // Two strings, the common case (every string comparison of a query or a sync view), without
+            // copying their bytes.
+            if case .text(let x) = a, case .text(let y) = b { return compareUTF8(x, y) }
             let x = rawBytes(a)
             let y = rawBytes(b)
             return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
@@ -272,11 +275,23 @@ package enum QueryRuntime {
         case (.integer(let x), .integer(let y)): return x == y ? 0 : (x < y ? -1 : 1)
         case (.real(let x), .real(let y)): return x == y ? 0 : (x < y ? -1 : 1)
         case (.blob(let x), .blob(let y)): return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
-        case (.text(let x), .text(let y)):
-            let xb = Array(x.utf8)
-            let yb = Array(y.utf8)
-            return xb.lexicographicallyPrecedes(yb) ? -1 : (xb == yb ? 0 : 1)
+        case (.text(let x), .text(let y)): return compareUTF8(x, y)
         default: return unordered
+        }
+    }
+
+    /// -1, 0 or 1 as `x`'s UTF-8 bytes sort before, equal or after `y`'s (binary order, as Realm's).
+    private static func compareUTF8(_ x: String, _ y: String) -> Int64 {
+        var xs = x.utf8.makeIterator()
+        var ys = y.utf8.makeIterator()
+        while true {
+            switch (xs.next(), ys.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case (let p?, let q?) where p != q: return p < q ? -1 : 1
+            default: continue
+            }
         }
     }
 

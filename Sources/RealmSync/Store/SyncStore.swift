@@ -31,8 +31,8 @@ public protocol SyncStoreReader {
     func existingObjects(ofClass className: String, after cursor: UInt64, limit: Int) throws
         -> [(cursor: UInt64, ref: ObjectRef)]
     /// Existing objects of a class that `predicate` matches for the session of `user` (a bootstrap
-    /// of a view), as `existingObjects(ofClass:after:limit:)` orders them. The store evaluates the
-    /// predicate exactly as `ViewPredicate.matches` does, a field never written at its default.
+    /// of a view), as `existingObjects(ofClass:after:limit:)` orders them: `ViewScan` over the
+    /// store's pages (it runs `ViewPredicate.matches` itself, a field never written at its default).
     func existingObjects(
         ofClass className: String, matching predicate: ViewPredicate, user: String, after cursor: UInt64, limit: Int
     ) throws -> [(cursor: UInt64, ref: ObjectRef)]

@@ -1,8 +1,8 @@
 /// A query of the subset sync evaluates (docs/SYNC.md "Rules in the plugin"): comparisons of one
 /// class's queryable top-level fields (or its primary key) with constants or the session's user,
 /// combined with AND, OR and NOT. Subscriptions and permission rules compile to it
-/// (`ViewQueryCompiler`); the server evaluates it in memory to route changes (`matches`), and each
-/// store translates it to its own query language for bootstraps.
+/// (`ViewQueryCompiler`); the server evaluates it in memory (`matches`), both to route changes and,
+/// over each store's pages of objects (`ViewScan`), for bootstraps.
 ///
 /// `BETWEEN` and `IN {…}` compile to AND / OR of comparisons, so nothing else needs to know them.
 public indirect enum ViewPredicate: Hashable, Sendable {

@@ -1,9 +1,9 @@
 import Foundation
 import RealmDatabase
 
-/// A `SyncValue` as RealmDatabase's query functions take it (`QueryRuntime.compare`, `stringOp`,
-/// the SQL functions `realm_cmp` and `realm_strop`): the evaluator and the SQLite store's
-/// translation both convert through here, so sync has one comparison semantics, the local one.
+/// A `SyncValue` as RealmDatabase's query functions take it (`QueryRuntime.compare`, `stringOp`):
+/// the evaluator (`ViewComparisonEvaluation`), which routing and every store's bootstrap
+/// (`ViewScan`) run, converts through here, so sync has one comparison semantics, the local one.
 enum ViewValueRepresentation {
     /// The value and its `MixedTag`, as a mixed column stores them. A NaN float or double is
     /// null: SQLite stores NaN as NULL, so that is what the local engine sees (a NaN constant is
@@ -34,15 +34,6 @@ enum ViewValueRepresentation {
         case .string(let s): return .text(s)
         case .data(let d): return .bytes([UInt8](d))
         default: return .other
-        }
-    }
-
-    /// The string operand as the SQLite value bound for `realm_strop`.
-    static func sqlStringOperand(_ value: SyncValue) -> SQLiteValue {
-        switch value {
-        case .string(let s): return .text(s)
-        case .data(let d): return .blob(d)
-        default: return .null
         }
     }
 

@@ -31,9 +31,6 @@ public final class SQLiteSyncStore: SyncStore {
             // Another connection to the file (servers sharing it in one process, an operator's
             // reader) holds its write lock only for one integration: wait for it.
             connection.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
-            // View queries compare with the local query engine's functions.
-            QueryFunctions.register(on: connection)
-            SyncValueSQLFunctions.register(on: connection)
             let synchronous = waitsForTheDisk ? "FULL" : "OFF"
             try connection.execute(
                 "PRAGMA journal_mode=WAL; PRAGMA synchronous=\(synchronous); PRAGMA foreign_keys=OFF")

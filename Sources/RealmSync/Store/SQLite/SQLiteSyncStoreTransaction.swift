@@ -72,11 +72,29 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func existingObjects(
         ofClass className: String, matching predicate: ViewPredicate, user: String, after cursor: UInt64, limit: Int
     ) throws -> [(cursor: UInt64, ref: ObjectRef)] {
-        let query = SQLiteViewQuery.select(
-            className: className, matching: predicate, user: user, defaults: fieldDefaults[className] ?? [:],
-            after: cursor, limit: limit)
-        return try objectPage(className, try db.rows(query.sql, query.bindings))
+        let matches = try ViewScan(predicate: predicate, user: user, defaults: fieldDefaults[className] ?? [:])
+            .objects(
+                after: cursor, limit: limit,
+                page: { after, count in
+                    try db.storedRows(Self.candidatesSQL, [.text(className), .u64(after), .integer(Int64(count))])
+                        .map { row in
+                            let (id, ref) = try row.objectInPage(ofClass: className)
+                            return (UInt64(bitPattern: id), ref, try row.text(2))
+                        }
+                },
+                fields: { candidates, names in
+                    try topLevelFields(
+                        ofIDs: Dictionary(
+                            candidates.map { (Int64(bitPattern: $0.cursor), $0.ref) }, uniquingKeysWith: { a, _ in a }),
+                        named: names)
+                })
+        // Remembered for the matches only: a bootstrap reads their fields and held state next.
+        for match in matches { objectIDs[match.ref] = Int64(bitPattern: match.cursor) }
+        return matches
     }
+
+    private static let candidatesSQL =
+        "SELECT id, pk, creator FROM objects WHERE class = ? AND live = 1 AND id > ? ORDER BY id LIMIT ?"
 
     /// Rows of `(id, pk)` as refs with their cursor. Their ids are remembered: a bootstrap reads
     /// each object's fields and held state next, which would otherwise look each id up again.
@@ -128,15 +146,26 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func topLevelFields(ofObjects refs: [ObjectRef]) throws -> [ObjectRef: [String: SyncValue]] {
         var refsByID: [Int64: ObjectRef] = [:]
         for ref in refs { if let id = try objectID(ref) { refsByID[id] = ref } }
-        let ids = Array(refsByID.keys)
+        return try topLevelFields(ofIDs: refsByID, named: nil)
+    }
+
+    /// The top-level fields of the objects of these row ids (of the fields `names` only, when given:
+    /// a view query's, what a bootstrap's `ViewScan` compares), a chunk of objects per statement.
+    private func topLevelFields(ofIDs refs: [Int64: ObjectRef], named names: [String]?) throws
+        -> [ObjectRef: [String: SyncValue]]
+    {
+        let ids = Array(refs.keys)
+        let sql = names.map { Self.fieldsOfObjectsSQL + " AND path IN (\(Self.placeholders($0.count)))" }
+        let nameBindings = (names ?? []).map { SQLiteValue.text($0) }
         var result: [ObjectRef: [String: SyncValue]] = [:]
         for start in stride(from: 0, to: ids.count, by: Self.objectsPerFieldQuery) {
             let chunk = ids[start..<min(start + Self.objectsPerFieldQuery, ids.count)]
             // One statement for every chunk: a short chunk repeats its first id.
             let padding = [SQLiteValue](
                 repeating: .integer(chunk[chunk.startIndex]), count: Self.objectsPerFieldQuery - chunk.count)
-            for row in try db.storedRows(Self.fieldsOfObjectsSQL, chunk.map { .integer($0) } + padding) {
-                guard let ref = refsByID[Int64(bitPattern: try row.u64(0))] else { continue }
+            let bindings = chunk.map { .integer($0) } + padding + nameBindings
+            for row in try db.storedRows(sql ?? Self.fieldsOfObjectsSQL, bindings) {
+                guard let ref = refs[Int64(bitPattern: try row.u64(0))] else { continue }
                 let path = try row.text(1)
                 guard !path.utf8.contains(Self.pathSeparatorByte) else { continue }
                 result[ref, default: [:]][path] = try row.value(2, "value of \(ref).\(path)")
@@ -147,8 +176,12 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
 
     private static let objectsPerFieldQuery = 100
     private static let fieldsOfObjectsSQL =
-        "SELECT object, path, value FROM fields WHERE object IN ("
-        + (1...objectsPerFieldQuery).map { "?\($0)" }.joined(separator: ", ") + ") AND value IS NOT NULL"
+        "SELECT object, path, value FROM fields WHERE object IN (\(placeholders(objectsPerFieldQuery))) AND value IS NOT NULL"
+
+    /// `?, ?, …`: `count` anonymous parameters, numbered by SQLite in order.
+    private static func placeholders(_ count: Int) -> String {
+        [String](repeating: "?", count: count).joined(separator: ", ")
+    }
 
     private static let elementColumns = StoredColumns.element
 
