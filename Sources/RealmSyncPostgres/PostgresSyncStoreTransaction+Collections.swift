@@ -2,25 +2,10 @@ import RealmSync
 
 /// Lists (every element ever inserted, tombstones kept), their last clear, sets and maps.
 extension PostgresSyncStoreTransaction {
-    private static let elementColumns = StoredColumns.element
-    // Statements whose column lists come from `StoredColumns`, built once (not per call).
-    private static let elementSQL =
-        "SELECT \(elementColumns) FROM list_elements "
-        + "WHERE object = $1 AND field = $2 AND clock = $3 AND client = $4 AND idx = $5"
-    private static let elementsSQL = "SELECT \(elementColumns) FROM list_elements WHERE object = $1 AND field = $2"
-    private static let setEntrySQL =
-        "SELECT \(StoredColumns.setEntry) FROM set_entries WHERE object = $1 AND field = $2 AND value = $3"
-    private static let setEntriesSQL =
-        "SELECT value, \(StoredColumns.setEntry) FROM set_entries WHERE object = $1 AND field = $2"
-    private static let mapEntrySQL =
-        "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = $1 AND field = $2 AND key = $3"
-    private static let mapEntriesSQL =
-        "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = $1 AND field = $2"
-
     func listElement(_ ref: ObjectRef, field: String, id: ElementID) throws -> StoredListElement? {
         guard let object = try objectID(ref),
             let row = try select(
-                Self.elementSQL,
+                StoreStatements.listElement.postgres,
                 [.int(object), .text(field), .u64(id.clock.rawValue), .u64(id.clientFileID), .int(Int64(id.index))],
                 "reading element \(id) of \(ref).\(field)"
             ).first
@@ -31,7 +16,7 @@ extension PostgresSyncStoreTransaction {
     func listElements(_ ref: ObjectRef, field: String) throws -> [StoredListElement] {
         guard let object = try objectID(ref) else { return [] }
         return try select(
-            Self.elementsSQL,
+            StoreStatements.listElements.postgres,
             [.int(object), .text(field)], "reading the list \(ref).\(field)"
         ).map { try $0.listElement(of: ref, field) }
     }
@@ -39,7 +24,7 @@ extension PostgresSyncStoreTransaction {
     func listClearedAt(_ ref: ObjectRef, field: String) throws -> WriteTime {
         guard let object = try objectID(ref),
             let row = try select(
-                "SELECT clock, client FROM list_clears WHERE object = $1 AND field = $2",
+                StoreStatements.listClear.postgres,
                 [.int(object), .text(field)], "reading the last clear of \(ref).\(field)"
             ).first
         else { return .zero }
@@ -49,7 +34,7 @@ extension PostgresSyncStoreTransaction {
     func setEntry(_ ref: ObjectRef, field: String, value: SyncValue) throws -> StoredSetEntry? {
         guard let object = try objectID(ref),
             let row = try select(
-                Self.setEntrySQL,
+                StoreStatements.setEntry.postgres,
                 [.int(object), .text(field), .bytes(StoreEncoding.encode(value))],
                 "reading a set entry of \(ref).\(field)"
             ).first
@@ -60,7 +45,7 @@ extension PostgresSyncStoreTransaction {
     func setEntries(_ ref: ObjectRef, field: String) throws -> [StoredSetEntry] {
         guard let object = try objectID(ref) else { return [] }
         return try select(
-            Self.setEntriesSQL,
+            StoreStatements.setEntries.postgres,
             [.int(object), .text(field)], "reading the set \(ref).\(field)"
         ).map { try $0.setEntryWithValue(of: ref, field) }
     }
@@ -68,7 +53,7 @@ extension PostgresSyncStoreTransaction {
     func mapEntry(_ ref: ObjectRef, field: String, key: String) throws -> StoredMapEntry? {
         guard let object = try objectID(ref),
             let row = try select(
-                Self.mapEntrySQL,
+                StoreStatements.mapEntry.postgres,
                 [.int(object), .text(field), .bytes(Array(key.utf8))], "reading \(ref).\(field)[\(key)]"
             ).first
         else { return nil }
@@ -78,7 +63,7 @@ extension PostgresSyncStoreTransaction {
     func mapEntries(_ ref: ObjectRef, field: String) throws -> [StoredMapEntry] {
         guard let object = try objectID(ref) else { return [] }
         return try select(
-            Self.mapEntriesSQL,
+            StoreStatements.mapEntries.postgres,
             [.int(object), .text(field)], "reading the map \(ref).\(field)"
         ).map { try $0.mapEntry(of: ref, field) }
     }
@@ -87,7 +72,7 @@ extension PostgresSyncStoreTransaction {
         let id = element.id
         try execute(
             """
-            INSERT INTO list_elements(object, field, \(Self.elementColumns))
+            INSERT INTO list_elements(object, field, \(StoredColumns.element))
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
             ON CONFLICT(object, field, clock, client, idx) DO UPDATE SET position = excluded.position,
                 position_clock = excluded.position_clock, position_client = excluded.position_client,

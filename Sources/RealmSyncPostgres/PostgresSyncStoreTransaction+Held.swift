@@ -16,7 +16,7 @@ extension PostgresSyncStoreTransaction {
     private func holderSet(_ id: Int64, _ ref: ObjectRef) throws -> Set<UInt64> {
         if let known = cache.holders[id] { return known }
         let files = Set(
-            try select("SELECT file_id FROM held WHERE object = $1", [.int(id)], "reading the holders of \(ref)")
+            try select(StoreStatements.holders.postgres, [.int(id)], "reading the holders of \(ref)")
                 .map { try $0.u64(0) })
         cache.holders.set(id, files)
         return files

@@ -2,18 +2,17 @@ import RealmSync
 
 /// The dense history of integrated changesets, and the client files.
 extension PostgresSyncStoreTransaction {
-    private static let clientSQL = "SELECT \(StoredColumns.client), user_name FROM clients WHERE file_id = $1"
 
     func history(after serverVersion: UInt64, limit: Int) throws -> [HistoryEntry] {
         try select(
-            "SELECT server_version, kept FROM history WHERE server_version > $1 ORDER BY server_version LIMIT $2",
+            StoreStatements.history.postgres,
             [.u64(serverVersion), .int(Int64(max(0, limit)))], "reading the history after \(serverVersion)"
         ).map { try $0.historyEntry() }
     }
 
     func originalChangesets(after serverVersion: UInt64, limit: Int) throws -> [(serverVersion: UInt64, Changeset)] {
         try select(
-            "SELECT server_version, original FROM history WHERE server_version > $1 ORDER BY server_version LIMIT $2",
+            StoreStatements.originalChangesets.postgres,
             [.u64(serverVersion), .int(Int64(max(0, limit)))], "reading the uploaded changesets after \(serverVersion)"
         ).map { row in
             let entry = try row.historyEntry()
@@ -22,10 +21,8 @@ extension PostgresSyncStoreTransaction {
     }
 
     func highestClientVersion(of clientFileID: UInt64, atOrBelow serverVersion: UInt64) throws -> UInt64 {
-        // A file's client versions rise with the server version: the last one is the highest.
         try select(
-            "SELECT client_version FROM history WHERE client_file_id = $1 AND server_version <= $2 "
-                + "ORDER BY server_version DESC LIMIT 1",
+            StoreStatements.highestClientVersion.postgres,
             [.u64(clientFileID), .u64(serverVersion)], "reading the highest client version of file \(clientFileID)"
         ).first?.u64(0) ?? 0
     }
@@ -49,7 +46,7 @@ extension PostgresSyncStoreTransaction {
     private func readClient(_ fileID: UInt64) throws -> ClientRecord? {
         guard
             let row = try lookUp(
-                Self.clientSQL, [.u64(fileID)],
+                StoreStatements.client.postgres, [.u64(fileID)],
                 "reading client file \(fileID)"
             ).first
         else { return nil }

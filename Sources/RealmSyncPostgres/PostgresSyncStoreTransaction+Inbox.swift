@@ -4,12 +4,10 @@ import RealmSync
 /// the SQLite store keeps it. Adding an upload notifies the integrator, settling one every server;
 /// PostgreSQL delivers a notification at the commit, once per channel and transaction.
 extension PostgresSyncStoreTransaction {
-    private static let unsettledUploadsSQL =
-        "SELECT \(StoredColumns.inboxUpload) FROM inbox WHERE settled_at IS NULL ORDER BY id LIMIT $1"
 
     func unsettledUploads(limit: Int) throws -> [InboxUpload] {
         try select(
-            Self.unsettledUploadsSQL,
+            StoreStatements.unsettledUploads.postgres,
             [.int(Int64(max(0, limit)))], "reading the inbox"
         ).map { try $0.inboxUpload() }
     }
@@ -23,7 +21,7 @@ extension PostgresSyncStoreTransaction {
 
     func settledUploads(of fileID: UInt64) throws -> [UInt64: [UInt8]] {
         try outcomes(
-            "SELECT id, outcome FROM inbox WHERE client_file_id = $1 AND settled_at IS NOT NULL", [.u64(fileID)],
+            StoreStatements.settledUploads.postgres, [.u64(fileID)],
             "reading the settled uploads of client file \(fileID)")
     }
 
@@ -45,7 +43,7 @@ extension PostgresSyncStoreTransaction {
 
     func settleUpload(_ id: UInt64, outcome: [UInt8], now: UInt64) throws {
         try execute(
-            "UPDATE inbox SET outcome = $1, settled_at = $2 WHERE id = $3 AND settled_at IS NULL",
+            StoreStatements.settleUpload.postgres,
             [.bytes(outcome), .u64(now), .u64(id)],
             "recording the outcome of upload \(id)")
         try notify(PostgresStoreSchema.historyChannel)
@@ -53,7 +51,7 @@ extension PostgresSyncStoreTransaction {
 
     func dropUnsettledUploads(of fileID: UInt64) throws {
         try execute(
-            "DELETE FROM inbox WHERE client_file_id = $1 AND settled_at IS NULL", [.u64(fileID)],
+            StoreStatements.dropUnsettledUploads.postgres, [.u64(fileID)],
             "dropping the unsettled uploads of client file \(fileID)")
     }
 

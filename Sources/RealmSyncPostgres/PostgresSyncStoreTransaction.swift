@@ -203,7 +203,7 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
     }
 
     func historySalt() throws -> UInt64 {
-        try select("SELECT value FROM meta WHERE key = 'history_salt'", [], "reading the history salt").first?.u64(0)
+        try select(StoreStatements.historySalt.postgres, [], "reading the history salt").first?.u64(0)
             ?? 0
     }
 
@@ -217,7 +217,7 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
         -> [(cursor: UInt64, ref: ObjectRef)]
     {
         try select(
-            "SELECT id, pk FROM objects WHERE class = $1 AND live AND id > $2 ORDER BY id LIMIT $3",
+            StoreStatements.liveObjects.postgres,
             [.text(className), .u64(cursor), .int(Int64(max(0, limit)))], "listing the objects of \(className)"
         ).map { row in
             let (id, ref) = try row.objectInPage(ofClass: className)
@@ -234,19 +234,14 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
                 after: cursor, limit: limit,
                 page: { after, count in
                     try select(
-                        "SELECT id, pk, creator FROM objects WHERE class = $1 AND live AND id > $2 ORDER BY id LIMIT $3",
+                        StoreStatements.liveObjectsWithCreators.postgres,
                         [.text(className), .u64(after), .int(Int64(count))], "reading the objects of \(className)"
                     ).map { row in
                         let (id, ref) = try row.objectInPage(ofClass: className)
                         return (UInt64(bitPattern: id), ref, try row.text(2))
                     }
                 },
-                fields: { candidates, names in
-                    try topLevelFields(
-                        ofIDs: Dictionary(
-                            candidates.map { (Int64(bitPattern: $0.cursor), $0.ref) }, uniquingKeysWith: { a, _ in a }),
-                        named: names)
-                })
+                fields: { try topLevelFields(ofIDs: $0, named: $1) })
         // Cached for the matches only: a bootstrap reads their fields and held state next.
         for match in matches { cache.ids.set(match.ref, Int64(bitPattern: match.cursor)) }
         return matches
@@ -329,9 +324,8 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
                 }
             }
         }
-        // BYTEA orders bytewise, as SQLite orders the same paths as text.
         return try select(
-            "SELECT path, clock, client, replaced_at, replaced_by FROM fields WHERE object = $1 ORDER BY path",
+            StoreStatements.fieldTimes.postgres,
             [.int(id)], "reading the field times of \(ref)"
         ).map { row in
             SnapshotTimes.FieldTime(

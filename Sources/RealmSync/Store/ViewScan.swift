@@ -27,11 +27,11 @@ package struct ViewScan {
     }
 
     /// The objects after `cursor` that match, at most `limit`; `page(after, count)` reads the next
-    /// candidates, `fields(candidates, names)` their top-level fields `names` (a store's cursor is its
-    /// row id, which saves looking each object up).
+    /// candidates, `fields(objects, names)` the top-level fields `names` of candidates by row id (a
+    /// store's cursor is its row id, which saves looking each object up).
     package func objects(
         after cursor: UInt64, limit: Int, page: (UInt64, Int) throws -> [Candidate],
-        fields: ([Candidate], [String]) throws -> [ObjectRef: [String: SyncValue]]
+        fields: ([Int64: ObjectRef], [String]) throws -> [ObjectRef: [String: SyncValue]]
     ) throws -> [(cursor: UInt64, ref: ObjectRef)] {
         let names = predicate.fieldNames.sorted()
         var result: [(cursor: UInt64, ref: ObjectRef)] = []
@@ -39,7 +39,11 @@ package struct ViewScan {
         while result.count < limit {
             let candidates = try page(position, Self.pageSize)
             guard let last = candidates.last else { break }
-            let values = names.isEmpty ? [:] : try fields(candidates, names)
+            var values: [ObjectRef: [String: SyncValue]] = [:]
+            if !names.isEmpty {
+                let objects = candidates.map { (Int64(bitPattern: $0.cursor), $0.ref) }
+                values = try fields(Dictionary(objects, uniquingKeysWith: { first, _ in first }), names)
+            }
             for candidate in candidates where result.count < limit {
                 let objectValues = values[candidate.ref] ?? [:]
                 let subject = ViewSubject(creator: candidate.creator) { name in

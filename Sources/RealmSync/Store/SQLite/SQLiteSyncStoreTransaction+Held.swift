@@ -11,7 +11,7 @@ extension SQLiteSyncStoreTransaction {
 
     func holders(of ref: ObjectRef) throws -> [UInt64] {
         guard let id = try objectID(ref) else { return [] }
-        return try db.rows("SELECT file_id FROM held WHERE object = ?", [.integer(id)]).map { $0[0].u64 }
+        return try db.rows(StoreStatements.holders.sqlite, [.integer(id)]).map { $0[0].u64 }
     }
 
     func heldObjects(by fileID: UInt64, after cursor: UInt64, limit: Int) throws -> [(cursor: UInt64, ref: ObjectRef)] {

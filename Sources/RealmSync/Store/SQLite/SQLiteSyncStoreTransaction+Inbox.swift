@@ -3,12 +3,10 @@ import RealmDatabase
 /// The inbox of uploads (docs/SYNC.md "Several servers on one store"). SQLite serves one machine,
 /// but several servers in one process may share a file; the tests of the shared path run on it.
 extension SQLiteSyncStoreTransaction {
-    private static let unsettledUploadsSQL =
-        "SELECT \(StoredColumns.inboxUpload) FROM inbox WHERE settled_at IS NULL ORDER BY id LIMIT ?"
 
     func unsettledUploads(limit: Int) throws -> [InboxUpload] {
         try db.storedRows(
-            Self.unsettledUploadsSQL,
+            StoreStatements.unsettledUploads.sqlite,
             [.integer(Int64(max(0, limit)))]
         ).map { try $0.inboxUpload() }
     }
@@ -29,7 +27,7 @@ extension SQLiteSyncStoreTransaction {
     func settledUploads(of fileID: UInt64) throws -> [UInt64: [UInt8]] {
         var result: [UInt64: [UInt8]] = [:]
         for row in try db.rows(
-            "SELECT id, outcome FROM inbox WHERE client_file_id = ? AND settled_at IS NOT NULL", [.u64(fileID)])
+            StoreStatements.settledUploads.sqlite, [.u64(fileID)])
         {
             result[row[0].u64] = row[1].byteArray ?? []
         }
@@ -51,12 +49,12 @@ extension SQLiteSyncStoreTransaction {
 
     func settleUpload(_ id: UInt64, outcome: [UInt8], now: UInt64) throws {
         try db.run(
-            "UPDATE inbox SET outcome = ?, settled_at = ? WHERE id = ? AND settled_at IS NULL",
+            StoreStatements.settleUpload.sqlite,
             [.bytes(outcome), .u64(now), .u64(id)])
     }
 
     func dropUnsettledUploads(of fileID: UInt64) throws {
-        try db.run("DELETE FROM inbox WHERE client_file_id = ? AND settled_at IS NULL", [.u64(fileID)])
+        try db.run(StoreStatements.dropUnsettledUploads.sqlite, [.u64(fileID)])
     }
 
     func forgetUploads(_ ids: [UInt64], settledBefore: UInt64) throws {

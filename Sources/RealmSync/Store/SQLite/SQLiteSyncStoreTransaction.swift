@@ -46,7 +46,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     }
 
     func historySalt() throws -> UInt64 {
-        try db.row("SELECT value FROM meta WHERE key = 'history_salt'")?.first?.u64 ?? 0
+        try db.row(StoreStatements.historySalt.sqlite)?.first?.u64 ?? 0
     }
 
     func object(_ ref: ObjectRef) throws -> StoredObject? {
@@ -65,7 +65,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
         try objectPage(
             className,
             try db.rows(
-                "SELECT id, pk FROM objects WHERE class = ? AND live = 1 AND id > ? ORDER BY id LIMIT ?",
+                StoreStatements.liveObjects.sqlite,
                 [.text(className), .u64(cursor), .integer(Int64(max(0, limit)))]))
     }
 
@@ -76,25 +76,20 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
             .objects(
                 after: cursor, limit: limit,
                 page: { after, count in
-                    try db.storedRows(Self.candidatesSQL, [.text(className), .u64(after), .integer(Int64(count))])
-                        .map { row in
-                            let (id, ref) = try row.objectInPage(ofClass: className)
-                            return (UInt64(bitPattern: id), ref, try row.text(2))
-                        }
+                    try db.storedRows(
+                        StoreStatements.liveObjectsWithCreators.sqlite,
+                        [.text(className), .u64(after), .integer(Int64(count))]
+                    )
+                    .map { row in
+                        let (id, ref) = try row.objectInPage(ofClass: className)
+                        return (UInt64(bitPattern: id), ref, try row.text(2))
+                    }
                 },
-                fields: { candidates, names in
-                    try topLevelFields(
-                        ofIDs: Dictionary(
-                            candidates.map { (Int64(bitPattern: $0.cursor), $0.ref) }, uniquingKeysWith: { a, _ in a }),
-                        named: names)
-                })
+                fields: { try topLevelFields(ofIDs: $0, named: $1) })
         // Remembered for the matches only: a bootstrap reads their fields and held state next.
         for match in matches { objectIDs[match.ref] = Int64(bitPattern: match.cursor) }
         return matches
     }
-
-    private static let candidatesSQL =
-        "SELECT id, pk, creator FROM objects WHERE class = ? AND live = 1 AND id > ? ORDER BY id LIMIT ?"
 
     /// Rows of `(id, pk)` as refs with their cursor. Their ids are remembered: a bootstrap reads
     /// each object's fields and held state next, which would otherwise look each id up again.
@@ -133,7 +128,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
         guard let id = try objectID(ref) else { return [] }
         // Times only: a bootstrap reads the values once already (`topLevelFields`).
         return try db.storedRows(
-            "SELECT path, clock, client, replaced_at, replaced_by FROM fields WHERE object = ? ORDER BY path",
+            StoreStatements.fieldTimes.sqlite,
             [.integer(id)]
         ).map { row in
             SnapshotTimes.FieldTime(
@@ -190,19 +185,6 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     // than the lookup it keys.
     private static let objectSQL = "SELECT id, \(StoredColumns.object) FROM objects WHERE class = ? AND pk = ?"
     private static let fieldSQL = "SELECT \(StoredColumns.field) FROM fields WHERE object = ? AND path = ?"
-    private static let elementSQL =
-        "SELECT \(elementColumns) FROM list_elements "
-        + "WHERE object = ? AND field = ? AND clock = ? AND client = ? AND idx = ?"
-    private static let elementsSQL = "SELECT \(elementColumns) FROM list_elements WHERE object = ? AND field = ?"
-    private static let setEntrySQL =
-        "SELECT \(StoredColumns.setEntry) FROM set_entries WHERE object = ? AND field = ? AND value = ?"
-    private static let setEntriesSQL =
-        "SELECT value, \(StoredColumns.setEntry) FROM set_entries WHERE object = ? AND field = ?"
-    private static let mapEntrySQL =
-        "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = ? AND field = ? AND key = ?"
-    private static let mapEntriesSQL =
-        "SELECT \(StoredColumns.mapEntry) FROM map_entries WHERE object = ? AND field = ?"
-    private static let clientSQL = "SELECT \(StoredColumns.client), user_name FROM clients WHERE file_id = ?"
     private static let writeElementSQL =
         "INSERT OR REPLACE INTO list_elements(object, field, \(elementColumns)) "
         + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -210,7 +192,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func listElement(_ ref: ObjectRef, field: String, id: ElementID) throws -> StoredListElement? {
         guard let object = try objectID(ref),
             let row = try db.storedRow(
-                Self.elementSQL,
+                StoreStatements.listElement.sqlite,
                 [
                     .integer(object), .text(field), .u64(id.clock.rawValue), .u64(id.clientFileID),
                     .u64(UInt64(id.index)),
@@ -222,7 +204,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func listElements(_ ref: ObjectRef, field: String) throws -> [StoredListElement] {
         guard let object = try objectID(ref) else { return [] }
         return try db.storedRows(
-            Self.elementsSQL,
+            StoreStatements.listElements.sqlite,
             [.integer(object), .text(field)]
         ).map { try $0.listElement(of: ref, field) }
     }
@@ -230,7 +212,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func listClearedAt(_ ref: ObjectRef, field: String) throws -> WriteTime {
         guard let object = try objectID(ref),
             let row = try db.storedRow(
-                "SELECT clock, client FROM list_clears WHERE object = ? AND field = ?",
+                StoreStatements.listClear.sqlite,
                 [.integer(object), .text(field)])
         else { return .zero }
         return try row.time(0)
@@ -239,7 +221,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func setEntry(_ ref: ObjectRef, field: String, value: SyncValue) throws -> StoredSetEntry? {
         guard let object = try objectID(ref),
             let row = try db.storedRow(
-                Self.setEntrySQL,
+                StoreStatements.setEntry.sqlite,
                 [.integer(object), .text(field), .bytes(StoreEncoding.encode(value))])
         else { return nil }
         return try row.setEntry(value)
@@ -248,7 +230,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func setEntries(_ ref: ObjectRef, field: String) throws -> [StoredSetEntry] {
         guard let object = try objectID(ref) else { return [] }
         return try db.storedRows(
-            Self.setEntriesSQL,
+            StoreStatements.setEntries.sqlite,
             [.integer(object), .text(field)]
         ).map { try $0.setEntryWithValue(of: ref, field) }
     }
@@ -256,7 +238,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func mapEntry(_ ref: ObjectRef, field: String, key: String) throws -> StoredMapEntry? {
         guard let object = try objectID(ref),
             let row = try db.storedRow(
-                Self.mapEntrySQL,
+                StoreStatements.mapEntry.sqlite,
                 [.integer(object), .text(field), .text(key)])
         else { return nil }
         return try row.mapEntry(of: ref, field)
@@ -265,21 +247,21 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func mapEntries(_ ref: ObjectRef, field: String) throws -> [StoredMapEntry] {
         guard let object = try objectID(ref) else { return [] }
         return try db.storedRows(
-            Self.mapEntriesSQL,
+            StoreStatements.mapEntries.sqlite,
             [.integer(object), .text(field)]
         ).map { try $0.mapEntry(of: ref, field) }
     }
 
     func history(after serverVersion: UInt64, limit: Int) throws -> [HistoryEntry] {
         try db.storedRows(
-            "SELECT server_version, kept FROM history WHERE server_version > ? ORDER BY server_version LIMIT ?",
+            StoreStatements.history.sqlite,
             [.u64(serverVersion), .integer(Int64(max(0, limit)))]
         ).map { try $0.historyEntry() }
     }
 
     func originalChangesets(after serverVersion: UInt64, limit: Int) throws -> [(serverVersion: UInt64, Changeset)] {
         try db.storedRows(
-            "SELECT server_version, original FROM history WHERE server_version > ? ORDER BY server_version LIMIT ?",
+            StoreStatements.originalChangesets.sqlite,
             [.u64(serverVersion), .integer(Int64(max(0, limit)))]
         ).map { row in
             let entry = try row.historyEntry()
@@ -288,11 +270,8 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     }
 
     func highestClientVersion(of clientFileID: UInt64, atOrBelow serverVersion: UInt64) throws -> UInt64 {
-        // A file's client versions rise with the server version: the last one is the highest, one
-        // index seek away (max() would read every changeset of the file).
         try db.row(
-            "SELECT client_version FROM history WHERE client_file_id = ? AND server_version <= ? "
-                + "ORDER BY server_version DESC LIMIT 1",
+            StoreStatements.highestClientVersion.sqlite,
             [.u64(clientFileID), .u64(serverVersion)]
         )?.first?.u64 ?? 0
     }
@@ -307,7 +286,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     func client(_ fileID: UInt64) throws -> ClientRecord? {
         guard
             let row = try db.storedRow(
-                Self.clientSQL, [.u64(fileID)])
+                StoreStatements.client.sqlite, [.u64(fileID)])
         else { return nil }
         return try row.client(fileID)
     }
