@@ -70,7 +70,7 @@ enum Catalog {
     static let workloads: [any Workload] = [
         InsertBulk(), AppendImplicit(), Open(), ReadAll(), QueryCount(), QueryList(), LuaInsertBulk(),
         SwiftMigration(), LuaMigration(), MigrateTenants(), SyncInsertBulk(), SyncIntegrate(), SyncIntegratePostgres(),
-        SyncBootstrap(), SyncBootstrapPostgres(),
+        SyncBootstrap(), SyncBootstrapPostgres(), SyncDownloadPending(),
         SyncObserveLatency(), SyncFanout(), SyncCatchup(), SyncIdleSession(), ServeReadCall(), ServeWriteCall(),
         ServeWatchLatency(), ServeIdleWatch(),
     ]

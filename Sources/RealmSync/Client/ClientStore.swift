@@ -34,6 +34,8 @@ import RealmDatabase
 ///   each write under the view it was made in; gone with the last changeset made under each.
 struct ClientStore {
     let realm: Realm
+    /// The owning client's decoded changesets (`DecodedHistory`); nil decodes every read.
+    var decoded: DecodedHistory? = nil
 
     static let creation = [
         "CREATE TABLE IF NOT EXISTS _sync_state (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
@@ -161,14 +163,24 @@ struct ClientStore {
     /// subscription set it was made under (0: none).
     func historyWithQueryVersions(after: UInt64) throws -> [(changeset: Changeset, queryVersion: Int64)] {
         let rows = try realm.querySQL(
-            "SELECT changeset, query_version FROM _sync_history WHERE client_version > ? ORDER BY client_version",
+            "SELECT changeset, query_version, client_version FROM _sync_history WHERE client_version > ? "
+                + "ORDER BY client_version",
             [.integer(Int64(bitPattern: after))])
-        return try rows.map { row in
-            guard row.count == 2, case .blob(let data) = row[0], case .integer(let version) = row[1] else {
+        var versions: Set<UInt64> = []
+        let history = try rows.map { row in
+            guard row.count == 3, case .blob(let data) = row[0], case .integer(let queryVersion) = row[1],
+                case .integer(let clientVersion) = row[2]
+            else {
                 throw SyncError(.badChangeset, "A stored changeset of the sync history is damaged")
             }
-            return (try ClientEncodings.decodeChangeset(Array(data)), version)
+            let version = UInt64(bitPattern: clientVersion)
+            versions.insert(version)
+            let changeset =
+                try decoded?.changeset(version, storedAs: data) ?? ClientEncodings.decodeChangeset(Array(data))
+            return (changeset, queryVersion)
         }
+        if after == 0 { decoded?.keep(only: versions) }
+        return history
     }
 
     /// The lowest subscription set version above `version` that a changeset after client version

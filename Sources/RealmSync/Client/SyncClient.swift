@@ -35,7 +35,9 @@ public final class SyncClient: SyncClientEndpoint {
     public private(set) var compensatingWrites: [CompensatingWrite] = []
     private let recorder: ChangesetRecorder
     private let wallClock: any WallClock
-    var store: ClientStore { ClientStore(realm: realm) }
+    var store: ClientStore { ClientStore(realm: realm, decoded: decodedHistory) }
+    /// The pending changesets as last decoded: a download reads them all (`DecodedHistory`).
+    let decodedHistory = DecodedHistory()
     var session: UInt32?
     /// The highest client version uploaded on this connection.
     private var sentThrough: UInt64 = 0
