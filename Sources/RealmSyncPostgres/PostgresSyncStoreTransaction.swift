@@ -236,10 +236,7 @@ final class PostgresSyncStoreTransaction: SyncStoreTransaction {
                     try select(
                         StoreStatements.liveObjectsWithCreators.postgres,
                         [.text(className), .u64(after), .int(Int64(count))], "reading the objects of \(className)"
-                    ).map { row in
-                        let (id, ref) = try row.objectInPage(ofClass: className)
-                        return (UInt64(bitPattern: id), ref, try row.text(2))
-                    }
+                    ).map { try $0.viewCandidate(ofClass: className) }
                 },
                 fields: { try topLevelFields(ofIDs: $0, named: $1) })
         // Cached for the matches only: a bootstrap reads their fields and held state next.

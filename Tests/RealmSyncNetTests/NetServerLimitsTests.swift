@@ -60,9 +60,12 @@ final class NetServerLimitsTests: XCTestCase {
         }
         XCTAssertTrue(connected)
 
-        // Two full CI runs of 2026-12-02 saw, once each, no close frame reach this peer within 10 s
-        // (passing in 70 ms otherwise; not understood yet, noted on issue 29): a second attempt is
-        // allowed, each still required to be refused with 1013 and left uncounted.
+        // Under load (two full CI runs, and 2 in 40 runs with three busy loops on two cores) the
+        // server refuses the peer and its `outbound.close(1013)` returns, yet the peer sees no
+        // close frame: most likely the frame arrives with the upgrade response and the client's
+        // upgrade drops it. The fix belongs to the server, refusing before the upgrade (HTTP 503,
+        // as issue 32 asks of the token check); until then a second and third attempt are allowed,
+        // each still required to be refused with 1013 and left uncounted.
         var second = try await rawPeer(url: url, send: [], timeout: .seconds(5))
         for _ in 0..<2 where second.closeCode == nil {
             second = try await rawPeer(url: url, send: [], timeout: .seconds(5))

@@ -166,7 +166,8 @@ struct ClientStore {
             "SELECT changeset, query_version, client_version FROM _sync_history WHERE client_version > ? "
                 + "ORDER BY client_version",
             [.integer(Int64(bitPattern: after))])
-        var versions: Set<UInt64> = []
+        // The versions read, when they are the whole history: what the decoded ones may keep.
+        var versions: Set<UInt64>? = after == 0 && decoded != nil ? [] : nil
         let history = try rows.map { row in
             guard row.count == 3, case .blob(let data) = row[0], case .integer(let queryVersion) = row[1],
                 case .integer(let clientVersion) = row[2]
@@ -174,12 +175,12 @@ struct ClientStore {
                 throw SyncError(.badChangeset, "A stored changeset of the sync history is damaged")
             }
             let version = UInt64(bitPattern: clientVersion)
-            versions.insert(version)
+            versions?.insert(version)
             let changeset =
                 try decoded?.changeset(version, storedAs: data) ?? ClientEncodings.decodeChangeset(Array(data))
             return (changeset, queryVersion)
         }
-        if after == 0 { decoded?.keep(only: versions) }
+        if let versions { decoded?.keep(only: versions) }
         return history
     }
 

@@ -118,6 +118,13 @@ extension StoredRow {
         return (id, ObjectRef(className, try primaryKey(1)))
     }
 
+    /// A row of `StoreStatements.liveObjectsWithCreators`: a candidate of a view's `ViewScan`, its
+    /// cursor the object's row id.
+    package func viewCandidate(ofClass className: String) throws -> ViewScan.Candidate {
+        let (id, ref) = try objectInPage(ofClass: className)
+        return (UInt64(bitPattern: id), ref, try text(2))
+    }
+
     /// `StoredColumns.inboxUpload`: an upload waiting in a shared store's inbox.
     package func inboxUpload() throws -> InboxUpload {
         InboxUpload(id: try u64(0), clientFileID: try u64(1), body: try bytes(2) ?? [])

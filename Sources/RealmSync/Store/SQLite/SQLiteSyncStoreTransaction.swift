@@ -79,11 +79,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
                     try db.storedRows(
                         StoreStatements.liveObjectsWithCreators.sqlite,
                         [.text(className), .u64(after), .integer(Int64(count))]
-                    )
-                    .map { row in
-                        let (id, ref) = try row.objectInPage(ofClass: className)
-                        return (UInt64(bitPattern: id), ref, try row.text(2))
-                    }
+                    ).map { try $0.viewCandidate(ofClass: className) }
                 },
                 fields: { try topLevelFields(ofIDs: $0, named: $1) })
         // Remembered for the matches only: a bootstrap reads their fields and held state next.
@@ -178,15 +174,13 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
         [String](repeating: "?", count: count).joined(separator: ", ")
     }
 
-    private static let elementColumns = StoredColumns.element
-
     // Statements whose column lists come from `StoredColumns`, built once: a statement's text is
     // also its key in the connection's statement cache, and interpolating it per call costs more
     // than the lookup it keys.
     private static let objectSQL = "SELECT id, \(StoredColumns.object) FROM objects WHERE class = ? AND pk = ?"
     private static let fieldSQL = "SELECT \(StoredColumns.field) FROM fields WHERE object = ? AND path = ?"
     private static let writeElementSQL =
-        "INSERT OR REPLACE INTO list_elements(object, field, \(elementColumns)) "
+        "INSERT OR REPLACE INTO list_elements(object, field, \(StoredColumns.element)) "
         + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     func listElement(_ ref: ObjectRef, field: String, id: ElementID) throws -> StoredListElement? {
