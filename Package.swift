@@ -14,9 +14,14 @@ import PackageDescription
 //         RealmLua       `------------->  RealmSync             (sync without a network)
 //          /     \                            |
 //   LuaSandbox    `--------------------->  RealmDatabase        (no Lua, no network)
-//        |                                     |
-//   CLuaShim -> CLua                        CSQLite
+//        |                                  /          \
+//   CLuaShim -> CLua                   CSQLite      RealmQuery   (the Realm Query Language)
+//                                                       |
+//                                                   RealmValues  (Timestamp, ObjectId, Decimal128)
 //
+// RealmQuery (the Realm Query Language: lexer, parser, syntax tree, comparisons) and RealmValues
+// (Timestamp, ObjectId, Decimal128, the stored forms) sit below the database: RealmDatabase
+// translates queries to SQL, RealmSync's views evaluate them in Swift, with the same comparisons.
 // RealmSync (changesets, clocks, client and server engines, the SQLite sync store, the in-memory
 // transport) sits on RealmDatabase and knows no Lua; RealmHost reads the plugins' `sync` tables
 // into its `SyncRules` and syncs tenants through its `SyncSessionTransport` seam. RealmSyncNet puts
@@ -72,15 +77,20 @@ let package = Package(
         // Lua's API macros as functions, the capped allocator, the hook and the error trampoline.
         .target(name: "CLuaShim", dependencies: ["CLua"]),
 
+        // Realm's value types (Timestamp, ObjectId, Decimal128) and their stored forms (SQLiteValue, MixedTag).
+        .target(name: "RealmValues"),
+        // The Realm Query Language: lexer, parser, syntax tree, and the comparisons both the local
+        // queries (as SQL functions) and the sync views (in Swift) evaluate with.
+        .target(name: "RealmQuery", dependencies: ["RealmValues"]),
         // The object database: schema, configurations, transactions, objects, queries. No Lua.
-        .target(name: "RealmDatabase", dependencies: ["CSQLite"]),
+        .target(name: "RealmDatabase", dependencies: ["CSQLite", "RealmValues", "RealmQuery"]),
         // Sandboxed Lua states: allocator cap, budgets, safe globals, errors. Knows nothing of realms.
         .target(name: "LuaSandbox", dependencies: ["CLuaShim"]),
         // The bindings of LUA-API.md: realms, objects, results, migrations, subscriptions, plugins in Lua.
         .target(name: "RealmLua", dependencies: ["RealmDatabase", "LuaSandbox"]),
         // Sync without a network: changesets, clocks, the client and server engines, the SQLite store,
         // the in-memory transport of the simulation (docs/SYNC.md).
-        .target(name: "RealmSync", dependencies: ["RealmDatabase", "CSQLite"]),
+        .target(name: "RealmSync", dependencies: ["RealmDatabase", "RealmQuery", "RealmValues", "CSQLite"]),
         // The engine on the network: wire frames, tokens, the WebSocket server and client.
         .target(
             name: "RealmSyncNet",
@@ -172,7 +182,9 @@ let package = Package(
             path: "Tests/SyncStoreConformance"
         ),
 
-        .testTarget(name: "RealmDatabaseTests", dependencies: ["RealmDatabase", "CSQLite", "RealmTestSupport"]),
+        .testTarget(
+            name: "RealmDatabaseTests", dependencies: ["RealmDatabase", "RealmQuery", "CSQLite", "RealmTestSupport"]
+        ),
         .testTarget(
             name: "RealmSyncTests",
             dependencies: ["RealmSync", "RealmDatabase", "RealmTestSupport", "CSQLite", "SyncStoreConformance"]

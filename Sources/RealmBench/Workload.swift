@@ -70,7 +70,7 @@ enum Catalog {
     static let workloads: [any Workload] = [
         InsertBulk(), AppendImplicit(), Open(), ReadAll(), QueryCount(), QueryList(), LuaInsertBulk(),
         SwiftMigration(), LuaMigration(), MigrateTenants(), SyncInsertBulk(), SyncIntegrate(), SyncIntegratePostgres(),
-        SyncBootstrap(), SyncBootstrapPostgres(), SyncDownloadPending(),
+        SyncBootstrap(), SyncBootstrapPostgres(), SyncDownloadPending(), SyncCollectionEdit(),
         SyncObserveLatency(), SyncFanout(), SyncCatchup(), SyncIdleSession(), ServeReadCall(), ServeWriteCall(),
         ServeWatchLatency(), ServeIdleWatch(),
     ]

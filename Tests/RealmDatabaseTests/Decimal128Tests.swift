@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import RealmQuery
 import XCTest
 
 @testable import RealmDatabase

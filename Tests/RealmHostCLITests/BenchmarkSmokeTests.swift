@@ -40,7 +40,7 @@ final class BenchmarkSmokeTests: XCTestCase {
                 "insert_bulk", "append_implicit", "open", "read_all", "query_count/plain", "query_count/indexed",
                 "query_list", "lua_insert_bulk", "swift_migration", "lua_migration", "migrate_tenants",
                 "migrate_tenants/jobs=1", "sync_insert_bulk", "sync_integrate", "sync_integrate_postgres",
-                "sync_bootstrap", "sync_bootstrap_postgres", "sync_download_pending",
+                "sync_bootstrap", "sync_bootstrap_postgres", "sync_download_pending", "sync_collection_edit",
                 "sync_observe_latency/p50", "sync_observe_latency/p99", "sync_fanout/p99", "sync_catchup",
                 "sync_idle_session", "serve_read_call", "serve_read_call/p99", "serve_write_call",
                 "serve_watch_latency/p50",

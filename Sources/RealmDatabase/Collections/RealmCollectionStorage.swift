@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 /// The rows of one collection property of one object, in its side table: the single place that
 /// reads and writes lists, sets and maps (see StorageLayout for the tables).
@@ -7,6 +8,9 @@ struct RealmCollectionStorage {
     let ownerInfo: ClassInfo
     let ownerKey: Int64
     let property: Property
+    /// The owner is being created: a commit recorder reads its collections whole, so no edit of
+    /// them is captured (`CollectionEdits`).
+    var ownerIsNew = false
 
     init(realm: Realm, ownerInfo: ClassInfo, ownerKey: Int64, property: Property) {
         self.realm = realm
@@ -143,6 +147,7 @@ struct RealmCollectionStorage {
             try realm.connection.run(
                 "INSERT INTO \(table) (owner, \(valueColumns)) VALUES (?, \(isMixed ? "?, ?" : "?"))", [owner] + encoded
             )
+            if capturesEdits { capture(.setElement(StoredElement(encoded), wasPresent: false)) }
         case .map, .none:
             throw RealmError(.invalidValue, "Use a key to add to the map '\(ownerInfo.className).\(property.name)'.")
         }
@@ -215,6 +220,7 @@ struct RealmCollectionStorage {
     }
 
     func removeAll(recordChange record: Bool = true) throws {
+        if capturesEdits { try captureEveryElement() }
         if holdsEmbedded {
             for v in try allValues() { try deleteOwnedObject(v) }
         }
@@ -321,7 +327,9 @@ struct RealmCollectionStorage {
             ? "DELETE FROM \(table) WHERE owner = ? AND value IS ? AND value__t IS ?"
             : "DELETE FROM \(table) WHERE owner = ? AND value IS ?"
         try realm.connection.run(sql, [owner] + encoded)
-        if realm.connection.changes > 0 { recordChange() }
+        guard realm.connection.changes > 0 else { return }
+        if capturesEdits { capture(.setElement(StoredElement(encoded), wasPresent: true)) }
+        recordChange()
     }
 
     // MARK: Maps
@@ -345,6 +353,7 @@ struct RealmCollectionStorage {
                     + "keys must not be empty, contain '.' or start with '$'."
             )
         }
+        if capturesEdits { capture(.mapKey(key, before: try storedValue(forKey: key))) }
         if let old = try self.value(forKey: key) { try deleteOwnedObject(old) }
         let encoded = try encode(value, policy: policy, mode: mode)
         let placeholders = isMixed ? "?, ?" : "?"
@@ -357,6 +366,7 @@ struct RealmCollectionStorage {
     }
 
     func removeValue(forKey key: String) throws {
+        if capturesEdits, let before = try storedValue(forKey: key) { capture(.mapKey(key, before: before)) }
         if let old = try self.value(forKey: key) { try deleteOwnedObject(old) }
         try realm.connection.run("DELETE FROM \(table) WHERE owner = ? AND key = ?", [owner, .text(key)])
         if realm.connection.changes > 0 { recordChange() }
@@ -366,5 +376,39 @@ struct RealmCollectionStorage {
     private func deleteOwnedObject(_ value: RealmValue) throws {
         guard holdsEmbedded, case .object(let o) = value, let (_, info, key) = o.managed else { return }
         try realm.rows.deleteObject(info, key: key)
+    }
+
+    // MARK: Edits for a commit recorder (`CollectionEdits`)
+
+    /// Whether this collection's edits are captured: a set or a map of an object the write did not
+    /// create, with a recorder reading the commits.
+    private var capturesEdits: Bool {
+        realm.rows.feedsCommitRecorder && !ownerIsNew && (property.collection == .set || property.collection == .map)
+    }
+
+    private func capture(_ touch: CollectionEdit.Touch) {
+        realm.rows.changeTracker.recordEdit(
+            CollectionEdit(className: ownerInfo.className, key: ownerKey, property: property.name, touch: touch))
+    }
+
+    /// A map key's value as stored; nil when the map has no such key.
+    private func storedValue(forKey key: String) throws -> StoredElement? {
+        try realm.connection.rows(
+            "SELECT \(valueColumns) FROM \(table) WHERE owner = ? AND key = ?", [owner, .text(key)]
+        ).first.map(StoredElement.init)
+    }
+
+    /// Before a `removeAll`: every element (set) or key (map) it removes, as it is stored.
+    private func captureEveryElement() throws {
+        let isMap = property.collection == .map
+        let rows = try realm.connection.rows(
+            "SELECT \(isMap ? "key, " : "")\(valueColumns) FROM \(table) WHERE owner = ?", [owner])
+        for row in rows {
+            if isMap, case .text(let key)? = row.first {
+                capture(.mapKey(key, before: StoredElement(Array(row.dropFirst()))))
+            } else if !isMap {
+                capture(.setElement(StoredElement(row), wasPresent: true))
+            }
+        }
     }
 }

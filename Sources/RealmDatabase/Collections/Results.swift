@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 /// A live, lazily evaluated query over the objects of one class (RealmSwift's `Results`).
 ///

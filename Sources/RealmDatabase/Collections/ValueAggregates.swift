@@ -1,4 +1,6 @@
 import Foundation
+import RealmQuery
+import RealmValues
 
 /// The aggregates a property or a collection of values has (Realm's `min`, `max`, `sum`, `average`).
 public enum AggregateFunction: String, Sendable, CaseIterable {

@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 /// A class made embedded by a migration, handled as realm-core's `Table::set_embedded` does when
 /// backlinks are handled automatically (the SDKs' default): an object no parent links to is

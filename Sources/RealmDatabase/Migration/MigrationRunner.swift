@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 /// Brings a file from its stored schema to a configured one at a higher version, in ONE write
 /// transaction: new storage is added, the migration block runs, old storage is dropped, indexes

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import RealmValues
 
 /// One change as the row engine captured it: the unit notifications, change sets and (later)
 /// sync changesets are built from.
@@ -63,7 +64,13 @@ final class ChangeTracker {
     /// they reach `openWrite` when their step succeeds and are dropped when it fails. Keeping them
     /// aside, instead of a copy of `openWrite` to restore, keeps a step's cost independent of the
     /// size of the write so far (a copy made the first change after it copy the whole log).
-    private var journals: [[CapturedChange]] = []
+    private var journals: [[Entry]] = []
+
+    /// What a step's journal holds: changes, and the set and map edits a commit recorder reads.
+    private enum Entry {
+        case change(CapturedChange)
+        case edit(CollectionEdit)
+    }
 
     // MARK: The capture point
 
@@ -82,8 +89,14 @@ final class ChangeTracker {
         record(CapturedChange(className: className, key: key, kind: .modification(property: property)))
     }
 
+    /// A set or map edit (`CollectionEdits`); the row engine reports one only for a commit recorder,
+    /// beside the modification of the property.
+    func recordEdit(_ edit: CollectionEdit) {
+        if journals.isEmpty { openWrite?.edited(edit) } else { journals[journals.count - 1].append(.edit(edit)) }
+    }
+
     private func record(_ change: CapturedChange) {
-        if journals.isEmpty { apply(change) } else { journals[journals.count - 1].append(change) }
+        if journals.isEmpty { apply(change) } else { journals[journals.count - 1].append(.change(change)) }
         localStamp += 1
         if let observer { observer(change) }
     }
@@ -106,7 +119,12 @@ final class ChangeTracker {
     func endStep(keeping: Bool) {
         guard let changes = journals.popLast(), keeping else { return }
         if journals.isEmpty {
-            for change in changes { apply(change) }
+            for entry in changes {
+                switch entry {
+                case .change(let change): apply(change)
+                case .edit(let edit): openWrite?.edited(edit)
+                }
+            }
         } else {
             journals[journals.count - 1] += changes
         }

@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 /// How a managed object's property is written: only inside a write transaction (the default, as
 /// RealmSwift's `object.name = …`), or in an implicit one when none is open (as `$object.name = …`).

@@ -1,4 +1,6 @@
 import Foundation
+import RealmQuery
+import RealmValues
 
 // Comparisons with Realm's semantics. The cases, most specific first:
 // - a collection (multi) side: EXISTS / NOT EXISTS over its join chain (ANY, ALL, NONE);
@@ -740,6 +742,23 @@ extension QueryTranslator {
             var cond: SQLFragment = "realm_strop(\(raw: String(code)), \(raw: String(flags)), \(s.sql), \(needle)) = 1"
             if s.type == .mixed { cond = "(\(s.tag ?? "0") IN (3, 4) AND \(cond))" }
             return .atom(cond, depth: depth + 1)
+        }
+    }
+}
+
+extension QueryCompareOp {
+    /// How SQL tests a `realm_cmp(…)` result (-1, 0 or 1; NULL when the two cannot be compared) for
+    /// this operator: what follows the call. nil for an operator `realm_cmp` does not decide. The
+    /// local queries use it.
+    fileprivate var realmCmpCondition: String? {
+        switch self {
+        case .equal: "= 0"
+        case .notEqual: "<> 0"
+        case .less: "= -1"
+        case .lessEqual: "IN (-1, 0)"
+        case .greater: "= 1"
+        case .greaterEqual: "IN (0, 1)"
+        case .beginsWith, .endsWith, .contains, .like, .in: nil
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 // The contract between Results and the query language (Realm Query Language → SQL).
 //

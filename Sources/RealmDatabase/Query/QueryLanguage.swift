@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import RealmQuery
 
 /// The Realm Query Language compiler: RQL text → a SQL condition over the object row `t0`, its
 /// bound values and the trailing SORT / DISTINCT / LIMIT clauses. See docs/QUERY.md.
@@ -53,7 +54,7 @@ package enum QueryLanguage {
             try checkExecutable(compiled, objectSchema: objectSchema, query: query)
             return compiled
         } catch let e as QuerySyntaxError {
-            throw RealmError(.query, message(query, e.offset, e.message))
+            throw RealmError(.query, e.described(in: query))
         }
     }
 
@@ -110,26 +111,6 @@ package enum QueryLanguage {
         thread.start()
         done.wait()
         return try job.result!.get()
-    }
-
-    /// `Invalid query '<query>' at column N: <detail>`.
-    package static func message(_ query: String, _ offset: Int, _ detail: String) -> String {
-        let column = column(of: offset, in: query)
-        var shown = query
-        if shown.count > 200 { shown = String(shown.prefix(200)) + "…" }
-        return "Invalid query '\(shown)' at column \(column): \(detail)"
-    }
-
-    /// The 1-based column (in Unicode scalars) of a UTF-8 byte offset.
-    static func column(of offset: Int, in query: String) -> Int {
-        var column = 1
-        var bytes = 0
-        for scalar in query.unicodeScalars {
-            if bytes >= offset { break }
-            bytes += String(scalar).utf8.count
-            column += 1
-        }
-        return column
     }
 
     /// SQLite 3.40's parser has a small fixed stack (nested parentheses, EXISTS) and limits on

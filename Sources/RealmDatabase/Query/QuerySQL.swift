@@ -1,4 +1,6 @@
 import Foundation
+import RealmQuery
+import RealmValues
 
 // Building blocks of the SQL the translator emits: fragments that carry their bound values in
 // textual order, boolean conditions with compile-time folding, and the typed operands.

@@ -1,3 +1,5 @@
+import RealmQuery
+
 /// Checking Realm Query Language text on its own, without a realm or a schema.
 ///
 /// Tools that test the language (the query fuzzer in `RealmTestSupport`) need to tell "not valid
@@ -12,7 +14,7 @@ public enum QuerySyntax {
         do {
             _ = try QueryParser.parse(query)
         } catch let error as QuerySyntaxError {
-            throw RealmError(.query, QueryLanguage.message(query, error.offset, error.message))
+            throw RealmError(.query, error.described(in: query))
         }
     }
 }

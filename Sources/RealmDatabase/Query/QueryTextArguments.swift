@@ -1,4 +1,5 @@
 import Foundation
+import RealmQuery
 
 /// A query's text with its `$n` arguments written in as literals, as realm-core's query description
 /// does: a flexible-sync subscription stores a query as text alone (`Results.queryText`).
@@ -8,18 +9,18 @@ enum QueryTextArguments {
     /// not tokenize.
     static func substituting(_ query: String, _ arguments: [RealmValue]) -> String? {
         guard !arguments.isEmpty else { return query }
-        guard let tokens = try? QueryLexer.tokenize(query) else { return nil }
+        guard let placeholders = QueryLexer.argumentPlaceholders(in: query) else { return nil }
         let bytes = Array(query.utf8)
         var out: [UInt8] = []
         var copied = 0
-        for token in tokens {
-            guard case .argument(let n) = token.kind else { continue }
+        for placeholder in placeholders {
+            let n = placeholder.argument
             guard arguments.indices.contains(n), let literal = literal(arguments[n]),
-                token.offset >= copied, token.offset + token.length <= bytes.count
+                placeholder.bytes.lowerBound >= copied, placeholder.bytes.upperBound <= bytes.count
             else { return nil }
-            out += bytes[copied..<token.offset]
+            out += bytes[copied..<placeholder.bytes.lowerBound]
             out += Array(literal.utf8)
-            copied = token.offset + token.length
+            copied = placeholder.bytes.upperBound
         }
         out += bytes[copied...]
         return String(decoding: out, as: UTF8.self)

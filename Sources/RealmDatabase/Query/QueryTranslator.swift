@@ -1,4 +1,6 @@
 import Foundation
+import RealmQuery
+import RealmValues
 
 // Turns a parsed query into SQL over the storage layout (see StorageLayout.swift):
 // key paths become columns, scalar subqueries (to-one links) or join chains wrapped in EXISTS

@@ -1,3 +1,5 @@
+import RealmValues
+
 /// Something that records each commit of a file inside the commit's own transaction (sync records a
 /// changeset per commit this way). Set on `Realm.Configuration.commitRecorder`; every instance
 /// opened from that configuration calls the same recorder.
@@ -134,6 +136,81 @@ extension Realm {
     /// The SQLite table holding a collection property's elements (docs/STORAGE.md).
     package static func collectionTableName(_ className: String, _ property: Property) -> String {
         StorageLayout.collectionTable(className, property)
+    }
+
+    // MARK: Set and map edits (`ChangeSet.ClassChanges.collectionEdits`)
+
+    /// Whether the set `field` of the object `key` holds `element` (as stored) now.
+    package func setContains(_ element: StoredElement, ofType className: String, key: Int64, field: String) throws
+        -> Bool
+    {
+        let (info, property) = try collectionProperty(className, field)
+        let tagCondition = property.type == .mixed ? " AND value__t IS ?" : ""
+        return try connection.scalar(
+            "SELECT 1 FROM \(info.quotedStorage(property)) WHERE owner = ? AND value IS ?\(tagCondition) LIMIT 1",
+            [.integer(key)] + element.columns) != nil
+    }
+
+    /// The value the map `field` of the object `key` holds under `mapKey` now, as stored; nil when
+    /// it has no such key.
+    package func storedMapValue(ofType className: String, key: Int64, field: String, mapKey: String) throws
+        -> StoredElement?
+    {
+        let (info, property) = try collectionProperty(className, field)
+        let columns = property.type == .mixed ? "value, value__t" : "value"
+        return try connection.rows(
+            "SELECT \(columns) FROM \(info.quotedStorage(property)) WHERE owner = ? AND key = ?",
+            [.integer(key), .text(mapKey)]
+        ).first.map(StoredElement.init)
+    }
+
+    /// The keys under which the map `field` of the object `key` holds the object `target` (an
+    /// embedded object, whose write is a write to its map entry).
+    package func mapKeys(ofType className: String, key: Int64, field: String, holding target: Int64) throws
+        -> [String]
+    {
+        let (info, property) = try collectionProperty(className, field)
+        return try connection.rows(
+            "SELECT key FROM \(info.quotedStorage(property)) WHERE owner = ? AND value = ? ORDER BY key",
+            [.integer(key), .integer(target)]
+        ).compactMap { if case .text(let name)? = $0.first { name } else { nil } }
+    }
+
+    /// A stored element of the collection `field` of `className` as a value (links resolved).
+    package func collectionValue(_ element: StoredElement, ofType className: String, field: String) throws
+        -> RealmValue
+    {
+        let (_, property) = try collectionProperty(className, field)
+        return try rows.decodeStored(element.value, tag: element.tag, property: property)
+    }
+
+    /// The object a stored element of the collection `field` links to, by class and key; nil when
+    /// it holds no link. The object may be gone (deleted by the same write).
+    package func linkTarget(of element: StoredElement, ofType className: String, field: String) throws
+        -> (className: String, key: Int64)?
+    {
+        let (_, property) = try collectionProperty(className, field)
+        switch property.type {
+        case .object:
+            guard case .integer(let key) = element.value, let target = property.objectClassName else { return nil }
+            return (target, key)
+        case .mixed:
+            guard element.tag == .integer(MixedTag.object.rawValue), case .text(let ref) = element.value,
+                let colon = ref.lastIndex(of: ":"), let key = Int64(ref[ref.index(after: colon)...])
+            else { return nil }
+            return (String(ref[..<colon]), key)
+        default:
+            return nil
+        }
+    }
+
+    private func collectionProperty(_ className: String, _ field: String) throws -> (ClassInfo, Property) {
+        let info = try classInfo(className)
+        guard let property = info.objectSchema[field], property.isCollection else {
+            throw RealmError(
+                .invalidProperty, "'\(className).\(field)' is not a collection property of the realm's schema.")
+        }
+        return (info, property)
     }
 
     /// The SQLite table holding a class's objects.

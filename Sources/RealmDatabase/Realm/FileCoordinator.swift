@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 import Synchronization
 
 /// What one commit changed: per class, the keys inserted, deleted and modified (with the names of
@@ -12,6 +13,10 @@ public struct ChangeSet: Sendable, Equatable {
         /// the commits (its row is gone by then; `Realm.deletedPrimaryKey` decodes one). It may
         /// also hold keys a failed step deleted: read it for `deletions` only. Not part of what changed.
         package var deletedPrimaryKeys = [Int64: SQLiteValue]()
+        /// The set and map edits of objects the write did not create, by object key and property,
+        /// kept only when a `CommitRecorder` reads the commits (`CollectionEdits`). Not part of what
+        /// changed: `modifications` names the same properties; dropped before the commit is announced.
+        package var collectionEdits = [Int64: [String: CollectionEdits]]()
         public var isEmpty: Bool { insertions.isEmpty && deletions.isEmpty && modifications.isEmpty }
         /// The highest key given out in this transaction (deleted ones included): what a cancelled
         /// write must keep from being given out again. Not part of what changed.
@@ -52,6 +57,31 @@ public struct ChangeSet: Sendable, Equatable {
             classes[className, default: ClassChanges()].deletions.insert(key)
         }
         classes[className, default: ClassChanges()].modifications[key] = nil
+        classes[className]?.collectionEdits[key] = nil
+    }
+
+    /// A set or map edit (`CollectionEdits`): ignored for an object the write created and in a migration.
+    mutating func edited(_ edit: CollectionEdit) {
+        guard !countsModificationsOnly, classes[edit.className]?.insertions.contains(edit.key) != true else { return }
+        switch edit.touch {
+        case .setElement(let element, let wasPresent):
+            classes[edit.className, default: ClassChanges()].collectionEdits[edit.key, default: [:]][
+                edit.property, default: CollectionEdits()
+            ].touch(element, wasPresent: wasPresent)
+        case .mapKey(let key, let before):
+            classes[edit.className, default: ClassChanges()].collectionEdits[edit.key, default: [:]][
+                edit.property, default: CollectionEdits()
+            ].touch(key: key, before: before)
+        }
+    }
+
+    /// The change set without its captured collection edits: what is announced and notified.
+    var withoutCollectionEdits: ChangeSet {
+        var copy = self
+        for name in copy.classes.keys where !(copy.classes[name]?.collectionEdits.isEmpty ?? true) {
+            copy.classes[name]?.collectionEdits = [:]
+        }
+        return copy
     }
 
     mutating func modified(_ className: String, _ key: Int64, _ property: String) {

@@ -60,6 +60,7 @@ extension Realm {
         }
         coordinator.writeEnded(by: ObjectIdentifier(self))
         transaction = nil
+        if configuration.commitRecorder != nil { changes = changes.withoutCollectionEdits }
         changes.version = version
         noteLocalChange()
         coordinator.announce(changes, from: ObjectIdentifier(self))

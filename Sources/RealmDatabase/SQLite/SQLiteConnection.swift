@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import RealmValues
 
 /// SQLite's `SQLITE_TRANSIENT` destructor: a macro Swift cannot import.
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

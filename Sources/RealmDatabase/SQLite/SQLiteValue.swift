@@ -1,13 +1,5 @@
 import Foundation
-
-/// A value as SQLite stores it: one of its five storage classes.
-public enum SQLiteValue: Sendable, Equatable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob(Data)
-}
+import RealmValues
 
 /// SQLite's five storage classes.
 enum StorageClass {

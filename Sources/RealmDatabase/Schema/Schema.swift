@@ -1,4 +1,5 @@
 import Foundation
+import RealmQuery
 import Synchronization
 
 /// The classes of a realm, in declared order.

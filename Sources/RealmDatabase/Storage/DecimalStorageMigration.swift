@@ -1,3 +1,5 @@
+import RealmValues
+
 /// Converts the decimal128 values of a file written before decimal format 2, which stored them as
 /// text (compared as text by SQLite, so `ORDER BY` put "10" before "9"), to their 16 ordered bytes
 /// (`Decimal128.storedBytes`). Runs when a writable realm opens, in one transaction: a failure

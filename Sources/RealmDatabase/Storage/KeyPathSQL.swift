@@ -1,4 +1,6 @@
 import Foundation
+import RealmQuery
+import RealmValues
 
 /// SQL expressions for key paths used by sort and distinct: `age` → `t0."age"`, and through
 /// to-one links `owner.name` → a scalar subquery on the linked row (nil when a link is nil).

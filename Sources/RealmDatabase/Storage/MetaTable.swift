@@ -1,3 +1,5 @@
+import RealmValues
+
 /// The `_realm_meta` table: one row per key, the realm's own record of itself. This type is the
 /// only code that names the table or its keys; every other file reads and writes it through here.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 /// A place that can hold a link to objects of some class: a to-one column or a collection table.
 struct IncomingLink {
@@ -36,7 +37,7 @@ extension RowStore {
         }
         try connection.run("DELETE FROM \(info.quotedTable) WHERE \"_key\" = ?", [keyValue])
         changeTracker.recordDeletion(
-            info.className, key, primaryKey: keepsDeletedPrimaryKeys ? storedPrimaryKey(info, row: row) : nil)
+            info.className, key, primaryKey: feedsCommitRecorder ? storedPrimaryKey(info, row: row) : nil)
     }
 
     /// Embedded objects die with their owner.
@@ -82,6 +83,9 @@ extension RowStore {
             : "SELECT \"_key\" FROM \(link.info.quotedTable) WHERE \(match)"
         try connection.forEachRow(ownersSQL, [bind], cache: false) { owners.append($0.int64(at: 0)) }
         guard !owners.isEmpty else { return }
+        if feedsCommitRecorder && (p.collection == .set || p.collection == .map) {
+            try captureUnlinking(link, match: condition)
+        }
         if !p.isCollection {
             let tagReset = p.type == .mixed ? ", \(link.info.quotedTypeTag(p)) = 0" : ""
             try connection.run("UPDATE \(link.info.quotedTable) SET \(place) = NULL\(tagReset) WHERE \(match)", [bind])
@@ -94,6 +98,29 @@ extension RowStore {
         for owner in owners { recordModification(link.info, key: owner, property: p.name) }
     }
 
+    /// For a commit recorder: each set element or map value a deleted object's unlinking removes
+    /// or nulls (`CollectionEdits`), as stored before.
+    private func captureUnlinking(_ link: IncomingLink, match condition: (sql: String, binding: SQLiteValue)) throws {
+        let p = link.property
+        let isMap = p.collection == .map
+        let valueColumns = p.type == .mixed ? "value, value__t" : "value"
+        let sql =
+            "SELECT owner\(isMap ? ", key" : ""), \(valueColumns) FROM \(link.info.quotedStorage(p)) "
+            + "WHERE \(condition.sql)"
+        for row in try connection.rows(sql, [condition.binding]) {
+            guard case .integer(let owner)? = row.first else { continue }
+            let touch: CollectionEdit.Touch
+            if isMap {
+                guard row.count > 1, case .text(let key) = row[1] else { continue }
+                touch = .mapKey(key, before: StoredElement(Array(row.dropFirst(2))))
+            } else {
+                touch = .setElement(StoredElement(Array(row.dropFirst())), wasPresent: true)
+            }
+            changeTracker.recordEdit(
+                CollectionEdit(className: link.info.className, key: owner, property: p.name, touch: touch))
+        }
+    }
+
     /// The stored primary key of a row about to go, for a commit recorder to name the deleted object.
     private func storedPrimaryKey(_ info: ClassInfo, row: [SQLiteValue]) -> SQLiteValue? {
         guard let pk = info.primaryKeyProperty, let i = rowIndex(info, pk), i < row.count else { return nil }
@@ -102,7 +129,7 @@ extension RowStore {
 
     /// Deletes every object of a class and its collections: no cascades, every class goes.
     func deleteAllRows(_ info: ClassInfo) throws {
-        if keepsDeletedPrimaryKeys, let pk = info.primaryKeyProperty {
+        if feedsCommitRecorder, let pk = info.primaryKeyProperty {
             let sql = "SELECT \"_key\", \(info.quotedStorage(pk)) FROM \(info.quotedTable)"
             try connection.forEachRow(sql, cache: false) {
                 changeTracker.recordDeletion(info.className, $0.int64(at: 0), primaryKey: $0.value(at: 1))

@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 extension RowStore {
     /// A value given for an object, as values by property name.
@@ -247,8 +248,9 @@ extension RowStore {
         for p in info.collectionProperties {
             let v = values[p.name] ?? .null
             if v.isNull { continue }
-            try RealmCollectionStorage(realm: realm, ownerInfo: info, ownerKey: key, property: p)
-                .replaceAll(with: v, policy: policy, mode: mode, recordChange: false)
+            var storage = RealmCollectionStorage(realm: realm, ownerInfo: info, ownerKey: key, property: p)
+            storage.ownerIsNew = true
+            try storage.replaceAll(with: v, policy: policy, mode: mode, recordChange: false)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 /// The row engine under a `Realm`: reads and writes objects' rows and collections in SQLite.
 /// It encodes and decodes values, keeps the prepared inserts (in the class infos), creates,
@@ -27,15 +28,16 @@ final class RowStore {
     /// it returns to 0. Kept out of `graph`: read on every insert, and no access to it spans a
     /// call, so the optimizer can drop its dynamic exclusivity checks.
     var graphDepth = 0
-    /// Whether a deletion keeps the row's primary key: only for a commit recorder, so a local
-    /// realm pays nothing for it per deleted object (`ChangeSet.ClassChanges.deletedPrimaryKeys`).
-    let keepsDeletedPrimaryKeys: Bool
+    /// Whether a commit recorder reads the commits: a deletion then keeps the row's primary key
+    /// (`ChangeSet.ClassChanges.deletedPrimaryKeys`) and set and map edits are captured
+    /// (`CollectionEdits`). A local realm pays nothing for either.
+    let feedsCommitRecorder: Bool
 
     init(realm: Realm, schema: Schema) {
         self.realm = realm
         self.connection = realm.connection
         self.changeTracker = realm.changeTracker
-        keepsDeletedPrimaryKeys = realm.configuration.commitRecorder != nil
+        feedsCommitRecorder = realm.configuration.commitRecorder != nil
         for objectSchema in schema.objectSchemas { classInfos[objectSchema.className] = ClassInfo(objectSchema) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 /// Where each part of a schema lives in SQLite. See docs/STORAGE.md; this file is its source of truth.
 ///
@@ -107,20 +108,4 @@ enum StorageLayout {
         if p.type == .object { sql.append("CREATE INDEX \(quote("idx_" + table + "_value")) ON \(q)(value)") }
         return sql
     }
-}
-
-/// The type of a value held in a `mixed` column, stored in its `__t` column.
-package enum MixedTag: Int64 {
-    case null = 0
-    case int = 1
-    case bool = 2
-    case string = 3
-    case data = 4
-    case date = 5
-    case float = 6
-    case double = 7
-    case decimal128 = 8
-    case object = 9
-    case objectId = 10
-    case uuid = 11
 }

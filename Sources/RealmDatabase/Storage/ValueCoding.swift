@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 /// Converting between `RealmValue` and what SQLite stores, per property type.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 /// The state of a subscription set (RealmSwift's `SyncSubscriptionState`). A local realm's committed
 /// set is `complete` at once (there is nothing to download); a synced one's goes `pending` →

@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 /// Any value a realm property can hold (Realm's `AnyRealmValue`), plus the two composite forms
 /// used to pass nested values in: `.list` (a list or set, or an object as an array in property

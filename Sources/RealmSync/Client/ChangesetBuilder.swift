@@ -2,7 +2,8 @@ import Foundation
 import RealmDatabase
 
 /// The instructions of one local commit, read from its `ChangeSet` and the rows as they are at
-/// commit time (docs/SYNC.md "Changesets"). Moves the mirrors (`_sync_list`, `_sync_collection`)
+/// commit time (docs/SYNC.md "Changesets"): set and map edits from what the row engine captured
+/// (`SetAndMapEdits`), list edits from a diff against the list mirror (`_sync_list`), which it moves
 /// along, so the next commit is diffed against this one.
 struct ChangesetBuilder {
     let realm: Realm
@@ -12,6 +13,7 @@ struct ChangesetBuilder {
     /// Appends the commit's instructions to `body`, in order: per class (by name) erases, creates, updates.
     func record(_ changes: ChangeSet, ids: inout ElementIDSource, into body: inout ChangesetBodyWriter) throws {
         let created = changes.classes.mapValues(\.insertions)
+        let setsAndMaps = SetAndMapEdits(realm: realm, store: store, changes: changes)
         var collectionsToDiff: [RootCollection] = []
         // Links the server holds to objects created now resolve (there as here, without an
         // instruction), once every collection is diffed: a list's mirror moves with the commit.
@@ -24,7 +26,8 @@ struct ChangesetBuilder {
                 for key in classChanges.modifications.keys.sorted() {
                     body.append(
                         contentsOf: try updates(
-                            schema, key: key, properties: classChanges.modifications[key] ?? [], created: created,
+                            schema, key: key, properties: classChanges.modifications[key] ?? [],
+                            edits: classChanges.collectionEdits[key] ?? [:], created: created, setsAndMaps: setsAndMaps,
                             ids: &ids))
                 }
             } else if schema.isEmbedded {
@@ -36,14 +39,21 @@ struct ChangesetBuilder {
                 }
             }
         }
-        // Writes inside embedded elements of a collection: the collection's diff finds the changed
-        // elements (`listSet`, `mapPut` of the whole embedded value), once per collection.
+        // Writes inside embedded elements of a collection: a list's diff finds the changed elements
+        // (`listSet`, or writes by path through the element), once per list; a map's entry holding
+        // the element is put whole, unless the map's own edits already put or removed that key.
         var seen = Set<RootCollection>()
+        var diffedLists = Set<RootCollection>()
         for collection in collectionsToDiff where seen.insert(collection).inserted {
             guard let object = try realm.object(ofType: collection.className, forKey: collection.key),
                 let property = object.objectSchema?[collection.field]
             else { continue }
             let ref = try SyncValueConversion.ref(of: object)
+            if property.collection == .map {
+                body.append(contentsOf: try mapEntryPuts(collection, of: object, ref: ref, changes: changes))
+                continue
+            }
+            guard diffedLists.insert(collection.withoutElement).inserted else { continue }
             body.append(
                 contentsOf: try CollectionDiff(store: store, created: created).instructions(
                     for: property, of: object, key: collection.key, ref: ref, ids: &ids))
@@ -70,10 +80,8 @@ struct ChangesetBuilder {
     }
 
     func forgetCollections(of schema: ObjectSchema, key: Int64) throws {
-        for property in schema.persistedProperties where property.isCollection {
-            let table = Realm.collectionTableName(schema.className, property)
-            try store.forgetList(table: table, owner: key)
-            try store.forgetCollection(table: table, owner: key)
+        for property in schema.persistedProperties where property.collection == .list {
+            try store.forgetList(table: Realm.collectionTableName(schema.className, property), owner: key)
         }
     }
 
@@ -102,8 +110,10 @@ struct ChangesetBuilder {
                 else { return }
                 for property in layout.collections {
                     body.append(
-                        contentsOf: try CollectionDiff(store: store).instructions(
-                            for: property, of: object, key: key, ref: ref, ids: &ids))
+                        contentsOf: property.collection == .list
+                            ? try CollectionDiff(store: store).instructions(
+                                for: property, of: object, key: key, ref: ref, ids: &ids)
+                            : try SetAndMapEdits.content(of: property, of: object, ref: ref))
                 }
                 if linksWait { awaited.append(object) }
             }
@@ -111,17 +121,21 @@ struct ChangesetBuilder {
     }
 
     private func updates(
-        _ schema: ObjectSchema, key: Int64, properties: Set<String>, created: [String: KeySet],
-        ids: inout ElementIDSource
+        _ schema: ObjectSchema, key: Int64, properties: Set<String>, edits: [String: CollectionEdits],
+        created: [String: KeySet], setsAndMaps: SetAndMapEdits, ids: inout ElementIDSource
     ) throws -> [Instruction] {
         guard let object = try realm.object(ofType: schema.className, forKey: key) else { return [] }
         let ref = try SyncValueConversion.ref(of: object)
         var instructions: [Instruction] = []
         for name in properties.sorted() {
             guard let property = schema[name], property.isPersisted else { continue }
-            if property.isCollection {
+            if property.collection == .list {
                 instructions += try CollectionDiff(store: store, created: created).instructions(
                     for: property, of: object, key: key, ref: ref, ids: &ids)
+            } else if property.isCollection {
+                guard let captured = edits[name] else { continue }
+                instructions += try setsAndMaps.instructions(
+                    captured, of: property, in: schema.className, key: key, ref: ref)
             } else {
                 // The field's value now replaces a link the server held to a missing object.
                 if UnresolvedLinks.holdsLinks(property) { try store.forgetUnresolved(schema.className, key, name) }
@@ -144,7 +158,9 @@ struct ChangesetBuilder {
         guard let root = try realm.object(ofType: location.className, forKey: location.key) else { return [] }
         if location.inCollection && location.path.count == 1 {
             collections.append(
-                RootCollection(className: location.className, key: location.key, field: location.path[0]))
+                RootCollection(
+                    className: location.className, key: location.key, field: location.path[0],
+                    element: location.element ?? key))
             return []
         }
         let ref = try SyncValueConversion.ref(of: root)
@@ -157,6 +173,22 @@ struct ChangesetBuilder {
             .set(
                 ref, path: location.path + [name],
                 value: try SyncValueConversion.syncValue(try embedded.value(forKey: name)))
+        }
+    }
+
+    /// The entries of a map holding an embedded object written in place, each put whole (its keys
+    /// the map's own edits did not touch: those are sent from the edits).
+    private func mapEntryPuts(
+        _ collection: RootCollection, of object: DynamicObject, ref: ObjectRef, changes: ChangeSet
+    )
+        throws -> [Instruction]
+    {
+        let edited = changes.classes[collection.className]?.collectionEdits[collection.key]?[collection.field]
+        let keys = try realm.mapKeys(
+            ofType: collection.className, key: collection.key, field: collection.field, holding: collection.element)
+        return try keys.filter { edited?.mapKeys.index(forKey: $0) == nil }.map { mapKey in
+            let value = try object.dynamicMap(collection.field).value(forKey: mapKey) ?? .null
+            return .mapPut(ref, field: collection.field, key: mapKey, value: try SyncValueConversion.syncValue(value))
         }
     }
 
@@ -176,7 +208,8 @@ struct ChangesetBuilder {
     }
 
     /// Where an embedded object sits: its synced root and the path from it (ending at the first
-    /// collection on the way, when there is one). Nil when it has no synced root.
+    /// collection on the way, when there is one, with the element there). Nil when it has no synced
+    /// root.
     private func locate(_ className: String, key: Int64) throws -> EmbeddedLocation? {
         for parent in realm.schema.objectSchemas {
             for property in parent.persistedProperties
@@ -187,12 +220,14 @@ struct ChangesetBuilder {
                     if !location.inCollection {
                         location.path.append(property.name)
                         location.inCollection = property.isCollection
+                        if property.isCollection { location.element = key }
                     }
                     return location
                 }
                 guard syncedClasses.contains(parent.className) else { return nil }
                 return EmbeddedLocation(
-                    className: parent.className, key: hit, path: [property.name], inCollection: property.isCollection)
+                    className: parent.className, key: hit, path: [property.name], inCollection: property.isCollection,
+                    element: property.isCollection ? key : nil)
             }
         }
         return nil
@@ -232,11 +267,17 @@ private struct CreationLayout {
     }
 }
 
-/// A collection of a synced object whose embedded elements changed in a commit.
+/// A collection of a synced object whose embedded element `element` changed in a commit.
 private struct RootCollection: Hashable {
     let className: String
     let key: Int64
     let field: String
+    let element: Int64
+
+    /// A list is diffed once whichever of its elements changed.
+    var withoutElement: RootCollection {
+        RootCollection(className: className, key: key, field: field, element: 0)
+    }
 }
 
 private struct EmbeddedLocation {
@@ -244,4 +285,6 @@ private struct EmbeddedLocation {
     let key: Int64
     var path: [String]
     var inCollection: Bool
+    /// The embedded object that is the element of the first collection on the way, if any.
+    var element: Int64?
 }

@@ -7,10 +7,10 @@ import Synchronization
 /// `_sync_history`. A throw rolls the commit back with its changeset.
 ///
 /// While the client applies a download (`applyingDownload`) a commit of the client's own instance
-/// records nothing: it only moves the set/map mirrors to what the download wrote (the applier
-/// keeps list mirrors). The flag names that instance: another instance of the file opened from the
-/// same configuration (a host's script) may commit while the client waits for the write lock,
-/// and its commit is recorded as usual.
+/// records nothing: it only forgets the list mirrors of deleted objects and the rows the realm
+/// removed on its own (the applier keeps list mirrors element by element). The flag names that
+/// instance: another instance of the file opened from the same configuration (a host's script)
+/// may commit while the client waits for the write lock, and its commit is recorded as usual.
 final class ChangesetRecorder: CommitRecorder {
     let syncedClasses: Set<String>
     let wallClock: any WallClock
@@ -79,7 +79,7 @@ final class ChangesetRecorder: CommitRecorder {
             .subscription, "Cannot write to class \(refused) when no flexible sync subscription has been created.")
     }
 
-    /// After a download: the mirrors of the collections of created, modified and deleted objects.
+    /// After a download: the list mirrors of created, modified and deleted objects.
     private func refreshMirrors(_ realm: Realm, store: ClientStore, changes: ChangeSet) throws {
         let builder = ChangesetBuilder(realm: realm, store: store, syncedClasses: syncedClasses)
         for (className, classChanges) in changes.classes where syncedClasses.contains(className) {
@@ -88,14 +88,13 @@ final class ChangesetRecorder: CommitRecorder {
                 try builder.forgetCollections(of: schema, key: key)
                 try store.forgetUnresolved(className, key)
             }
-            // A class without collections has no mirror: its objects are not even read.
-            let collections = schema.persistedProperties.filter(\.isCollection)
-            guard !collections.isEmpty else { continue }
+            // A class without lists has no mirror.
+            let lists = schema.persistedProperties.filter { $0.collection == .list }
+            guard !lists.isEmpty else { continue }
             let touched = classChanges.insertions.sorted() + classChanges.modifications.keys.sorted()
             for key in touched {
-                guard let object = try realm.object(ofType: className, forKey: key) else { continue }
-                for property in collections {
-                    try CollectionDiff(store: store).refreshMirror(for: property, of: object, key: key)
+                for property in lists {
+                    try store.pruneListMirror(table: Realm.collectionTableName(className, property), owner: key)
                 }
             }
         }

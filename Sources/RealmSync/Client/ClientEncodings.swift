@@ -26,16 +26,6 @@ enum ClientEncodings {
         return ref
     }
 
-    /// A set's values or a map's entries (a set's as fields named "").
-    static func encode(_ content: [SyncField]) -> Data { encode(.map(content)) }
-
-    static func decodeContent(_ data: Data, of table: String) throws -> [SyncField] {
-        guard case .map(let content) = try decodeValue(data) else {
-            throw SyncError(.badChangeset, "The stored sync mirror of '\(table)' is not a collection")
-        }
-        return content
-    }
-
     // MARK: Element ids
 
     /// 20 big-endian bytes (clock, client file id, index): the blob order is the id order, and

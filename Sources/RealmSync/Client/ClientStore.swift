@@ -5,7 +5,8 @@ import RealmDatabase
 /// runs in whatever transaction the realm has open, so sync metadata commits with the data.
 ///
 /// - `_sync_state(name, value)`: the numbers of `ClientState`.
-/// - `_sync_history(client_version, changeset)`: local changesets not yet acknowledged.
+/// - `_sync_history(client_version, changeset, query_version, stamp)`: local changesets not yet
+///   acknowledged; `stamp` is new at every write of the bytes (`DecodedHistory` reads by it).
 /// - `_sync_list(tbl, row, owner, element, position, value)`: each element row of a synced list
 ///   (keyed by owner too: SQLite reuses the largest row id of a collection table once it is
 ///   deleted, possibly for another owner's list in the same commit) →
@@ -14,8 +15,8 @@ import RealmDatabase
 ///   linking an object this replica lacks has no row in the list: its mirror row has a negative
 ///   `row` of its own (hidden, as Realm hides an unresolved link in a list) and comes back into the
 ///   list when the object is created.
-/// - `_sync_collection(tbl, owner, content)`: each synced set's and map's content at the last
-///   commit, to diff the next one against.
+/// - (Sets and maps have no mirror: their edits are captured as they are made, `SetAndMapEdits`.
+///   Files made before keep one in `_sync_collection`, which `createTables` drops.)
 /// - `_sync_unresolved_link(class, key, field, entry, ref)`: links the server holds to objects this
 ///   replica does not have (erased, or not arrived yet), in a to-one field (`entry` empty: the
 ///   realm reads null), a set (`entry`: the reference; the set lacks it) or a map (`entry`: the
@@ -41,7 +42,7 @@ struct ClientStore {
         "CREATE TABLE IF NOT EXISTS _sync_state (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
         """
         CREATE TABLE IF NOT EXISTS _sync_history (client_version INTEGER PRIMARY KEY, changeset BLOB NOT NULL,
-        query_version INTEGER NOT NULL DEFAULT 0)
+        query_version INTEGER NOT NULL DEFAULT 0, stamp INTEGER NOT NULL DEFAULT 0)
         """,
         """
         CREATE TABLE IF NOT EXISTS _sync_list (tbl TEXT NOT NULL, row INTEGER NOT NULL, owner INTEGER NOT NULL,
@@ -50,10 +51,6 @@ struct ClientStore {
         "CREATE INDEX IF NOT EXISTS _sync_list_order ON _sync_list (tbl, owner, position, element)",
         "CREATE INDEX IF NOT EXISTS _sync_list_element ON _sync_list (tbl, owner, element)",
         "CREATE INDEX IF NOT EXISTS _sync_list_hidden ON _sync_list (value) WHERE row < 0",
-        """
-        CREATE TABLE IF NOT EXISTS _sync_collection (tbl TEXT NOT NULL, owner INTEGER NOT NULL,
-        content BLOB NOT NULL, PRIMARY KEY (tbl, owner)) WITHOUT ROWID
-        """,
         """
         CREATE TABLE IF NOT EXISTS _sync_unresolved_link (class TEXT NOT NULL, key INTEGER NOT NULL,
         field TEXT NOT NULL, entry BLOB NOT NULL, ref BLOB NOT NULL, PRIMARY KEY (class, key, field, entry)) WITHOUT ROWID
@@ -93,6 +90,24 @@ struct ClientStore {
                 """)
             try realm.executeSQL("DROP TABLE _sync_unresolved")
         }
+        if try lacksHistoryStamps() {
+            try realm.executeSQL("ALTER TABLE _sync_history ADD COLUMN stamp INTEGER NOT NULL DEFAULT 0")
+            try realm.executeSQL("UPDATE _sync_history SET stamp = random()")
+        }
+        // Every commit was recorded whole: no later one is diffed against this mirror.
+        try realm.executeSQL("DROP TABLE IF EXISTS _sync_collection")
+    }
+
+    /// Whether `createTables` has more to do on a file made by an earlier version than creating
+    /// tables: its history lacks stamps, or it keeps the set and map mirror.
+    func needsUpgrade() throws -> Bool {
+        try lacksHistoryStamps()
+            || !realm.querySQL("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sync_collection'").isEmpty
+    }
+
+    /// Whether the file's history predates the stamps of its changesets (`DecodedHistory`).
+    func lacksHistoryStamps() throws -> Bool {
+        try realm.querySQL("SELECT 1 FROM pragma_table_info('_sync_history') WHERE name = 'stamp'").isEmpty
     }
 
     // MARK: State
@@ -129,14 +144,18 @@ struct ClientStore {
     }
 
     /// A changeset already encoded (`ChangesetCodec`), as a commit records it, with the version of
-    /// the subscription set it was made under (its writes are judged under that set's view).
+    /// the subscription set it was made under (its writes are judged under that set's view). Every
+    /// write of the bytes gives them a new stamp (never 0), which `DecodedHistory` reads them by.
     func appendHistory(clientVersion: UInt64, encoded: Data, queryVersion: Int64? = nil) throws {
         try realm.executeSQL(
             """
-            INSERT INTO _sync_history (client_version, changeset, query_version) VALUES (?, ?, ?)
-            ON CONFLICT(client_version) DO UPDATE SET changeset = excluded.changeset
+            INSERT INTO _sync_history (client_version, changeset, query_version, stamp) VALUES (?, ?, ?, ?)
+            ON CONFLICT(client_version) DO UPDATE SET changeset = excluded.changeset, stamp = excluded.stamp
             """,
-            [.integer(Int64(bitPattern: clientVersion)), .blob(encoded), .integer(queryVersion ?? 0)])
+            [
+                .integer(Int64(bitPattern: clientVersion)), .blob(encoded), .integer(queryVersion ?? 0),
+                .integer(Int64.random(in: 1...Int64.max)),
+            ])
     }
 
     /// Whether a local changeset after client version `after` waits for its acknowledgement.
@@ -162,26 +181,39 @@ struct ClientStore {
     /// Local changesets after client version `after`, in order, each with the version of the
     /// subscription set it was made under (0: none).
     func historyWithQueryVersions(after: UInt64) throws -> [(changeset: Changeset, queryVersion: Int64)] {
+        // With decoded changesets kept, their stamps are read, and the bytes only of those not kept.
         let rows = try realm.querySQL(
-            "SELECT changeset, query_version, client_version FROM _sync_history WHERE client_version > ? "
-                + "ORDER BY client_version",
+            "SELECT \(decoded == nil ? "changeset" : "stamp"), query_version, client_version FROM _sync_history "
+                + "WHERE client_version > ? ORDER BY client_version",
             [.integer(Int64(bitPattern: after))])
         // The versions read, when they are the whole history: what the decoded ones may keep.
         var versions: Set<UInt64>? = after == 0 && decoded != nil ? [] : nil
         let history = try rows.map { row in
-            guard row.count == 3, case .blob(let data) = row[0], case .integer(let queryVersion) = row[1],
-                case .integer(let clientVersion) = row[2]
-            else {
-                throw SyncError(.badChangeset, "A stored changeset of the sync history is damaged")
-            }
+            guard row.count == 3, case .integer(let queryVersion) = row[1], case .integer(let clientVersion) = row[2]
+            else { throw Self.damagedHistory }
             let version = UInt64(bitPattern: clientVersion)
             versions?.insert(version)
-            let changeset =
-                try decoded?.changeset(version, storedAs: data) ?? ClientEncodings.decodeChangeset(Array(data))
-            return (changeset, queryVersion)
+            if let decoded, case .integer(let stamp) = row[0] {
+                let changeset = try decoded.changeset(version, stamp: stamp) { try storedChangeset(clientVersion) }
+                return (changeset, queryVersion)
+            }
+            guard case .blob(let data) = row[0] else { throw Self.damagedHistory }
+            return (try ClientEncodings.decodeChangeset(Array(data)), queryVersion)
         }
         if let versions { decoded?.keep(only: versions) }
         return history
+    }
+
+    private static var damagedHistory: SyncError {
+        SyncError(.badChangeset, "A stored changeset of the sync history is damaged")
+    }
+
+    /// The stored bytes of the changeset of a client version.
+    private func storedChangeset(_ clientVersion: Int64) throws -> Data {
+        let rows = try realm.querySQL(
+            "SELECT changeset FROM _sync_history WHERE client_version = ?", [.integer(clientVersion)])
+        guard case .blob(let data)? = rows.first?.first else { throw Self.damagedHistory }
+        return data
     }
 
     /// The lowest subscription set version above `version` that a changeset after client version
@@ -303,25 +335,6 @@ struct ClientStore {
         return rows.compactMap { if case .integer(let r)? = $0.first { return r } else { return nil } }
     }
 
-    // MARK: Set and map mirror
-
-    func collectionMirror(table: String, owner: Int64) throws -> [SyncField]? {
-        let rows = try realm.querySQL(
-            "SELECT content FROM _sync_collection WHERE tbl = ? AND owner = ?", [.text(table), .integer(owner)])
-        guard case .blob(let data)? = rows.first?.first else { return nil }
-        return try ClientEncodings.decodeContent(data, of: table)
-    }
-
-    func setCollectionMirror(table: String, owner: Int64, _ content: [SyncField]) throws {
-        try realm.executeSQL(
-            "INSERT OR REPLACE INTO _sync_collection (tbl, owner, content) VALUES (?, ?, ?)",
-            [.text(table), .integer(owner), .blob(ClientEncodings.encode(content))])
-    }
-
-    func forgetCollection(table: String, owner: Int64) throws {
-        try realm.executeSQL(
-            "DELETE FROM _sync_collection WHERE tbl = ? AND owner = ?", [.text(table), .integer(owner)])
-    }
 }
 
 /// One element of a list's mirror: its row in the list table, its id and position.
@@ -422,6 +435,14 @@ extension ClientStore {
         try realm.executeSQL(
             "DELETE FROM _sync_unresolved_link WHERE class = ? AND key = ? AND field = ? AND entry = ?",
             [.text(site.className), .integer(site.key), .text(site.field), .blob(site.entry)])
+    }
+
+    /// Whether a link waits for its object at `site`.
+    func isUnresolved(_ site: LinkSite) throws -> Bool {
+        !(try realm.querySQL(
+            "SELECT 1 FROM _sync_unresolved_link WHERE class = ? AND key = ? AND field = ? AND entry = ?",
+            [.text(site.className), .integer(site.key), .text(site.field), .blob(site.entry)]
+        ).isEmpty)
     }
 
     /// Forgets the unresolved links of an object (of one of its fields, when `field` is given).

@@ -26,8 +26,9 @@ struct ElementIDSource {
     }
 }
 
-/// Turns a collection's content now into instructions against its mirror (the content at the last
-/// commit), and moves the mirror to the content now.
+/// Turns a list's content now into instructions against its mirror (the content at the last
+/// commit), and moves the mirror to the content now. (Sets and maps need no mirror: their edits
+/// are captured as they are made, `SetAndMapEdits`.)
 struct CollectionDiff {
     let store: ClientStore
     /// The objects the commit created, by class (nil: unknown). An element of a list of embedded
@@ -38,13 +39,9 @@ struct CollectionDiff {
     func instructions(
         for property: Property, of object: DynamicObject, key: Int64, ref: ObjectRef, ids: inout ElementIDSource
     ) throws -> [Instruction] {
+        guard property.collection == .list else { return [] }
         let table = Realm.collectionTableName(object.className, property)
-        switch property.collection {
-        case .list: return try listInstructions(property.name, of: object, key: key, ref: ref, table: table, ids: &ids)
-        case .set: return try setInstructions(property.name, of: object, key: key, ref: ref, table: table)
-        case .map: return try mapInstructions(property.name, of: object, key: key, ref: ref, table: table)
-        case .none: return []
-        }
+        return try listInstructions(property.name, of: object, key: key, ref: ref, table: table, ids: &ids)
     }
 
     // MARK: Lists
@@ -206,70 +203,5 @@ struct CollectionDiff {
             cursor = predecessor[i]
         }
         return run.reversed()
-    }
-
-    // MARK: Sets and maps
-
-    private func setInstructions(
-        _ field: String, of object: DynamicObject, key: Int64, ref: ObjectRef, table: String
-    ) throws -> [Instruction] {
-        let now = try object.dynamicMutableSet(field).values().map(SyncValueConversion.syncValue)
-            .sorted(by: SyncValue.order)
-        let before = try store.collectionMirror(table: table, owner: key)?.map(\.value) ?? []
-        let nowSet = Set(now)
-        let beforeSet = Set(before)
-        var instructions: [Instruction] = before.filter { !nowSet.contains($0) }.map {
-            .setRemove(ref, field: field, value: $0)
-        }
-        instructions += now.filter { !beforeSet.contains($0) }.map { .setAdd(ref, field: field, value: $0) }
-        try store.setCollectionMirror(table: table, owner: key, now.map { SyncField("", $0) })
-        return instructions
-    }
-
-    private func mapInstructions(
-        _ field: String, of object: DynamicObject, key: Int64, ref: ObjectRef, table: String
-    ) throws -> [Instruction] {
-        let now = try Self.mapContent(object, field)
-        let before = try store.collectionMirror(table: table, owner: key) ?? []
-        let nowByKey = Dictionary(now.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
-        let beforeByKey = Dictionary(before.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
-        var instructions: [Instruction] = before.filter { nowByKey[$0.name] == nil }.map {
-            .mapRemove(ref, field: field, key: $0.name)
-        }
-        instructions += now.filter { beforeByKey[$0.name] != $0.value }.map {
-            .mapPut(ref, field: field, key: $0.name, value: $0.value)
-        }
-        // A key written here no longer holds the link that waited there for its object.
-        for case .mapPut(_, _, let name, _) in instructions {
-            try store.forgetUnresolved(.mapKey(object.className, key, field, name))
-        }
-        for case .mapRemove(_, _, let name) in instructions {
-            try store.forgetUnresolved(.mapKey(object.className, key, field, name))
-        }
-        try store.setCollectionMirror(table: table, owner: key, now)
-        return instructions
-    }
-
-    static func mapContent(_ object: DynamicObject, _ field: String) throws -> [SyncField] {
-        let entries = try object.dynamicMap(field).entries()
-        return try entries.keys.sorted().map { SyncField($0, try SyncValueConversion.syncValue(entries[$0] ?? .null)) }
-    }
-
-    /// Moves the mirror of a collection to its content now, recording nothing (a download wrote it;
-    /// a list's elements were mirrored one by one, and only rows the realm removed on its own go).
-    func refreshMirror(for property: Property, of object: DynamicObject, key: Int64) throws {
-        let table = Realm.collectionTableName(object.className, property)
-        switch property.collection {
-        case .set:
-            let now = try object.dynamicMutableSet(property.name).values().map(SyncValueConversion.syncValue)
-            try store.setCollectionMirror(
-                table: table, owner: key, now.sorted(by: SyncValue.order).map { SyncField("", $0) })
-        case .map:
-            try store.setCollectionMirror(table: table, owner: key, try Self.mapContent(object, property.name))
-        case .list:
-            try store.pruneListMirror(table: table, owner: key)
-        case .none:
-            break
-        }
     }
 }

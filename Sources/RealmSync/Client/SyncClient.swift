@@ -92,11 +92,12 @@ public final class SyncClient: SyncClientEndpoint {
         var config = configuration
         config.commitRecorder = recorder
         realm = try Realm(configuration: config)
-        // Tables are created together; one added later is created on the next open.
+        // Tables are created together; one added later (or a column, or one dropped) on the next open.
         let tables = try realm.querySQL(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '\\_sync\\_%' ESCAPE '\\'")
         let names = Set(tables.compactMap { if case .text(let name)? = $0.first { name } else { nil } })
-        if !ClientStore.tableNames.isSubset(of: names) {
+        let upgrade = try store.needsUpgrade()
+        if !ClientStore.tableNames.isSubset(of: names) || upgrade {
             try recorder.applyingDownload(on: realm) { try realm.write { try store.createTables() } }
         }
         try loadState()

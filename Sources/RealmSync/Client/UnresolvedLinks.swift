@@ -91,31 +91,22 @@ struct UnresolvedLinks {
         try objectCreated(object, ref: try SyncValueConversion.ref(of: object))
     }
 
-    /// `objectCreated(_:)` when the caller knows the object's reference. A set or map restored
-    /// during a local commit has its mirror moved too: the server has the link already.
+    /// `objectCreated(_:)` when the caller knows the object's reference. A set or map entry
+    /// restored during a local commit is not sent back (the server has the link already): the
+    /// commit's instructions were read from its changes before it.
     func objectCreated(_ object: DynamicObject, ref: ObjectRef) throws {
         for site in try store.takeUnresolved(to: ref) {
             guard let source = try realm.object(ofType: site.className, forKey: site.key),
                 let property = source.objectSchema?[site.field]
             else { continue }
-            let table = Realm.collectionTableName(site.className, property)
             switch property.collection {
             case .none, .list:
                 try source.setValue(.object(object), forKey: site.field)
             case .set:
                 try source.dynamicMutableSet(site.field).insert(.object(object))
-                var content = try store.collectionMirror(table: table, owner: site.key) ?? []
-                content.append(SyncField("", .link(ref)))
-                try store.setCollectionMirror(
-                    table: table, owner: site.key,
-                    content.sorted { SyncValue.order($0.value, $1.value) })
             case .map:
                 let key = String(decoding: site.entry, as: UTF8.self)
                 try source.dynamicMap(site.field).setValue(.object(object), forKey: key)
-                var content = try store.collectionMirror(table: table, owner: site.key) ?? []
-                content.removeAll { $0.name == key }
-                content.append(SyncField(key, .link(ref)))
-                try store.setCollectionMirror(table: table, owner: site.key, content.sorted { $0.name < $1.name })
             }
         }
         for waiting in try store.listsWaiting(for: ref) {

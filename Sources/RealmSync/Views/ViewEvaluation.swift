@@ -1,4 +1,5 @@
 import RealmDatabase
+import RealmQuery
 
 /// The in-memory evaluator of `ViewPredicate`, which routing and permission checks run for every
 /// changed object. It must agree exactly with the local query engine and with each store's

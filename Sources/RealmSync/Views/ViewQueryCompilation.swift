@@ -1,4 +1,5 @@
 import RealmDatabase
+import RealmQuery
 
 /// One compilation of a query's syntax tree against one class (`ViewQueryCompiler`). Errors are
 /// `QuerySyntaxError`s at the offending part's offset, which the compiler turns into messages

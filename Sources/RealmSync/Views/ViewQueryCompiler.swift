@@ -1,4 +1,5 @@
 import RealmDatabase
+import RealmQuery
 
 /// Compiles the RQL text of a subscription or a permission rule for one class into a
 /// `ViewPredicate`, with RealmDatabase's own parser, so the syntax and its errors are the local
@@ -20,7 +21,7 @@ public enum ViewQueryCompiler {
             if let clause = parsed.clauses.first { throw compilation.refusedClause(clause) }
             return try compilation.predicate(parsed.predicate)
         } catch let error as QuerySyntaxError {
-            throw SyncError(.badQuery, QueryLanguage.message(query, error.offset, error.message))
+            throw SyncError(.badQuery, error.described(in: query))
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RealmDatabase
+import RealmQuery
 
 /// A constant side of a comparison as written: a literal, or `$user`.
 enum ViewQueryConstant {

@@ -1,5 +1,7 @@
 import Foundation
 import RealmDatabase
+import RealmQuery
+import RealmValues
 
 /// A `SyncValue` as RealmDatabase's query functions take it (`QueryRuntime.compare`, `stringOp`):
 /// the evaluator (`ViewComparisonEvaluation`), which routing and every store's bootstrap

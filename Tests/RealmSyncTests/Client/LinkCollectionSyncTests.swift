@@ -148,6 +148,22 @@ final class LinkCollectionSyncTests: XCTestCase {
         XCTAssertEqual(try person(b, "p")?.value(forKey: "anything").intValue, 7)
     }
 
+    /// Writing null over a map key whose link waits for its object (the realm reads null there)
+    /// is recorded as Realm records it, and replaces the link: the object coming back does not
+    /// bring it back.
+    func testWritingNullOverAWaitingMapLinkIsRecordedAndReplacesIt() throws {
+        let b = try client("b")
+        try b.identify(as: 1)
+        try receive(b, 1, pLinkingQ)
+        try receive(b, 2, [.erase(q)])
+        XCTAssertEqual(try dumped(b, "contacts"), .map([SyncField("k", .link(q))]))
+        try b.realm.write { try person(b, "p")?.dynamicMap("contacts").setValue(.null, forKey: "k") }
+        XCTAssertEqual(try b.lastInstructions(), [.mapPut(p, field: "contacts", key: "k", value: .null)])
+        XCTAssertEqual(try dumped(b, "contacts"), .map([SyncField("k", .null)]))
+        try receive(b, 3, [.create(q, fields: [])])
+        XCTAssertEqual(try person(b, "p")?.dynamicMap("contacts").value(forKey: "k"), .null)
+    }
+
     /// Collections of mixed values holding links keep them unresolved as collections of links do
     /// (realm-core's `Unresolved_Mixed`): out of the list and the set, null at the map key, in the
     /// dump as the server has them, back when the object comes, recording nothing.

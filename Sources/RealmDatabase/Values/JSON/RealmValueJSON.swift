@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 /// A JSON value that cannot become a realm value, and where it is (`Dog[3].weight`).
 public struct RealmJSONError: Error, CustomStringConvertible, Sendable {

@@ -1,11 +1,16 @@
 import RealmDatabase
 
 /// A row of the SQLite store as the shared decoders read it (`StoredRow`): booleans are integers
-/// 0 and 1, texts are TEXT, encoded values BLOBs.
+/// 0 and 1, texts are TEXT, encoded values BLOBs. `query` (the statement that read it) names the
+/// table in an error about the row.
 struct SQLiteStoredRow: StoredRow {
     let values: [SQLiteValue]
+    let query: String
 
-    init(_ values: [SQLiteValue]) { self.values = values }
+    init(_ values: [SQLiteValue], readBy query: String) {
+        self.values = values
+        self.query = query
+    }
 
     func u64(_ column: Int) throws -> UInt64 {
         guard case .integer(let v) = try cell(column) else { throw mistyped(column, "an integer") }
@@ -29,13 +34,15 @@ struct SQLiteStoredRow: StoredRow {
 
     private func cell(_ column: Int) throws -> SQLiteValue {
         guard values.indices.contains(column) else {
-            throw SyncStoreError("a row of the sync store has no column \(column) (it has \(values.count))")
+            throw SyncStoreError(
+                "a row of the sync store read by '\(query)' has no column \(column) (it has \(values.count))")
         }
         return values[column]
     }
 
     private func mistyped(_ column: Int, _ expected: String) -> SyncStoreError {
-        SyncStoreError("column \(column) of a row of the sync store holds \(values[column]), not \(expected)")
+        SyncStoreError(
+            "column \(column) of a row of the sync store read by '\(query)' holds \(values[column]), not \(expected)")
     }
 }
 
@@ -44,11 +51,11 @@ extension SQLiteConnection {
     func storedRows(
         _ sql: String, _ bindings: [SQLiteValue] = []
     ) throws -> LazyMapSequence<[[SQLiteValue]], SQLiteStoredRow> {
-        try rows(sql, bindings).lazy.map(SQLiteStoredRow.init)
+        try rows(sql, bindings).lazy.map { SQLiteStoredRow($0, readBy: sql) }
     }
 
     /// The first row of a statement, or nil, for the shared decoders.
     func storedRow(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> SQLiteStoredRow? {
-        try rows(sql, bindings).first.map(SQLiteStoredRow.init)
+        try rows(sql, bindings).first.map { SQLiteStoredRow($0, readBy: sql) }
     }
 }

@@ -64,7 +64,7 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
     {
         try objectPage(
             className,
-            try db.rows(
+            try db.storedRows(
                 StoreStatements.liveObjects.sqlite,
                 [.text(className), .u64(cursor), .integer(Int64(max(0, limit)))]))
     }
@@ -89,9 +89,11 @@ final class SQLiteSyncStoreTransaction: SyncStoreTransaction {
 
     /// Rows of `(id, pk)` as refs with their cursor. Their ids are remembered: a bootstrap reads
     /// each object's fields and held state next, which would otherwise look each id up again.
-    private func objectPage(_ className: String, _ rows: [[SQLiteValue]]) throws -> [(cursor: UInt64, ref: ObjectRef)] {
-        try rows.map { values in
-            let (id, ref) = try SQLiteStoredRow(values).objectInPage(ofClass: className)
+    private func objectPage(_ className: String, _ rows: some Sequence<SQLiteStoredRow>) throws
+        -> [(cursor: UInt64, ref: ObjectRef)]
+    {
+        try rows.map { row in
+            let (id, ref) = try row.objectInPage(ofClass: className)
             objectIDs[ref] = id
             return (UInt64(bitPattern: id), ref)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 // The Realm Query Language tokenizer, modelled on realm-core's `query_flex.ll`: longest match,
 // words are classified by the parser in context (keywords such as `sort` or `contains` are also
@@ -128,23 +129,7 @@ struct QueryToken {
     var length: Int
 }
 
-/// A syntax error found while tokenizing or parsing, with the byte offset of the offending text.
-package struct QuerySyntaxError: Error {
-    package var offset: Int
-    package var message: String
-    /// Two values of types that can't be compared: an error between single values, no match
-    /// for an element of a list literal or list argument (realm-core's lists hold mixed values).
-    package var isTypeMismatch = false
-}
-
-extension QuerySyntaxError {
-    package init(offset: Int, message: String) {
-        self.offset = offset
-        self.message = message
-    }
-}
-
-struct QueryLexer {
+package struct QueryLexer {
     /// The query's UTF-8 bytes (a buffer pointer: no reference counting or copies per access).
     let bytes: UnsafeBufferPointer<UInt8>
     private(set) var tokens: [QueryToken] = []
@@ -160,6 +145,16 @@ struct QueryLexer {
             lexer.tokens.reserveCapacity(utf8.count / 3 + 2)
             try lexer.run()
             return lexer.tokens
+        }
+    }
+
+    /// The `$n` placeholders of `text`: each one's argument number and the byte range it spans, in
+    /// order; nil when the text does not tokenize. What writes arguments into a query's text uses it.
+    package static func argumentPlaceholders(in text: String) -> [(argument: Int, bytes: Range<Int>)]? {
+        guard let tokens = try? tokenize(text) else { return nil }
+        return tokens.compactMap { token in
+            guard case .argument(let n) = token.kind else { return nil }
+            return (n, token.offset..<token.offset + token.length)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 // A recursive-descent parser for the Realm Query Language (grammar of realm-core's
 // `query_bison.yy`; see docs/QUERY.md). It never crashes: every malformed input ends in a
@@ -10,7 +11,7 @@ package struct QueryParser {
     /// Deepest nesting accepted (parentheses, NOT, subqueries, lists, arithmetic operators).
     static let maxDepth = 100
     /// Most elements in one key path: each link followed is a join, and SQLite stops at 200.
-    static let maxKeyPathLength = 64
+    package static let maxKeyPathLength = 64
 
     private let tokens: [QueryToken]
     private let bytes: [UInt8]

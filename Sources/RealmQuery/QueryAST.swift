@@ -1,4 +1,5 @@
 import Foundation
+import RealmValues
 
 // The syntax tree of a Realm query. Every node keeps the byte offset of its first token so that
 // semantic errors (unknown property, type mismatch) can name the column.
@@ -18,21 +19,6 @@ package enum QueryCompareOp: String {
 
     package var isStringOperator: Bool { [.beginsWith, .endsWith, .contains, .like].contains(self) }
     package var isOrdering: Bool { [.less, .lessEqual, .greater, .greaterEqual].contains(self) }
-
-    /// How SQL tests a `realm_cmp(…)` result (-1, 0 or 1; NULL when the two cannot be compared) for
-    /// this operator: what follows the call. nil for an operator `realm_cmp` does not decide. The
-    /// local queries use it.
-    var realmCmpCondition: String? {
-        switch self {
-        case .equal: "= 0"
-        case .notEqual: "<> 0"
-        case .less: "= -1"
-        case .lessEqual: "IN (-1, 0)"
-        case .greater: "= 1"
-        case .greaterEqual: "IN (0, 1)"
-        case .beginsWith, .endsWith, .contains, .like, .in: nil
-        }
-    }
 
     /// The operator with its operands swapped (`3 < age` is `age > 3`). String operators don't swap.
     package var swapped: QueryCompareOp {
@@ -55,6 +41,10 @@ package enum QueryQuantifier: String {
 package struct QueryStringOptions: Equatable {
     package var caseInsensitive = false
     package var diacriticInsensitive = false
+    package init(caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) {
+        self.caseInsensitive = caseInsensitive
+        self.diacriticInsensitive = diacriticInsensitive
+    }
     package var isEmpty: Bool { !caseInsensitive && !diacriticInsensitive }
     /// Flags passed to `realm_fold`: 1 = case, 2 = diacritics.
     package var foldFlags: Int64 { (caseInsensitive ? 1 : 0) | (diacriticInsensitive ? 2 : 0) }

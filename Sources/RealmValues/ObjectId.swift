@@ -60,7 +60,7 @@ public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible 
     public static func < (a: ObjectId, b: ObjectId) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
 }
 
-func hexValue(_ c: UInt8) -> UInt8? {
+package func hexValue(_ c: UInt8) -> UInt8? {
     switch c {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
     case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
@@ -73,7 +73,7 @@ extension UUID {
     /// The 16 bytes of the UUID, in order: UUIDs compare by these bytes in Realm.
     package var realmBytes: Data { withUnsafeBytes(of: uuid) { Data($0) } }
 
-    init?(realmBytes data: Data) {
+    package init?(realmBytes data: Data) {
         guard data.count == 16 else { return nil }
         var t: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &t) { $0.copyBytes(from: data) }

@@ -61,7 +61,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         return overflow2 ? nil : sum
     }
 
-    init(storedNanoseconds n: Int64) {
+    package init(storedNanoseconds n: Int64) {
         seconds = n / 1_000_000_000
         nanoseconds = Int32(n % 1_000_000_000)
     }
@@ -190,7 +190,7 @@ func daysInMonth(_ year: Int64, _ month: Int) -> Int {
 }
 
 // Howard Hinnant's civil-calendar algorithms (proleptic Gregorian, UTC).
-func daysFromCivil(_ y0: Int64, _ m: Int, _ d: Int) -> Int64 {
+package func daysFromCivil(_ y0: Int64, _ m: Int, _ d: Int) -> Int64 {
     let y = m <= 2 ? y0 - 1 : y0
     let era = (y >= 0 ? y : y - 399) / 400
     let yoe = y - era * 400
