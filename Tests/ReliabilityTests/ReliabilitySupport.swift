@@ -190,6 +190,11 @@ enum BuiltProducts {
 }
 
 /// A child process whose standard output is collected line by line while it runs.
+///
+/// Each pipe is read by a thread of its own with blocking reads until end of file, not by a
+/// `readabilityHandler`: that one is a dispatch source, and closing its descriptor while the
+/// source's cancellation was still on its way crashed libdispatch's event loop once
+/// (`_dispatch_event_loop_drain`, a bad pointer, in `CrashSafetyTests` on 2026-12-02).
 final class ChildProcess: @unchecked Sendable {
     let process = Process()
     private let lock = NSLock()
@@ -197,6 +202,9 @@ final class ChildProcess: @unchecked Sendable {
     private var errorBuffer = Data()
     private let outPipe = Pipe()
     private let errPipe = Pipe()
+    /// Signalled by each reader at end of file.
+    private let drained = DispatchSemaphore(value: 0)
+    private var finished = false
 
     init(_ executable: URL, _ arguments: [String]) throws {
         process.executableURL = executable
@@ -204,21 +212,24 @@ final class ChildProcess: @unchecked Sendable {
         process.standardOutput = outPipe
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
-        outPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let d = h.availableData
-            guard let self, !d.isEmpty else { return }
-            self.lock.lock()
-            self.buffer.append(d)
-            self.lock.unlock()
-        }
-        errPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let d = h.availableData
-            guard let self, !d.isEmpty else { return }
-            self.lock.lock()
-            self.errorBuffer.append(d)
-            self.lock.unlock()
-        }
         try process.run()
+        read(outPipe.fileHandleForReading, isStandardError: false)
+        read(errPipe.fileHandleForReading, isStandardError: true)
+    }
+
+    /// Reads `handle` until end of file on a thread of its own, appending under the lock.
+    private func read(_ handle: FileHandle, isStandardError: Bool) {
+        let thread = Thread { [self] in
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                lock.lock()
+                if isStandardError { errorBuffer.append(data) } else { buffer.append(data) }
+                lock.unlock()
+            }
+            drained.signal()
+        }
+        thread.start()
     }
 
     /// Complete lines printed so far.
@@ -243,17 +254,13 @@ final class ChildProcess: @unchecked Sendable {
         finish()
     }
 
-    /// Waits for the process to end and for its pipes to be drained.
+    /// Waits for the process to end and for its pipes to be drained (once: later calls return).
     func finish() {
+        guard !finished else { return }
+        finished = true
         process.waitUntilExit()
-        outPipe.fileHandleForReading.readabilityHandler = nil
-        errPipe.fileHandleForReading.readabilityHandler = nil
-        let rest = (try? outPipe.fileHandleForReading.readToEnd()) ?? nil
-        let restErr = (try? errPipe.fileHandleForReading.readToEnd()) ?? nil
-        lock.lock()
-        if let rest { buffer.append(rest) }
-        if let restErr { errorBuffer.append(restErr) }
-        lock.unlock()
+        drained.wait()
+        drained.wait()
         try? outPipe.fileHandleForReading.close()
         try? errPipe.fileHandleForReading.close()
     }

@@ -9,8 +9,11 @@ import RealmSync
 /// are, is what the row measures. Against the same commits on a local realm.
 struct SyncCollectionEdit: Workload {
     let name = "sync_collection_edit"
-    /// A measure for issue 29's "collection edits captured as they are made", not an issue's target.
-    let target = 3.0
+    /// A measure for issue 29's "collection edits captured as they are made", not an issue's target:
+    /// 3.6–4.1 while sets and maps were diffed against a mirror, 3.1–3.2 since they are captured
+    /// (release, 2026-12-02), so a return of the mirror shows. Lists are still diffed: lower it
+    /// when they are captured too.
+    let target = 3.5
     static let kennels = 1_000
     static let entries = 100
     static let commits = 2_000
