@@ -353,8 +353,7 @@ struct RealmCollectionStorage {
                     + "keys must not be empty, contain '.' or start with '$'."
             )
         }
-        if capturesEdits { capture(.mapKey(key, before: try storedValue(forKey: key))) }
-        if let old = try self.value(forKey: key) { try deleteOwnedObject(old) }
+        try removeOwnedValue(forKey: key)
         let encoded = try encode(value, policy: policy, mode: mode)
         let placeholders = isMixed ? "?, ?" : "?"
         let updates = isMixed ? "value = excluded.value, value__t = excluded.value__t" : "value = excluded.value"
@@ -366,10 +365,23 @@ struct RealmCollectionStorage {
     }
 
     func removeValue(forKey key: String) throws {
-        if capturesEdits, let before = try storedValue(forKey: key) { capture(.mapKey(key, before: before)) }
-        if let old = try self.value(forKey: key) { try deleteOwnedObject(old) }
+        try removeOwnedValue(forKey: key)
         try realm.connection.run("DELETE FROM \(table) WHERE owner = ? AND key = ?", [owner, .text(key)])
         if realm.connection.changes > 0 { recordChange() }
+    }
+
+    /// Before a map key is written or removed: its edit captured (when it is) and the embedded
+    /// object it held deleted, from one read of its stored value.
+    private func removeOwnedValue(forKey key: String) throws {
+        guard capturesEdits || holdsEmbedded else { return }
+        let before = try storedValue(forKey: key)
+        if capturesEdits { capture(.mapKey(key, before: before)) }
+        if holdsEmbedded, let before { try deleteOwnedObject(try element(before)) }
+    }
+
+    /// A stored element as a value (links resolved).
+    private func element(_ stored: StoredElement) throws -> RealmValue {
+        try realm.rows.decodeStored(stored.value, tag: stored.tag, property: property)
     }
 
     /// Embedded objects belong to the collection holding them: removing the element deletes them.

@@ -195,10 +195,10 @@ extension Realm {
             guard case .integer(let key) = element.value, let target = property.objectClassName else { return nil }
             return (target, key)
         case .mixed:
-            guard element.tag == .integer(MixedTag.object.rawValue), case .text(let ref) = element.value,
-                let colon = ref.lastIndex(of: ":"), let key = Int64(ref[ref.index(after: colon)...])
-            else { return nil }
-            return (String(ref[..<colon]), key)
+            guard element.tag == .integer(MixedTag.object.rawValue), case .text(let ref) = element.value else {
+                return nil
+            }
+            return RowStore.mixedReference(ref)
         default:
             return nil
         }

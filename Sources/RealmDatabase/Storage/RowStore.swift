@@ -116,10 +116,14 @@ extension RowStore {
         }
     }
 
+    /// The class and key a mixed value's stored object reference (`Class:key`) names.
+    static func mixedReference(_ ref: String) -> (className: String, key: Int64)? {
+        guard let colon = ref.lastIndex(of: ":"), let key = Int64(ref[ref.index(after: colon)...]) else { return nil }
+        return (String(ref[..<colon]), key)
+    }
+
     func objectFromMixedReference(_ ref: String) throws -> RealmValue {
-        guard let colon = ref.lastIndex(of: ":"), let key = Int64(ref[ref.index(after: colon)...]),
-            let info = classInfos[String(ref[..<colon])]
-        else { return .null }
+        guard let (className, key) = Self.mixedReference(ref), let info = classInfos[className] else { return .null }
         let object = DynamicObject(realm: realm, info: info, key: key)
         return object.isInvalidated ? .null : .object(object)
     }
